@@ -1,0 +1,27 @@
+"""Review nodes: the model, the read boundary, the lifecycle and the fingerprint.
+
+Pure core: imports only the standard library and pydantic.
+"""
+
+from reviewbot.nodes.boundary import BoundaryResult, Discarded, admit, read_boundary
+from reviewbot.nodes.fingerprint import fingerprint
+from reviewbot.nodes.lifecycle import Action, Event, apply
+from reviewbot.nodes.model import Anchor, Dispute, Finding, Kind, Priority, ReviewNode, Status
+
+__all__ = [
+    "Action",
+    "Anchor",
+    "BoundaryResult",
+    "Discarded",
+    "Dispute",
+    "Event",
+    "Finding",
+    "Kind",
+    "Priority",
+    "ReviewNode",
+    "Status",
+    "admit",
+    "apply",
+    "fingerprint",
+    "read_boundary",
+]

@@ -1,0 +1,87 @@
+"""The review-node state machine: every status change goes through `apply`.
+
+    open ──confirm by a peer──▶ consensusReady
+      │  (confirm by the author: no-op)   │
+      ├──resolve──▶ resolved ◀──resolve───┤
+      │              │ reopen             │
+      │              ▼                    │
+      │            open                   │
+      └──dismiss──▶ dismissed ◀─dismiss───┘   (dismissed is final: a human said no)
+
+A dispute never changes the status; it is recorded on the node and shown. The
+rule that a worker never confirms its own work (SPEC 5) lives here, in the type
+of transition, not in any prompt.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from reviewbot.errors import LifecycleError
+from reviewbot.nodes.model import Dispute, ReviewNode, Status
+
+
+class Action(StrEnum):
+    CONFIRM = "confirm"
+    DISPUTE = "dispute"
+    RESOLVE = "resolve"
+    DISMISS = "dismiss"
+    REOPEN = "reopen"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Event:
+    action: Action
+    by: str
+    reason: str = ""
+
+
+_O, _C, _R, _D = Status.OPEN, Status.CONSENSUS_READY, Status.RESOLVED, Status.DISMISSED
+
+# (from, action) → to. A pair missing from this table is an illegal move.
+TRANSITIONS: dict[tuple[Status, Action], Status] = {
+    (_O, Action.CONFIRM): _C,
+    (_C, Action.CONFIRM): _C,
+    (_O, Action.DISPUTE): _O,
+    (_C, Action.DISPUTE): _C,
+    (_O, Action.RESOLVE): _R,
+    (_C, Action.RESOLVE): _R,
+    (_R, Action.RESOLVE): _R,
+    (_O, Action.DISMISS): _D,
+    (_C, Action.DISMISS): _D,
+    (_R, Action.DISMISS): _D,
+    (_D, Action.DISMISS): _D,
+    (_R, Action.REOPEN): _O,
+}
+
+
+def apply(node: ReviewNode, event: Event) -> ReviewNode:
+    """Return the node after `event`; raise `LifecycleError` for an illegal move."""
+    target = TRANSITIONS.get((node.status, event.action))
+    if target is None:
+        raise LifecycleError(
+            f"cannot {event.action.value} review node {node.id}: it is {node.status.value}"
+            f" (allowed from {node.status.value}: {_allowed(node.status)})"
+        )
+    if event.action is Action.CONFIRM:
+        return _confirm(node, event.by)
+    if event.action is Action.DISPUTE:
+        dispute = Dispute(by=event.by, reason=event.reason)
+        return node.model_copy(update={"disputes": (*node.disputes, dispute)})
+    return node.model_copy(update={"status": target})
+
+
+def _confirm(node: ReviewNode, peer: str) -> ReviewNode:
+    if peer == node.author:
+        return node  # a worker never confirms its own work: no-op, by construction
+    if peer in node.confirmed_by:
+        return node
+    return node.model_copy(
+        update={"status": Status.CONSENSUS_READY, "confirmed_by": (*node.confirmed_by, peer)}
+    )
+
+
+def _allowed(status: Status) -> str:
+    actions = [action.value for (source, action) in TRANSITIONS if source is status]
+    return ", ".join(actions) or "nothing"

@@ -1,0 +1,225 @@
+"""The JSON report (SPEC 8): the machine-readable result of one review.
+
+A stable, documented schema: `reviewbot schema` prints its JSON Schema. Bump
+`SCHEMA_VERSION` on any change that could break a consumer.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from reviewbot.nodes.boundary import Discarded
+from reviewbot.nodes.model import ReviewNode
+from reviewbot.verdict.axes import AxisResult, Outcome
+from reviewbot.verdict.fold import Decision, Source
+from reviewbot.verdict.lattice import Label
+
+SCHEMA_VERSION: Literal[1] = 1
+_RAW_LIMIT = 4_000
+
+VerdictLabel = Label
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class StopReason(StrEnum):
+    """Why an agent's loop ended."""
+
+    END_TURN = "end_turn"  # the model ended its turn without tool calls
+    FINALIZED = "finalized"  # the model called finalize_review
+    MAX_TURNS = "max_turns"
+    MAX_INPUT_TOKENS = "max_input_tokens"
+    MAX_OUTPUT_TOKENS = "max_output_tokens"
+    MAX_COST = "max_cost"
+    TIMEOUT = "timeout"
+    REFUSAL = "refusal"
+    ERROR = "error"
+    NO_CREDENTIALS = "no_credentials"
+    SKIPPED = "skipped"  # nothing to do (e.g. the verifier with no high-priority nodes)
+
+    @property
+    def completed(self) -> bool:
+        """Whether the agent ran to a normal end (its axis may pass)."""
+        return self in {StopReason.END_TURN, StopReason.FINALIZED, StopReason.SKIPPED}
+
+
+class Usage(_Model):
+    requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    estimated_input_tokens: int = Field(
+        default=0, description="Local estimate, for comparison with the API's count."
+    )
+    cost_usd: float = 0.0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            **{name: getattr(self, name) + getattr(other, name) for name in Usage.model_fields}
+        )
+
+    @property
+    def total_input_tokens(self) -> int:
+        return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
+
+
+class AxisReport(_Model):
+    name: str
+    gated: bool
+    outcome: Outcome
+    detail: str = ""
+
+    @classmethod
+    def of(cls, axis: AxisResult) -> AxisReport:
+        return cls(name=axis.name, gated=axis.gated, outcome=axis.outcome, detail=axis.detail)
+
+
+class ReasonReport(_Model):
+    verdict: VerdictLabel
+    source: Source
+    name: str
+    text: str
+
+
+class DiscardReport(_Model):
+    origin: str
+    reason: str
+    raw: Any = Field(
+        description=f"The refused input, JSON-safe, strings cut at {_RAW_LIMIT} characters."
+    )
+
+    @classmethod
+    def of(cls, discarded: Discarded) -> DiscardReport:
+        return cls(origin=discarded.origin, reason=discarded.reason, raw=json_safe(discarded.raw))
+
+
+class AgentReport(_Model):
+    name: str
+    role: Literal["reviewer", "verifier"]
+    model: str
+    stop_reason: StopReason
+    turns: int = 0
+    error: str | None = None
+    usage: Usage = Usage()
+
+
+class SkippedFile(_Model):
+    path: str
+    reason: str
+
+
+class Coverage(_Model):
+    files_total: int = Field(description="Changed files in the PR, as GitHub or git reports them.")
+    files_in_context: int = Field(description="Files whose patch was given to the model in full.")
+    files_listed: tuple[SkippedFile, ...] = Field(
+        default=(),
+        description="Files not packed into the context, and why (the model may still read them).",
+    )
+    partial: bool = Field(description="True when part of the PR could not be reviewed at all.")
+    notes: tuple[str, ...] = ()
+
+
+class PRInfo(_Model):
+    origin: Literal["github", "local"]
+    url: str | None
+    repo: str | None
+    number: int | None
+    title: str
+    base_sha: str
+    head_sha: str
+
+
+class PublishedComment(_Model):
+    node_id: str
+    path: str
+    line: int
+    start_line: int | None = None
+    comment_id: int | None = None
+    landed: bool = Field(description="Read back after posting and found on its line.")
+
+
+class Published(_Model):
+    review_id: int | None
+    review_url: str | None
+    event: Literal["APPROVE", "REQUEST_CHANGES", "COMMENT"] | None
+    summary_comment_id: int | None = None
+    check_run_id: int | None = None
+    commit_status: bool = False
+    comments: tuple[PublishedComment, ...] = ()
+    in_body: tuple[str, ...] = Field(
+        default=(), description="Node ids listed in the body instead of inline."
+    )
+    already_posted: tuple[str, ...] = Field(
+        default=(), description="Node ids found on the PR from earlier runs."
+    )
+    resolved: tuple[str, ...] = Field(
+        default=(), description="Earlier nodes marked resolved by this run."
+    )
+    notes: tuple[str, ...] = ()
+
+
+class Report(_Model):
+    schema_version: Literal[1] = SCHEMA_VERSION
+    tool_version: str
+    verdict: VerdictLabel
+    reasons: tuple[ReasonReport, ...] = ()
+    axes: tuple[AxisReport, ...]
+    nodes: tuple[ReviewNode, ...]
+    discarded: tuple[DiscardReport, ...] = ()
+    usage: Usage = Usage()
+    agents: tuple[AgentReport, ...] = ()
+    coverage: Coverage | None = None
+    pr: PRInfo
+    published: Published | None = None
+    errors: tuple[str, ...] = ()
+
+    @staticmethod
+    def reasons_of(decision: Decision) -> tuple[ReasonReport, ...]:
+        return tuple(
+            ReasonReport(verdict=r.verdict.label, source=r.source, name=r.name, text=r.text)
+            for r in decision.reasons
+        )
+
+
+def json_safe(value: object, *, limit: int = _RAW_LIMIT, depth: int = 0) -> Any:
+    """A JSON-serialisable copy of untrusted input: bounded strings and depth, no NaN."""
+    if depth > 20:
+        return "…(nested too deep)"
+    match value:
+        case None | bool() | int():
+            return value
+        case float():
+            return value if math.isfinite(value) else str(value)
+        case str():
+            return (
+                value if len(value) <= limit else value[:limit] + f"…(+{len(value) - limit} chars)"
+            )
+        case bytes() | bytearray():
+            return json_safe(bytes(value).decode("utf-8", "replace"), limit=limit, depth=depth)
+        case dict():
+            return {
+                str(k)[:200]: json_safe(v, limit=limit, depth=depth + 1)
+                for k, v in list(value.items())[:200]
+            }
+        case list() | tuple():
+            return [json_safe(v, limit=limit, depth=depth + 1) for v in value[:200]]
+    try:
+        return json_safe(repr(value), limit=limit, depth=depth)
+    except Exception:  # noqa: BLE001 - a hostile __repr__ must not break the report
+        return f"<{type(value).__name__}>"
+
+
+def report_schema() -> dict[str, Any]:
+    return Report.model_json_schema(mode="serialization")
+
+
+def schema_json() -> str:
+    return json.dumps(report_schema(), indent=2, sort_keys=True)

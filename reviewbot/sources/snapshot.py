@@ -1,0 +1,53 @@
+"""The PR snapshot: everything a review reads about one pull request, typed.
+
+Built by a source (GitHub or a local repository); consumed by the agents and by
+publishing. PR text (title, body, comments) is untrusted input and is only ever
+shown to the model as data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from reviewbot.config import ReviewConfig
+from reviewbot.sources.diff_index import DiffIndex
+
+
+class Origin(StrEnum):
+    GITHUB = "github"
+    LOCAL = "local"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PRComment:
+    """A discussion comment on the PR (issue comment or review comment)."""
+
+    id: int
+    author: str
+    body: str
+    path: str | None = None  # set for inline review comments
+    line: int | None = None
+    in_reply_to: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PRSnapshot:
+    origin: Origin
+    url: str | None  # the PR's html URL (None for a local review)
+    repo: str | None  # "owner/name"
+    number: int | None
+    title: str
+    body: str
+    author: str
+    base_ref: str
+    head_ref: str
+    base_sha: str
+    head_sha: str
+    draft: bool = False
+    fork: bool = False
+    diff: DiffIndex
+    checkout: Path  # read-only working tree of the PR head, for the read tools
+    comments: tuple[PRComment, ...] = ()
+    config: ReviewConfig

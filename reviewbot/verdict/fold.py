@@ -1,0 +1,129 @@
+"""Folding axes, nodes and the agent's proposal into one verdict (SPEC 4.2, 4.3).
+
+Every function here returns a `Decision`: the verdict and the reasons that raised
+it, so the summary can say which axis or node decided. Folding is `strictest`;
+nothing here can lower a verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from reviewbot.nodes.model import ReviewNode
+from reviewbot.verdict.axes import AxisResult, Outcome
+from reviewbot.verdict.lattice import Verdict, strictest
+from reviewbot.verdict.policy import Effect, NodePolicy
+
+
+class Source(StrEnum):
+    AXIS = "axis"
+    NODE = "node"
+    PROPOSAL = "proposal"
+    RULE = "rule"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reason:
+    verdict: Verdict
+    source: Source
+    name: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Decision:
+    verdict: Verdict
+    reasons: tuple[Reason, ...] = ()
+
+    @property
+    def deciding(self) -> tuple[Reason, ...]:
+        """The reasons at the level of the verdict: what decided it."""
+        return tuple(r for r in self.reasons if r.verdict is self.verdict)
+
+
+def _decide(reasons: Iterable[Reason]) -> Decision:
+    reasons = tuple(reasons)
+    return Decision(verdict=strictest(r.verdict for r in reasons), reasons=reasons)
+
+
+def axis_reason(axis: AxisResult) -> Reason | None:
+    """What one axis contributes; None when it moves nothing."""
+    if not axis.gated:
+        return None  # non-gated axes are reported, never folded
+    detail = f": {axis.detail}" if axis.detail else ""
+    if axis.outcome is Outcome.FAILED:
+        return Reason(
+            verdict=Verdict.BLOCK,
+            source=Source.AXIS,
+            name=axis.name,
+            text=f"gated axis `{axis.name}` failed{detail}",
+        )
+    if axis.outcome is Outcome.NOT_RUN:
+        return Reason(
+            verdict=Verdict.HOLD,
+            source=Source.AXIS,
+            name=axis.name,
+            text=f"gated axis `{axis.name}` could not run{detail}",
+        )
+    return None
+
+
+def fold_axes(axes: Sequence[AxisResult]) -> Decision:
+    """Gated fail → Block; gated not_run → at least Hold; zero axes → at least Hold."""
+    reasons = [r for r in map(axis_reason, axes) if r is not None]
+    if not axes:
+        reasons.append(
+            Reason(
+                verdict=Verdict.HOLD,
+                source=Source.RULE,
+                name="no-axes",
+                text="no axis ran: absence of evidence is not a pass",
+            )
+        )
+    return _decide(reasons)
+
+
+def fold_nodes(
+    nodes: Iterable[ReviewNode], policy: NodePolicy, axes: Sequence[AxisResult] = ()
+) -> Decision:
+    """Nodes under the policy; nodes of a non-gated axis are reported, not folded."""
+    ungated = {axis.name for axis in axes if not axis.gated}
+    reasons = [
+        Reason(
+            verdict=effect.verdict,
+            source=Source.NODE,
+            name=node.id,
+            text=f"{node.priority.value} {node.kind.value} `{node.title}` ({rule.describe()})",
+        )
+        for node, effect, rule in policy.effects(nodes)
+        if node.author not in ungated
+    ]
+    return _decide(reasons)
+
+
+def axis_outcome(nodes: Iterable[ReviewNode], policy: NodePolicy) -> Outcome:
+    """A reviewer that ran: failed when one of its nodes has a `fail` effect, else passed."""
+    effects = policy.effects(nodes)
+    return Outcome.FAILED if any(e is Effect.FAIL for _, e, _ in effects) else Outcome.PASSED
+
+
+def finalize(
+    proposed: Verdict | None,
+    axes: Sequence[AxisResult],
+    nodes: Iterable[ReviewNode],
+    policy: NodePolicy,
+) -> Decision:
+    """The published verdict: the strictest of the proposal, the axes and the nodes."""
+    reasons = [*fold_axes(axes).reasons, *fold_nodes(nodes, policy, axes).reasons]
+    if proposed is not None and proposed is not Verdict.SHIP:
+        reasons.append(
+            Reason(
+                verdict=proposed,
+                source=Source.PROPOSAL,
+                name="finalize_review",
+                text=f"the reviewer proposed {proposed.label}",
+            )
+        )
+    return _decide(reasons)

@@ -1,0 +1,23 @@
+"""Shared fixtures. Any attempt to open a real network connection fails the test."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+_LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+
+@pytest.fixture(autouse=True)
+def _no_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests are offline: only loopback (our own fakes) may be reached."""
+    real_connect = socket.socket.connect
+
+    def guarded(self: socket.socket, address: object) -> object:
+        host = address[0] if isinstance(address, tuple) else address
+        if self.family in (socket.AF_INET, socket.AF_INET6) and host not in _LOOPBACK:
+            raise RuntimeError(f"test tried to reach the network: {address!r}")
+        return real_connect(self, address)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)

@@ -1,0 +1,96 @@
+"""The JSON report: schema export, round trip, and bounded raw discards."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import jsonschema
+from click.testing import CliRunner
+
+from reviewbot.cli import cli
+from reviewbot.nodes.boundary import Discarded
+from reviewbot.report import (
+    AxisReport,
+    DiscardReport,
+    PRInfo,
+    Report,
+    Usage,
+    json_safe,
+    report_schema,
+)
+from reviewbot.verdict import AxisResult, Outcome, default_policy, finalize
+from tests.nodes.factories import make_node
+
+
+def sample_report() -> Report:
+    axes = [AxisResult(name="review", gated=True, outcome=Outcome.PASSED)]
+    nodes = [make_node()]
+    decision = finalize(None, axes, nodes, default_policy())
+    return Report(
+        tool_version="0.1.0",
+        verdict=decision.verdict.label,
+        reasons=Report.reasons_of(decision),
+        axes=tuple(AxisReport.of(a) for a in axes),
+        nodes=tuple(nodes),
+        discarded=(
+            DiscardReport.of(
+                Discarded(raw={"priority": math.nan}, reason="bad", origin="model:review")
+            ),
+        ),
+        usage=Usage(requests=2, input_tokens=100, cost_usd=0.01),
+        pr=PRInfo(
+            origin="github",
+            url="https://github.com/o/r/pull/1",
+            repo="o/r",
+            number=1,
+            title="t",
+            base_sha="a" * 40,
+            head_sha="b" * 40,
+        ),
+    )
+
+
+class TestReport:
+    def test_report_validates_against_its_own_schema(self):
+        """The exported JSON Schema accepts a real report."""
+        report = sample_report()
+        jsonschema.validate(json.loads(report.model_dump_json()), report_schema())
+
+    def test_report_round_trips(self):
+        """A report read back from its JSON equals the original."""
+        report = sample_report()
+        assert Report.model_validate_json(report.model_dump_json()) == report
+
+    def test_schema_command_prints_the_schema(self):
+        """`reviewbot schema` prints valid JSON with the SPEC 8 fields."""
+        result = CliRunner().invoke(cli, ["schema"])
+        assert result.exit_code == 0
+        schema = json.loads(result.output)
+        assert {"verdict", "axes", "nodes", "discarded", "usage", "pr", "published"} <= set(
+            schema["properties"]
+        )
+
+    def test_usage_adds_up(self):
+        """Usage of two requests sums field by field."""
+        total = Usage(requests=1, input_tokens=10, cost_usd=0.5) + Usage(
+            requests=1, cache_read_tokens=90, cost_usd=0.25
+        )
+        assert (total.requests, total.total_input_tokens, total.cost_usd) == (2, 100, 0.75)
+
+
+class TestJsonSafe:
+    def test_bounds_strings_depth_and_nan(self):
+        """Raw discards are kept, but bounded and JSON-serialisable."""
+        deep: list[object] = []
+        cursor = deep
+        for _ in range(50):
+            cursor.append([])
+            cursor = cursor[0]  # type: ignore[assignment]
+        value = json_safe(
+            {"big": "x" * 10_000, "nan": math.nan, "deep": deep, "obj": object(), b"k": b"\xff"}
+        )
+        text = json.dumps(value)
+        assert "(+6000 chars)" in text
+        assert '"nan": "nan"' in text
+        assert "nested too deep" in text

@@ -1,0 +1,201 @@
+"""The verdict: lattice, fold rules, node policy and finalize."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from reviewbot.nodes import Priority, Status
+from reviewbot.verdict import (
+    AxisResult,
+    Effect,
+    NodePolicy,
+    NodeRule,
+    Outcome,
+    Source,
+    Verdict,
+    axis_outcome,
+    default_policy,
+    finalize,
+    fold_axes,
+    fold_nodes,
+    strictest,
+)
+from tests.nodes.factories import make_node
+
+SHIP, HOLD, BLOCK = Verdict.SHIP, Verdict.HOLD, Verdict.BLOCK
+
+
+def axis(outcome: Outcome, *, gated: bool = True, name: str = "review") -> AxisResult:
+    return AxisResult(name=name, gated=gated, outcome=outcome, detail="")
+
+
+FOLD_RULES = [
+    ("gated passed", [axis(Outcome.PASSED)], SHIP),
+    ("gated failed", [axis(Outcome.FAILED)], BLOCK),
+    ("gated not_run", [axis(Outcome.NOT_RUN)], HOLD),
+    (
+        "non-gated failed",
+        [axis(Outcome.PASSED), axis(Outcome.FAILED, gated=False, name="ci")],
+        SHIP,
+    ),
+    (
+        "non-gated not_run",
+        [axis(Outcome.PASSED), axis(Outcome.NOT_RUN, gated=False, name="ci")],
+        SHIP,
+    ),
+    ("zero axes", [], HOLD),
+    ("only non-gated axes", [axis(Outcome.PASSED, gated=False)], SHIP),
+    ("fail beats not_run", [axis(Outcome.NOT_RUN), axis(Outcome.FAILED, name="security")], BLOCK),
+]
+
+
+class TestLattice:
+    def test_order(self):
+        """Ship < Hold < Block."""
+        assert SHIP < HOLD < BLOCK
+
+    def test_strictest_is_max_with_a_floor(self):
+        """Folding takes the maximum and never goes below the floor."""
+        assert strictest([SHIP, HOLD]) is HOLD
+        assert strictest([], floor=HOLD) is HOLD
+        assert strictest([SHIP], floor=HOLD) is HOLD
+
+    @pytest.mark.parametrize(
+        ("text", "verdict"), [("ship", SHIP), ("Hold", HOLD), (" BLOCK ", BLOCK)]
+    )
+    def test_parse(self, text, verdict):
+        """Labels parse case-insensitively."""
+        assert Verdict.parse(text) is verdict
+        assert verdict.label == text.strip().lower()
+
+    def test_parse_refuses_unknown_labels(self):
+        """An unknown label is a ValueError naming the choices."""
+        with pytest.raises(ValueError, match="ship, hold or block"):
+            Verdict.parse("approve")
+
+
+class TestFoldAxes:
+    @pytest.mark.parametrize(
+        ("axes", "expected"), [r[1:] for r in FOLD_RULES], ids=[r[0] for r in FOLD_RULES]
+    )
+    def test_rules(self, axes, expected):
+        """Each SPEC 4.2 rule, one row each."""
+        assert fold_axes(axes).verdict is expected
+
+    def test_reasons_name_the_deciding_axis(self):
+        """The decision says which axis decided."""
+        decision = fold_axes([axis(Outcome.PASSED), axis(Outcome.FAILED, name="security")])
+        assert [(r.source, r.name) for r in decision.deciding] == [(Source.AXIS, "security")]
+
+    def test_zero_axes_reason(self):
+        """Zero axes holds, and says so."""
+        assert "absence of evidence" in fold_axes([]).deciding[0].text
+
+
+NODE_POLICY = [
+    ("consensusReady P0 confident", Status.CONSENSUS_READY, Priority.P0, 0.9, BLOCK),
+    ("consensusReady P0 below minimum", Status.CONSENSUS_READY, Priority.P0, 0.5, HOLD),
+    ("open P0", Status.OPEN, Priority.P0, 0.99, HOLD),
+    ("consensusReady P1", Status.CONSENSUS_READY, Priority.P1, 0.9, HOLD),
+    ("open P1", Status.OPEN, Priority.P1, 0.9, SHIP),
+    ("consensusReady P2", Status.CONSENSUS_READY, Priority.P2, 1.0, SHIP),
+    ("resolved P0", Status.RESOLVED, Priority.P0, 1.0, SHIP),
+    ("dismissed P0", Status.DISMISSED, Priority.P0, 1.0, SHIP),
+]
+
+
+class TestNodePolicy:
+    @pytest.mark.parametrize(
+        ("status", "priority", "confidence", "expected"),
+        [r[1:] for r in NODE_POLICY],
+        ids=[r[0] for r in NODE_POLICY],
+    )
+    def test_default_policy(self, status, priority, confidence, expected):
+        """The default policy of SPEC 4.2, one row per case."""
+        node = make_node(status=status, priority=priority, confidence=confidence)
+        assert fold_nodes([node], default_policy(0.7)).verdict is expected
+
+    def test_policy_is_data(self):
+        """A custom rule set changes the outcome without code changes."""
+        strict = NodePolicy(
+            rules=(
+                NodeRule(status=Status.OPEN, priorities=frozenset(Priority), effect=Effect.FAIL),
+            )
+        )
+        assert fold_nodes([make_node(priority=Priority.P3)], strict).verdict is BLOCK
+
+    def test_nodes_of_a_non_gated_axis_are_reported_only(self):
+        """A finding by a non-gated reviewer does not move the verdict."""
+        node = make_node(author="style", status=Status.CONSENSUS_READY, priority=Priority.P0)
+        gated_elsewhere = [axis(Outcome.PASSED, gated=False, name="style")]
+        assert fold_nodes([node], default_policy(), gated_elsewhere).verdict is SHIP
+
+    def test_axis_outcome(self):
+        """A reviewer fails its axis only with a node whose effect is fail."""
+        ready_p0 = make_node(status=Status.CONSENSUS_READY, priority=Priority.P0)
+        assert axis_outcome([ready_p0], default_policy()) is Outcome.FAILED
+        assert axis_outcome([make_node(priority=Priority.P0)], default_policy()) is Outcome.PASSED
+
+
+class TestFinalize:
+    def test_agent_can_make_it_stricter(self):
+        """A proposal of Block over passing axes is Block."""
+        assert finalize(BLOCK, [axis(Outcome.PASSED)], [], default_policy()).verdict is BLOCK
+
+    def test_agent_cannot_loosen(self):
+        """A proposal of Ship over a failed gated axis is Block."""
+        assert finalize(SHIP, [axis(Outcome.FAILED)], [], default_policy()).verdict is BLOCK
+
+    def test_no_proposal(self):
+        """The harness finalizes from the axes when the agent never did."""
+        assert finalize(None, [axis(Outcome.PASSED)], [], default_policy()).verdict is SHIP
+        assert finalize(None, [], [], default_policy()).verdict is HOLD
+
+
+verdicts = st.sampled_from(list(Verdict))
+axis_results = st.builds(
+    AxisResult,
+    name=st.sampled_from(["review", "security", "ci"]),
+    gated=st.booleans(),
+    outcome=st.sampled_from(list(Outcome)),
+    detail=st.just(""),
+)
+nodes = st.builds(
+    make_node,
+    priority=st.sampled_from(list(Priority)),
+    status=st.sampled_from(list(Status)),
+    confidence=st.floats(0, 1),
+    author=st.sampled_from(["review", "security", "ci"]),
+)
+
+
+class TestFoldProperties:
+    @given(st.lists(axis_results, min_size=1), axis_results, st.randoms())
+    def test_adding_an_axis_never_lowers_the_verdict(self, axes, extra, rnd):
+        """For any axes in any order, one more result never loosens the verdict.
+
+        The empty fold is the one exception by design: zero axes is Hold (no evidence),
+        and the first passing gate is what lets a review ship at all.
+        """
+        before = fold_axes(axes).verdict
+        shuffled = [*axes, extra]
+        rnd.shuffle(shuffled)
+        assert fold_axes(shuffled).verdict >= before
+
+    @given(st.lists(axis_results), st.randoms())
+    def test_fold_is_order_independent(self, axes, rnd):
+        """The fold does not depend on the order of the axes."""
+        shuffled = list(axes)
+        rnd.shuffle(shuffled)
+        assert fold_axes(shuffled).verdict is fold_axes(axes).verdict
+
+    @given(st.none() | verdicts, st.lists(axis_results), st.lists(nodes, max_size=5))
+    def test_finalize_is_never_looser_than_any_input(self, proposed, axes, ns):
+        """finalize ≥ the proposal, ≥ the axis fold, ≥ the node fold."""
+        policy = default_policy()
+        result = finalize(proposed, axes, ns, policy).verdict
+        assert result >= (proposed or SHIP)
+        assert result >= fold_axes(axes).verdict
+        assert result >= fold_nodes(ns, policy, axes).verdict
