@@ -1,0 +1,1 @@
+"""The agent harness: model client, tool-use loop, guard, prompt, budgets."""

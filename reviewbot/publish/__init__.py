@@ -1,0 +1,1 @@
+"""Publishing a finished review: GitHub, terminal, JSON, SARIF, markdown."""
