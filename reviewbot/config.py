@@ -2,14 +2,28 @@
 
 Read from the base branch (never the PR head) so a PR cannot change the policy
 that judges it. Every section has defaults; an empty file is a valid config.
+This module parses and validates text it is given (`load_config`) and matches
+paths against the path filters (`is_excluded`); it never fetches the file.
 """
 
 from __future__ import annotations
 
+import re
+import tomllib
+from collections.abc import Sequence
+from functools import lru_cache
 from typing import Annotated, Self
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    model_validator,
+)
 
+from reviewbot.errors import ConfigError
 from reviewbot.nodes.model import Priority, Status
 from reviewbot.verdict.policy import (
     DEFAULT_MIN_CONFIDENCE,
@@ -144,3 +158,174 @@ class ReviewConfig(_Section):
     def all_reviewers(self) -> tuple[ReviewerConfig, ...]:
         general = ReviewerConfig(name=GENERAL_REVIEWER, model=None, gated=True)
         return (general, *self.reviewers)
+
+
+CONFIG_FILE = ".reviewbot.toml"
+_MAX_REPORTED_ERRORS = 3
+
+
+def config_origin(base_ref: str) -> str:
+    """How error messages name the file: "`.reviewbot.toml` (base branch main)"."""
+    return f"`{CONFIG_FILE}` (base branch {base_ref})"
+
+
+def load_config(text: str, *, origin: str) -> ReviewConfig:
+    """Parse and validate `.reviewbot.toml`; ConfigError names the line of the first problems."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(_syntax_message(str(exc), origin)) from exc
+    try:
+        return ReviewConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_validation_message(exc, text, origin)) from exc
+
+
+_TOML_POSITION = re.compile(r"^(?P<msg>.*) \(at line (?P<line>\d+), column (?P<col>\d+)\)$")
+
+
+def _syntax_message(message: str, origin: str) -> str:
+    found = _TOML_POSITION.match(message)
+    if found is None:  # "(at end of document)" and friends: no line to name
+        return f"{origin}: {message}"
+    return f"{origin} line {found['line']}: {found['msg']} (column {found['col']})"
+
+
+def _validation_message(exc: ValidationError, text: str, origin: str) -> str:
+    lines = _key_lines(text)
+    parts = []
+    for error in exc.errors()[:_MAX_REPORTED_ERRORS]:
+        loc = tuple(error["loc"])
+        where = _dotted(loc)
+        line = _line_of(loc, lines)
+        prefix = f"line {line}: " if line is not None else ""
+        parts.append(f"{prefix}{where + ': ' if where else ''}{error['msg']}")
+    more = exc.error_count() - _MAX_REPORTED_ERRORS
+    tail = f" (and {more} more)" if more > 0 else ""
+    separator = " " if parts[0].startswith("line ") else ": "
+    # One line even when pydantic reports several problems.
+    return origin + separator + "; ".join(parts).replace("\n", " ") + tail
+
+
+def _dotted(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out
+
+
+Loc = tuple[int | str, ...]
+
+_ARRAY_TABLE = re.compile(r"^\s*\[\[\s*(?P<key>[^\[\]]+?)\s*\]\]")
+_TABLE = re.compile(r"^\s*\[\s*(?P<key>[^\[\]]+?)\s*\]")
+_KEY = re.compile(r"^\s*(?P<key>[A-Za-z0-9_\-\"'. ]+?)\s*=")
+
+
+def _split_key(key: str) -> tuple[str, ...]:
+    parts = re.findall(r'"[^"]*"|\'[^\']*\'|[^.]+', key)
+    return tuple(p.strip().strip("\"'") for p in parts if p.strip())
+
+
+def _key_lines(text: str) -> dict[Loc, int]:
+    """A small scan of the TOML text: the line where each table and key is first written.
+
+    Good enough to point at the offending key; anything it cannot place (keys in
+    inline tables, multi-line strings) falls back to the nearest enclosing key.
+    """
+    found: dict[Loc, int] = {}
+    table: Loc = ()
+    array_counts: dict[Loc, int] = {}
+    in_multiline = False
+    for number, line in enumerate(text.splitlines(), start=1):
+        quotes = line.count('"""') + line.count("'''")
+        if in_multiline:
+            in_multiline = quotes % 2 == 0
+            continue
+        in_multiline = quotes % 2 == 1
+        if (match := _ARRAY_TABLE.match(line)) is not None:
+            path = _split_key(match["key"])
+            index = array_counts.get(path, -1) + 1
+            array_counts[path] = index
+            found.setdefault(path, number)
+            table = (*path, index)
+        elif (match := _TABLE.match(line)) is not None:
+            table = _split_key(match["key"])
+        elif (match := _KEY.match(line)) is not None:
+            found.setdefault((*table, *_split_key(match["key"])), number)
+            continue
+        else:
+            continue
+        found.setdefault(table, number)
+    return found
+
+
+def _line_of(loc: Loc, lines: dict[Loc, int]) -> int | None:
+    for end in range(len(loc), 0, -1):
+        if loc[:end] in lines:
+            return lines[loc[:end]]
+    return None
+
+
+def is_excluded(path: str, paths: PathsConfig) -> bool:
+    """True when `path` is outside the review budget: not included, or excluded.
+
+    Glob semantics (like .gitignore): `*` and `?` stay within one path segment,
+    `**` spans any number of segments (`**/x` also matches `x`, `d/**` everything
+    under `d`), `[...]` is a character class; a pattern without `/` matches the
+    file name in any directory, a leading `/` anchors at the repository root, a
+    trailing `/` means everything under that directory.
+    """
+    return not matches_any(path, paths.include) or matches_any(path, paths.exclude)
+
+
+def matches_any(path: str, patterns: Sequence[str]) -> bool:
+    return any(_glob_regex(pattern).fullmatch(path) for pattern in patterns)
+
+
+@lru_cache(maxsize=512)
+def _glob_regex(pattern: str) -> re.Pattern[str]:
+    anchored = pattern.startswith("/")
+    pattern = pattern.lstrip("/")
+    if not anchored and "/" not in pattern.rstrip("/"):
+        pattern = "**/" + pattern
+    if pattern.endswith("/"):  # a directory: everything under it
+        pattern += "**"
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        at_segment_start = i == 0 or pattern[i - 1] == "/"
+        if pattern.startswith("**/", i) and at_segment_start:
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i) and at_segment_start and i + 2 == n:
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            while i < n and pattern[i] == "*":  # a "**" inside a segment is just "*"
+                i += 1
+            out.append("[^/]*")
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        elif pattern[i] == "[" and (close := _class_end(pattern, i)) > 0:
+            body = pattern[i + 1 : close]
+            negate = body[:1] in ("!", "^")
+            body = body[1:] if negate else body
+            members = "".join(c if c == "-" else re.escape(c) for c in body)
+            out.append(("[^/" if negate else "[") + members + "]")
+            i = close + 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out))
+
+
+def _class_end(pattern: str, start: int) -> int:
+    """Index of the `]` closing the class opened at `start`, or -1 (then `[` is literal)."""
+    i = start + 1
+    if i < len(pattern) and pattern[i] in "!^":
+        i += 1
+    if i < len(pattern) and pattern[i] == "]":  # a leading `]` is a member, not the end
+        i += 1
+    close = pattern.find("]", i)
+    return -1 if close < 0 or "/" in pattern[start:close] else close

@@ -13,13 +13,13 @@ PACKAGE = Path(__file__).resolve().parents[1] / "reviewbot"
 ADAPTERS = {
     "anthropic": ("agent/client.py",),
     "github": ("sources/github.py", "publish/github.py"),
-    "git": ("sources/git_repo.py",),
+    "git": ("sources/git_repo.py", "tools/git_views.py"),
     "jinja2": ("render.py",),
     "click": ("cli.py",),
     "unidiff": ("sources/diff_index.py",),
     "rich": ("publish/terminal.py", "agent/progress.py"),
     "requests": (),
-    "httpx": (),
+    "httpx": ("agent/client.py",),  # only to type the injectable transport-level client
 }
 PURE_CORE = ("nodes/", "verdict/")
 PURE_ALLOWED = {"pydantic", "reviewbot"}

@@ -33,6 +33,15 @@ class PRComment:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class PRCommit:
+    """One commit of the PR (GitHub lists at most 250)."""
+
+    sha: str
+    message: str
+    author: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class PRSnapshot:
     origin: Origin
     url: str | None  # the PR's html URL (None for a local review)
@@ -51,3 +60,4 @@ class PRSnapshot:
     checkout: Path  # read-only working tree of the PR head, for the read tools
     comments: tuple[PRComment, ...] = ()
     config: ReviewConfig
+    commits: tuple[PRCommit, ...] = ()  # oldest first

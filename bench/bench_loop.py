@@ -1,0 +1,171 @@
+"""Benchmark the agent harness: a scripted review of a large synthetic PR against the fake API.
+
+    /work/venv/bin/python bench/bench_loop.py [N_FILES ...]      (default: 300)
+
+Builds a real git repository with `bench/synthetic.py` (N changed files: small and
+large edits, additions, deletions, renames, binaries, a lockfile), indexes its diff,
+and runs `run_panel` with the real `AnthropicClient` over `httpx.MockTransport` and
+the fake Messages API (with a 1,024-token minimum cacheable prefix, as the real API
+has for Sonnet). The scripted reviewer reads 20 files, adds 4 nodes (2 of them P1)
+and finalizes; the verifier confirms one P1 and disputes the other.
+
+Prints: model requests, total input tokens (the fake's count), the share of input
+tokens that were cache reads, the local estimate against the API count, the packed
+context, and the harness time excluding the time spent inside the fake.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.synthetic import git, make_pr_repo
+from reviewbot.agent.client import AnthropicClient
+from reviewbot.agent.panel import run_panel
+from reviewbot.agent.progress import SilentProgress
+from reviewbot.config import ReviewConfig, is_excluded
+from reviewbot.redact import Redactor
+from reviewbot.sources.diff_index import DiffIndex, LineKind, index_from_unified_diff
+from reviewbot.sources.snapshot import Origin, PRSnapshot
+from reviewbot.tools.ask_user import NoOperator
+from tests.fakes.messages_api import FakeMessagesAPI, reply, text, tool_use
+
+READS = 20
+
+
+def anchors(diff: DiffIndex, count: int) -> list[dict[str, Any]]:
+    """Anchors on added lines of the first `count` modified source files."""
+    found = []
+    for file in diff:
+        if file.binary or not file.path.endswith(".py"):
+            continue
+        added = [
+            ln for h in file.hunks for ln in h.lines if ln.kind is LineKind.ADDED and ln.new_no
+        ]
+        if added:
+            line = added[0]
+            found.append(
+                {
+                    "path": file.path,
+                    "start_line": line.new_no,
+                    "end_line": line.new_no,
+                    "quote": line.text,
+                }
+            )
+        if len(found) == count:
+            break
+    return found
+
+
+def node(anchor: dict[str, Any], priority: str, n: int) -> dict[str, Any]:
+    return {
+        "kind": "bug",
+        "priority": priority,
+        "confidence": 0.8,
+        "title": f"Suspicious arithmetic change #{n}",
+        "body": "The multiplier changes the result for every caller; no test covers it.",
+        "anchor": anchor,
+    }
+
+
+def script(diff: DiffIndex) -> list[Any]:
+    paths = [f.path for f in diff if f.path.endswith(".py") and not f.binary][:READS]
+    found = anchors(diff, 4)
+    turns: list[Any] = [
+        reply(text("Reading the changed modules."), tool_use("read_file", {"path": paths[0]}))
+    ]
+    turns += [reply(tool_use("read_file", {"path": p})) for p in paths[1:]]
+    turns += [
+        reply(tool_use("add_review_node", node(a, "P1" if i < 2 else "P2", i)))
+        for i, a in enumerate(found)
+    ]
+    turns.append(
+        reply(tool_use("finalize_review", {"summary": "Two risky changes.", "verdict": "hold"}))
+    )
+    turns.append(
+        reply(
+            tool_use("confirm_review_node", {"id": "review-1", "reason": "checked the call sites"}),
+            tool_use("dispute_review_node", {"id": "review-2", "reason": "only used in tests"}),
+        )
+    )
+    turns.append(reply(text("Both judged.")))
+    return turns
+
+
+def bench(n_files: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = make_pr_repo(Path(tmp) / "repo", n_files)
+        diff = index_from_unified_diff(
+            git(repo.path, "diff", "-M", "--no-color", repo.base_sha, repo.head_sha)
+        )
+        config = ReviewConfig()
+        snapshot = PRSnapshot(
+            origin=Origin.LOCAL,
+            url=None,
+            repo=None,
+            number=None,
+            title="Synthetic change",
+            body="A large synthetic pull request.",
+            author="bench",
+            base_ref="main",
+            head_ref="HEAD",
+            base_sha=repo.base_sha,
+            head_sha=repo.head_sha,
+            diff=diff,
+            checkout=repo.path,
+            config=config,
+        )
+        fake = FakeMessagesAPI(script(diff), min_cacheable_tokens=1_024)
+        client = AnthropicClient(
+            "sk-ant-bench-0000000000",
+            http_client=httpx.Client(transport=fake.transport()),
+            sleep=lambda s: None,
+        )
+        started = time.perf_counter()
+        outcome = run_panel(
+            snapshot,
+            config,
+            client=client,
+            operator=NoOperator(),
+            redactor=Redactor(),
+            progress=SilentProgress(),
+            excluded=lambda path: is_excluded(path, config.paths),
+        )
+        elapsed = time.perf_counter() - started
+        fake.verify()
+    stats, usage = fake.stats, outcome.usage
+    print(f"PR with {len(diff)} changed files")
+    print(
+        f"  packed context       {outcome.coverage.files_in_context} files in full, "
+        f"{len(outcome.coverage.files_listed)} listed, ~{outcome.packed_context_tokens:,} tokens (local estimate)"
+    )
+    print(f"  model requests       {stats.requests}")
+    print(
+        f"  input tokens         {stats.total_input:,} (uncached {stats.input_tokens:,}, "
+        f"cache writes {stats.cache_write_tokens:,}, cache reads {stats.cache_read_tokens:,})"
+    )
+    print(f"  cache-read share     {stats.cache_read_tokens / stats.total_input:.1%}")
+    print(
+        f"  local estimate       {usage.estimated_input_tokens:,} vs API count {usage.total_input_tokens:,} "
+        f"({usage.estimated_input_tokens / usage.total_input_tokens:.2f}×)"
+    )
+    print(f"  cost (sonnet prices) ${usage.cost_usd:.3f}")
+    print(
+        "  agents               "
+        + ", ".join(f"{a.name}: {a.stop_reason.value} in {a.turns} turns" for a in outcome.agents)
+    )
+    print(
+        f"  harness time         {elapsed - fake.busy_seconds:.3f}s (total {elapsed:.3f}s, inside the fake {fake.busy_seconds:.3f}s)"
+    )
+
+
+if __name__ == "__main__":
+    for n in map(int, sys.argv[1:] or ["300"]):
+        bench(n)

@@ -1,0 +1,228 @@
+"""The Messages API client: the only module that imports `anthropic`.
+
+`AnthropicClient` implements `reviewbot.agent.model.ModelClient` over the official
+SDK. It owns retries and error mapping; it must not know about tools, nodes or
+budgets, and it never reads the environment (the composition root passes the key
+and base URL in).
+
+Retries are ours, not the SDK's (the SDK client is built with `max_retries=0`):
+the SDK's sleeper cannot be injected (tests must not sleep), it would retry a
+spend-limit 429 like any other, and it has no ceiling on the total wait. Here:
+
+    429 rate_limit_error   retried, honouring retry-after; a spend-limit/quota 429 is not
+    5xx, 529 overloaded    retried with exponential backoff and jitter
+    connection/timeout     retried, then NetworkError
+    401                    AuthError("Anthropic rejected ANTHROPIC_API_KEY …"), never retried
+    403                    AuthError (the key may not use this model or workspace)
+    404                    ModelAPIError naming the model
+    other 4xx              ModelAPIError with the API's message
+
+Every response and error logs its `request-id`.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import re
+import time
+from collections.abc import Callable, Iterable
+from typing import Any, cast
+
+import anthropic
+import httpx
+
+from reviewbot.agent.model import (
+    JSON,
+    Block,
+    ModelRequest,
+    ModelResponse,
+    OtherBlock,
+    TextBlock,
+    TokenUsage,
+    ToolUseBlock,
+)
+from reviewbot.errors import AuthError, ModelAPIError, NetworkError, ReviewbotError
+
+log = logging.getLogger(__name__)
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+DEFAULT_TIMEOUT = 600.0
+DEFAULT_MAX_RETRIES = 4
+DEFAULT_MAX_WAIT = 180.0  # ceiling on the total time spent waiting between attempts
+_INITIAL_DELAY = 1.0
+_MAX_DELAY = 30.0
+# A 429 that says the account is out of money or quota will not clear in seconds.
+_QUOTA = re.compile(
+    r"spend limit|usage limit|credit balance|quota|billing|extra usage|usage credits", re.I
+)
+_RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+
+
+class AnthropicClient:
+    """`ModelClient` over `anthropic.Anthropic`; constructing it makes no network call."""
+
+    def __init__(
+        self,
+        api_key: str,
+        *,
+        base_url: str | None = None,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_wait: float = DEFAULT_MAX_WAIT,
+        http_client: httpx.Client | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        jitter: Callable[[], float] = random.random,
+    ) -> None:
+        self._base_url = base_url or DEFAULT_BASE_URL
+        # base_url is always explicit so the SDK never falls back to reading the environment.
+        self._sdk = anthropic.Anthropic(
+            api_key=api_key,
+            base_url=self._base_url,
+            max_retries=0,
+            timeout=timeout,
+            http_client=http_client,
+        )
+        self._timeout = timeout
+        self._max_retries = max_retries
+        self._max_wait = max_wait
+        self._sleep = sleep
+        self._jitter = jitter
+
+    def create(self, request: ModelRequest) -> ModelResponse:
+        waited = 0.0
+        for attempt in range(self._max_retries + 1):
+            try:
+                return self._send(request)
+            except anthropic.APIStatusError as exc:
+                delay = self._retry_delay(exc, attempt)
+                if delay is None or attempt == self._max_retries or waited + delay > self._max_wait:
+                    raise self._map_status(exc, request.model, attempt) from exc
+                log.warning(
+                    "Messages API answered %s (request-id %s); retrying in %.1fs",
+                    exc.status_code,
+                    exc.request_id,
+                    delay,
+                )
+            except anthropic.APIConnectionError as exc:
+                delay = self._backoff(attempt)
+                if attempt == self._max_retries or waited + delay > self._max_wait:
+                    raise NetworkError(
+                        f"could not reach the Messages API at {self._base_url} after "
+                        f"{attempt + 1} attempt(s): {_first_line(str(exc))}"
+                    ) from exc
+                log.warning("Messages API unreachable (%s); retrying in %.1fs", exc, delay)
+            self._sleep(delay)
+            waited += delay
+        raise AssertionError("unreachable: the last attempt returns or raises")  # pragma: no cover
+
+    def _send(self, request: ModelRequest) -> ModelResponse:
+        # The request dicts are built by the loop in the exact wire shape; the SDK's
+        # TypedDicts describe the same JSON, so the casts change no value.
+        message = self._sdk.messages.create(
+            model=request.model,
+            max_tokens=request.max_tokens,
+            system=cast(Any, list(request.system)),
+            tools=cast(Any, list(request.tools)),
+            messages=cast(Any, list(request.messages)),
+            timeout=min(request.timeout or self._timeout, self._timeout),
+        )
+        request_id = message._request_id
+        log.info("Messages API request-id %s (%s)", request_id, message.stop_reason)
+        usage = message.usage
+        return ModelResponse(
+            content=tuple(_block(b.model_dump(mode="json")) for b in message.content),
+            stop_reason=message.stop_reason,
+            usage=TokenUsage(
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                cache_read_tokens=usage.cache_read_input_tokens or 0,
+                cache_write_tokens=usage.cache_creation_input_tokens or 0,
+            ),
+            model=message.model,
+            request_id=request_id,
+        )
+
+    def _retry_delay(self, exc: anthropic.APIStatusError, attempt: int) -> float | None:
+        """Seconds to wait before the next attempt, or None when retrying cannot help."""
+        if exc.status_code not in _RETRYABLE_STATUS:
+            return None
+        if exc.status_code == 429 and _QUOTA.search(_api_message(exc)):
+            return None
+        retry_after = _retry_after(exc.response.headers)
+        if retry_after is not None:
+            return retry_after
+        return self._backoff(attempt)
+
+    def _backoff(self, attempt: int) -> float:
+        delay: float = min(_INITIAL_DELAY * 2.0**attempt, _MAX_DELAY)
+        return delay * (0.75 + 0.25 * self._jitter())
+
+    def _map_status(
+        self, exc: anthropic.APIStatusError, model: str, attempt: int
+    ) -> ReviewbotError:
+        status, kind, message = exc.status_code, exc.type or "error", _api_message(exc)
+        where = f"(request-id {exc.request_id})" if exc.request_id else "(no request-id)"
+        log.error("Messages API error %s %s: %s %s", status, kind, message, where)
+        if status == 401:
+            return AuthError(
+                f"Anthropic rejected ANTHROPIC_API_KEY (401 {kind}: {message}); "
+                f"check the key is current and belongs to this workspace {where}"
+            )
+        if status == 403:
+            return AuthError(
+                f"Anthropic refused this request (403 {kind}: {message}); the key may not "
+                f"have access to model {model!r} {where}"
+            )
+        if status == 404:
+            return ModelAPIError(
+                f"model {model!r} was not found (404 {kind}: {message}); check `model` "
+                f"in .reviewbot.toml {where}"
+            )
+        if status in _RETRYABLE_STATUS:
+            tries = f"after {attempt + 1} attempt(s)"
+            return ModelAPIError(
+                f"Messages API answered {status} {kind} {tries}: {message} {where}"
+            )
+        return ModelAPIError(f"Messages API answered {status} {kind}: {message} {where}")
+
+
+def _block(raw: JSON) -> Block:
+    match raw.get("type"):
+        case "text":
+            return TextBlock(text=str(raw.get("text", "")))
+        case "tool_use":
+            return ToolUseBlock(
+                id=str(raw["id"]), name=str(raw["name"]), input=raw.get("input", {})
+            )
+        case other:
+            kept = {k: v for k, v in raw.items() if v is not None}
+            return OtherBlock(type=str(other), raw=kept)
+
+
+def _api_message(exc: anthropic.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        error = body.get("error")
+        if isinstance(error, dict) and isinstance(error.get("message"), str):
+            return _first_line(error["message"])
+    return _first_line(exc.message)
+
+
+def _retry_after(headers: httpx.Headers) -> float | None:
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            seconds = float(value) * scale
+        except ValueError:
+            continue  # an HTTP-date retry-after: fall back to our own backoff
+        return max(0.0, seconds)
+    return None
+
+
+def _first_line(text: str) -> str:
+    lines: Iterable[str] = (line.strip() for line in text.splitlines())
+    first = next((line for line in lines if line), "")
+    return first[:300]

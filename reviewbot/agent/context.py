@@ -1,0 +1,255 @@
+"""Packing the pull request into the first user message, within a token budget.
+
+Owns which changed files the model gets in full (their patch, with head-file line
+numbers) and which are only listed, and why. Nothing is dropped silently: every
+changed file is either packed or listed with its status, +/- sizes and a reason,
+and the same lists become the report's `Coverage`.
+
+Ranking, in order:
+1. files that cannot be shown as a patch are listed with the reason (binary,
+   submodule, patch omitted by GitHub as too large);
+2. files the `excluded` predicate matches (lockfiles, generated, vendored — the
+   `[paths]` config) are listed: they rarely hide the bug and would eat the budget;
+3. the remaining source files are packed smallest change first, deletions last.
+   Smallest first maximises how many files the model sees in full for a given
+   budget, and the largest changes are the likeliest to be mechanical (moves,
+   regenerations); the model sees the list of the rest and can `read_file` them.
+
+The rendered text is the cached prefix of every turn, so it is computed once and
+must not change during a run. Untrusted text passes through `hygiene`. This module
+must not read files or call any API.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from reviewbot.agent import hygiene
+from reviewbot.agent.tokens import estimate_text
+from reviewbot.redact import Redactor
+from reviewbot.render import render
+from reviewbot.report import Coverage, SkippedFile
+from reviewbot.sources.diff_index import FileDiff, FileStatus, LineKind
+from reviewbot.sources.snapshot import PRComment, PRSnapshot
+
+TEMPLATE = "prompts/pr_context.j2"
+MAX_COMMENTS = 50  # the most recent ones; older ones are counted in a note
+MAX_COMMENT_CHARS = 4_000
+MAX_BODY_CHARS = 20_000
+_NUMBER_WIDTH = 4
+_MARK = {LineKind.ADDED: "+", LineKind.DELETED: "-", LineKind.CONTEXT: " "}
+_FILE_OVERHEAD = 24  # tokens for a file's heading and data delimiters
+
+REASON_BINARY = "binary file"
+REASON_SUBMODULE = "submodule pointer change"
+REASON_NO_PATCH = "patch not available (too large for the API); read the file instead"
+REASON_EXCLUDED = "excluded by [paths] (lockfile, generated or vendored)"
+REASON_BUDGET = "outside the context token budget; read the file if it matters"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PackedFile:
+    path: str
+    label: str  # the path as shown to the model (invisible characters revealed)
+    old_path: str | None
+    status: str
+    additions: int
+    deletions: int
+    patch: str  # rendered and cleaned, inside its untrusted_data block
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ListedFile:
+    path: str
+    label: str
+    status: str
+    additions: int
+    deletions: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PackedContext:
+    text: str  # the first user message: PR metadata, discussion, patches, the listing
+    in_context: tuple[str, ...]  # paths whose patch is in `text`
+    listed: tuple[ListedFile, ...]
+    tokens: int  # local estimate of `text`
+    coverage: Coverage
+
+
+def render_patch(diff: FileDiff) -> str:
+    """The file's hunks with a head-file line number on every added and context line."""
+    numbers = [ln.new_no for h in diff.hunks for ln in h.lines if ln.new_no is not None]
+    width = max(_NUMBER_WIDTH, len(str(max(numbers, default=0))))
+    out: list[str] = []
+    for hunk in diff.hunks:
+        section = f" {hunk.section}" if hunk.section else ""
+        out.append(
+            f"@@ -{hunk.old_start},{hunk.old_length} +{hunk.new_start},{hunk.new_length} @@{section}"
+        )
+        for line in hunk.lines:
+            number = "" if line.new_no is None else str(line.new_no)
+            out.append(f"{number:>{width}} {_MARK[line.kind]} {line.text}")
+    return "\n".join(out) if out else "(no content change)"
+
+
+def pack_context(
+    snapshot: PRSnapshot,
+    *,
+    budget_tokens: int,
+    excluded: Callable[[str], bool],
+    redactor: Redactor,
+) -> PackedContext:
+    files = list(snapshot.diff)
+    listed: dict[str, ListedFile] = {}
+    candidates: list[FileDiff] = []
+    for diff in files:
+        reason = _unpackable(diff, excluded)
+        if reason is None:
+            candidates.append(diff)
+        else:
+            listed[diff.path] = _listed(diff, reason, redactor)
+    candidates.sort(key=lambda d: (d.status is FileStatus.DELETED, d.changes, d.path))
+
+    metadata, notes = _metadata(snapshot, redactor)
+    # Start as if every candidate were only listed, then swap listings for patches
+    # while the budget allows: the listing is part of the message and costs tokens too.
+    for diff in candidates:
+        listed[diff.path] = _listed(diff, REASON_BUDGET, redactor)
+    remaining = budget_tokens - estimate_text(render(TEMPLATE, **metadata, files=(), listed=()))
+    remaining -= sum(_listing_cost(item) for item in listed.values())
+    packed: list[PackedFile] = []
+    for diff in candidates:
+        item = _packed(diff, redactor)
+        extra = _packed_cost(item) - _listing_cost(listed[diff.path])
+        if extra <= remaining:
+            packed.append(item)
+            del listed[diff.path]
+            remaining -= extra
+    packed.sort(key=lambda f: f.path)  # file order in the message follows the tree, not the rank
+    ordered_listing = tuple(sorted(listed.values(), key=lambda f: f.path))
+    text = render(TEMPLATE, **metadata, files=packed, listed=ordered_listing)
+    coverage = _coverage(snapshot, packed, ordered_listing, notes)
+    return PackedContext(
+        text=text,
+        in_context=tuple(f.path for f in packed),
+        listed=ordered_listing,
+        tokens=estimate_text(text),
+        coverage=coverage,
+    )
+
+
+def _unpackable(diff: FileDiff, excluded: Callable[[str], bool]) -> str | None:
+    if diff.binary:
+        return REASON_BINARY
+    if diff.submodule:
+        return REASON_SUBMODULE
+    if diff.patch_missing:
+        return REASON_NO_PATCH
+    if excluded(diff.path):
+        return REASON_EXCLUDED
+    return None
+
+
+def _listed(diff: FileDiff, reason: str, redactor: Redactor) -> ListedFile:
+    return ListedFile(
+        path=diff.path,
+        label=hygiene.one_line(diff.path, redactor),
+        status=diff.status.value,
+        additions=diff.additions,
+        deletions=diff.deletions,
+        reason=reason,
+    )
+
+
+def _packed(diff: FileDiff, redactor: Redactor) -> PackedFile:
+    patch = hygiene.wrap(
+        render_patch(diff), kind="patch", redactor=redactor, label=diff.path, markdown=False
+    )
+    return PackedFile(
+        path=diff.path,
+        label=hygiene.one_line(diff.path, redactor),
+        old_path=hygiene.one_line(diff.old_path, redactor) if diff.old_path else None,
+        status=diff.status.value,
+        additions=diff.additions,
+        deletions=diff.deletions,
+        patch=patch,
+    )
+
+
+def _packed_cost(item: PackedFile) -> int:
+    return estimate_text(item.patch) + 2 * estimate_text(item.label) + _FILE_OVERHEAD
+
+
+def _listing_cost(item: ListedFile) -> int:
+    return estimate_text(item.label) + estimate_text(item.reason) + 8
+
+
+def _metadata(snapshot: PRSnapshot, redactor: Redactor) -> tuple[dict[str, object], list[str]]:
+    notes: list[str] = []
+    body = snapshot.body
+    if len(body) > MAX_BODY_CHARS:
+        notes.append(f"PR description cut to {MAX_BODY_CHARS:,} of {len(body):,} characters")
+        body = body[:MAX_BODY_CHARS] + "\n…(cut)"
+    comments = snapshot.comments[-MAX_COMMENTS:]
+    if len(snapshot.comments) > MAX_COMMENTS:
+        older = len(snapshot.comments) - MAX_COMMENTS
+        notes.append(f"{older} older PR comment(s) not shown to the model")
+    metadata: dict[str, object] = {
+        "repo": snapshot.repo or "(local repository)",
+        "number": snapshot.number,
+        "author": hygiene.one_line(snapshot.author, redactor),
+        "base_ref": hygiene.one_line(snapshot.base_ref, redactor),
+        "head_ref": hygiene.one_line(snapshot.head_ref, redactor),
+        "base_sha": snapshot.base_sha,
+        "head_sha": snapshot.head_sha,
+        "files_total": _files_total(snapshot),
+        "title": hygiene.wrap(snapshot.title, kind="pr_title", redactor=redactor),
+        "body": hygiene.wrap(body, kind="pr_body", redactor=redactor),
+        "comments": [_comment(c, redactor) for c in comments],
+        "comments_omitted": len(snapshot.comments) - len(comments),
+    }
+    return metadata, notes
+
+
+def _comment(comment: PRComment, redactor: Redactor) -> str:
+    where = f" on {comment.path}:{comment.line}" if comment.path else ""
+    text = comment.body
+    if len(text) > MAX_COMMENT_CHARS:
+        text = text[:MAX_COMMENT_CHARS] + "\n…(cut)"
+    return hygiene.wrap(
+        text, kind="pr_comment", redactor=redactor, label=f"{comment.author}{where}"
+    )
+
+
+def _files_total(snapshot: PRSnapshot) -> int:
+    return max(snapshot.diff.total_files or 0, len(snapshot.diff))
+
+
+def _coverage(
+    snapshot: PRSnapshot,
+    packed: Sequence[PackedFile],
+    listed: Sequence[ListedFile],
+    notes: list[str],
+) -> Coverage:
+    total = _files_total(snapshot)
+    unlisted = total - len(snapshot.diff)
+    partial = snapshot.diff.listing_truncated or unlisted > 0
+    if partial:
+        notes.append(
+            f"{unlisted} changed file(s) were not listed by the API (it lists at most 3,000)"
+            " and were not reviewed"
+        )
+    if listed:
+        notes.append(
+            f"{len(listed)} changed file(s) were listed without their patch; the agents could"
+            " read them with the read tools"
+        )
+    return Coverage(
+        files_total=total,
+        files_in_context=len(packed),
+        files_listed=tuple(SkippedFile(path=f.path, reason=f.reason) for f in listed),
+        partial=partial,
+        notes=tuple(notes),
+    )

@@ -1,0 +1,90 @@
+"""The action guard: every tool call is checked against the profile before anything runs.
+
+Decisions are values (`Allow | Reject | Halt`) and the run goes on after a
+`Reject`: the model reads the message as an `is_error` tool result. The guard
+enforces checkable facts only (STYLE 16, SPEC 2): is the tool on the surface,
+does its input validate. It never reads the input's meaning. A `Halt` means the
+surface and the profile disagree — a tool with a denied effect reached the
+surface — and the run must stop rather than run it. The guard runs nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from reviewbot.modes.profile import CapabilityProfile
+from reviewbot.tools.registry import REGISTRY
+from reviewbot.tools.surface import Surface, exclusion
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Allow:
+    args: BaseModel | object  # the validated input model; the raw input for a boundary tool
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reject:
+    message: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Halt:
+    reason: str
+
+
+Decision = Allow | Reject | Halt
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GuardRecord:
+    """One entry of a run's transcript: what was asked, and what the guard decided."""
+
+    name: str
+    tool_input: object
+    decision: Decision
+
+
+def check(profile: CapabilityProfile, surface: Surface, name: str, tool_input: object) -> Decision:
+    spec = surface.get(name)
+    if spec is None:
+        return Reject(message=_off_surface(profile, surface, name))
+    # Defence in depth: the surface is computed from this profile, so this is never
+    # true unless something is broken; then nothing may run.
+    clash = spec.effects & profile.denied_effects
+    if clash:
+        effects = ", ".join(sorted(clash))
+        return Halt(
+            reason=f"`{name}` is on the {profile.mode} surface with denied effects: {effects}"
+        )
+    if spec.boundary:
+        return Allow(args=tool_input)
+    try:
+        return Allow(args=spec.input_model.model_validate(tool_input))
+    except ValidationError as exc:
+        return Reject(message=f"invalid input for `{name}`: {explain(exc)}")
+
+
+def explain(exc: ValidationError) -> str:
+    """pydantic's messages, one per problem: `path: Field required`."""
+    problems = []
+    for error in exc.errors(include_url=False, include_context=False):
+        where = ".".join(str(part) for part in error["loc"]) or "input"
+        problems.append(f"{where}: {error['msg']}")
+    return "; ".join(problems)
+
+
+def _off_surface(profile: CapabilityProfile, surface: Surface, name: str) -> str:
+    spec = REGISTRY.get(name)
+    reason = exclusion(profile, surface.role, spec) if spec is not None else None
+    if reason is None:
+        listed = ", ".join(surface.names)
+        return f"`{_shown(name)}` is not a tool; the tools are: {listed}"
+    return f"`{name}` does not exist in {profile.mode} mode: {reason}"
+
+
+def _shown(name: Any) -> str:
+    text = str(name)
+    return text if len(text) <= 80 else text[:79] + "…"

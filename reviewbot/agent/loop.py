@@ -1,0 +1,364 @@
+"""The tool-use loop of one agent: model turn, tool calls, results, until a stop.
+
+Owns the conversation of one agent, the prompt-cache breakpoints, the budgets
+and the stop reasons. It knows nothing about modes, guards or review nodes: tools
+are reached only through the `Toolbox` seam, the model only through `ModelClient`.
+
+Each model turn is turned into one next-step value — `NextTurn` (append these
+messages, ask again) or `Finish` (stop, with a reason) — so the decision per
+`stop_reason` is one small function:
+
+    end_turn / stop_sequence, no tool calls   → Finish(END_TURN)
+    tool_use                                  → run every call, append results → NextTurn
+      … a result with ends_run (finalize)     → Finish(FINALIZED) after the turn's results
+    refusal                                   → Finish(REFUSAL); that turn's tool calls never run
+    max_tokens                                → the cut-off call is not run; the model is told
+                                                to resend it shorter → NextTurn (bounded)
+    pause_turn                                → NextTurn with the partial turn
+
+Budgets are checked before each model request, against what this agent and
+those before it in the same review have spent (`spent`): turns (per agent), input
+and output tokens, cost in USD (projected: a request that could cross the cap is
+not sent) and wall time. A `ModelClient` error ends this agent with
+`StopReason.ERROR` and its message; nothing the agent already stored is lost.
+
+Prompt caching: breakpoints on the last tool, on the system block and on the PR
+context message (the first user message) — the prefix that is byte-identical on
+every turn — plus one that moves to the newest message, so each turn reads the
+previous turn's conversation from the cache.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from reviewbot.agent import hygiene, pricing
+from reviewbot.agent.model import (
+    JSON,
+    ModelClient,
+    ModelRequest,
+    ModelResponse,
+    ToolUseBlock,
+)
+from reviewbot.agent.progress import Progress
+from reviewbot.agent.tokens import estimate_request
+from reviewbot.agent.toolbox import Toolbox, ToolResult
+from reviewbot.config import BudgetConfig
+from reviewbot.errors import AuthError, ReviewbotError
+from reviewbot.redact import Redactor
+from reviewbot.report import StopReason, Usage
+
+log = logging.getLogger(__name__)
+
+EPHEMERAL: JSON = {"type": "ephemeral"}
+MAX_CUTOFFS = 3  # consecutive max_tokens turns before the agent is stopped
+MIN_RESPONSE_TOKENS = 256
+CUT_OFF_TOOL = (
+    "your tool call was cut off at max_tokens, so it was not run; send it again, shorter "
+    "(split a long body, or add one node per call)"
+)
+CUT_OFF_TEXT = "Your reply was cut off at max_tokens. Continue, more briefly."
+_CACHEABLE = frozenset({"text", "tool_result", "tool_use", "image", "document"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Limits:
+    max_turns: int
+    max_input_tokens: int
+    max_output_tokens: int
+    max_cost_usd: float
+    deadline: float  # a `clock()` value
+    response_max_tokens: int
+
+    @classmethod
+    def of(cls, budget: BudgetConfig, *, started: float) -> Limits:
+        return cls(
+            max_turns=budget.max_turns,
+            max_input_tokens=budget.max_input_tokens,
+            max_output_tokens=budget.max_output_tokens,
+            max_cost_usd=budget.max_cost_usd,
+            deadline=started + budget.timeout_seconds,
+            response_max_tokens=budget.response_max_tokens,
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LoopResult:
+    stop_reason: StopReason
+    turns: int
+    usage: Usage
+    error: str | None = None
+    auth_failed: bool = False  # the credentials were refused: later agents need not try
+    tool_calls: int = 0
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NextTurn:
+    messages: tuple[JSON, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Finish:
+    reason: StopReason
+    error: str | None = None
+    messages: tuple[JSON, ...] = ()
+    auth_failed: bool = False
+
+
+Step = NextTurn | Finish
+
+
+@dataclass(slots=True)
+class _State:
+    """The one mutable value of a run, private to `ToolLoop.run`."""
+
+    messages: list[JSON]
+    usage: Usage = field(default_factory=Usage)
+    turns: int = 0
+    tool_calls: int = 0
+    cutoffs: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+class ToolLoop:
+    """One agent's conversation; `run()` never raises a model or tool error."""
+
+    def __init__(
+        self,
+        *,
+        agent: str,
+        model: str,
+        client: ModelClient,
+        toolbox: Toolbox,
+        limits: Limits,
+        redactor: Redactor,
+        progress: Progress,
+        clock: Callable[[], float] = time.monotonic,
+        spent: Usage | None = None,
+    ) -> None:
+        self.agent = agent
+        self.model = model
+        self._client = client
+        self._toolbox = toolbox
+        self._limits = limits
+        self._redact = redactor
+        self._progress = progress
+        self._clock = clock
+        self._spent = spent or Usage()
+
+    def run(self, *, system: str, context: str) -> LoopResult:
+        """Run the conversation that starts with the PR `context` until a stop."""
+        tools = _cached_tools(self._toolbox.tool_params())
+        system_blocks = (
+            {"type": "text", "text": self._redact(system), "cache_control": EPHEMERAL},
+        )
+        first = {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": self._redact(context), "cache_control": EPHEMERAL}
+            ],
+        }
+        state = _State(messages=[first])
+        self._progress.started(self.agent, self.model)
+        finish = self._converse(state, tools, system_blocks)
+        state.messages.extend(finish.messages)
+        result = LoopResult(
+            stop_reason=finish.reason,
+            turns=state.turns,
+            usage=state.usage,
+            error=finish.error,
+            auth_failed=finish.auth_failed,
+            tool_calls=state.tool_calls,
+            notes=tuple(state.notes),
+        )
+        self._progress.finished(
+            self.agent, stop_reason=result.stop_reason, turns=result.turns, usage=result.usage
+        )
+        return result
+
+    def _converse(self, state: _State, tools: tuple[JSON, ...], system: tuple[JSON, ...]) -> Finish:
+        while True:
+            request = self._request(state, tools, system)
+            estimate = estimate_request(request)
+            over = self._over_budget(state, request, estimate)
+            if over is not None:
+                return over
+            try:
+                response = self._client.create(request)
+            except ReviewbotError as exc:
+                timed_out = self._clock() >= self._limits.deadline
+                return Finish(
+                    reason=StopReason.TIMEOUT if timed_out else StopReason.ERROR,
+                    error=str(exc),
+                    auth_failed=isinstance(exc, AuthError),
+                )
+            self._account(state, estimate, response)
+            step = self._step(state, response)
+            state.messages.extend(step.messages)
+            if isinstance(step, Finish):
+                return step
+
+    def _request(
+        self, state: _State, tools: tuple[JSON, ...], system: tuple[JSON, ...]
+    ) -> ModelRequest:
+        spent_out = self._spent.output_tokens + state.usage.output_tokens
+        max_tokens = min(
+            self._limits.response_max_tokens, self._limits.max_output_tokens - spent_out
+        )
+        remaining = self._limits.deadline - self._clock()
+        return ModelRequest(
+            model=self.model,
+            max_tokens=max(max_tokens, 1),
+            system=system,
+            tools=tools,
+            messages=_with_moving_breakpoint(state.messages),
+            timeout=max(remaining, 1.0),
+        )
+
+    def _over_budget(self, state: _State, request: ModelRequest, estimate: int) -> Finish | None:
+        limits, total = self._limits, self._spent + state.usage
+        if state.turns >= limits.max_turns:
+            return Finish(reason=StopReason.MAX_TURNS, error=f"stopped after {state.turns} turns")
+        if self._clock() >= limits.deadline:
+            return Finish(reason=StopReason.TIMEOUT, error="the review's wall-clock budget ran out")
+        if request.max_tokens < MIN_RESPONSE_TOKENS:
+            return Finish(
+                reason=StopReason.MAX_OUTPUT_TOKENS,
+                error=f"output token budget ({limits.max_output_tokens:,}) used up",
+            )
+        if total.total_input_tokens + estimate > limits.max_input_tokens:
+            return Finish(
+                reason=StopReason.MAX_INPUT_TOKENS,
+                error=f"the next request (~{estimate:,} tokens) would pass the input token budget "
+                f"({limits.max_input_tokens:,}; {total.total_input_tokens:,} used)",
+            )
+        worst = pricing.worst_case_usd(
+            self.model, input_tokens=estimate, output_tokens=request.max_tokens
+        )
+        if total.cost_usd + worst > limits.max_cost_usd:
+            return Finish(
+                reason=StopReason.MAX_COST,
+                error=f"the next request (up to ${worst:.2f}) could pass the cost budget "
+                f"(${limits.max_cost_usd:.2f}; ${total.cost_usd:.2f} spent)",
+            )
+        return None
+
+    def _account(self, state: _State, estimate: int, response: ModelResponse) -> None:
+        cost = pricing.cost_of(self.model, response.usage)
+        if cost.note and cost.note not in state.notes:
+            state.notes.append(cost.note)
+        state.turns += 1
+        state.usage = state.usage + Usage(
+            requests=1,
+            input_tokens=response.usage.input_tokens,
+            output_tokens=response.usage.output_tokens,
+            cache_read_tokens=response.usage.cache_read_tokens,
+            cache_write_tokens=response.usage.cache_write_tokens,
+            estimated_input_tokens=estimate,
+            cost_usd=cost.usd,
+        )
+        log.debug(
+            "%s turn %d: %s (%s)",
+            self.agent,
+            state.turns,
+            response.stop_reason,
+            response.request_id,
+        )
+        self._progress.update(self.agent, turn=state.turns, usage=state.usage)
+
+    def _step(self, state: _State, response: ModelResponse) -> Step:
+        stop = response.stop_reason
+        assistant: JSON = {"role": "assistant", "content": [b.to_param() for b in response.content]}
+        if stop == "refusal":
+            # A refused turn's tool calls are never run (and never shown back to the model).
+            return Finish(reason=StopReason.REFUSAL, error="the model refused to continue")
+        if stop == "pause_turn":
+            return NextTurn(messages=(assistant,) if response.content else ())
+        if stop == "max_tokens":
+            return self._cut_off(state, response, assistant)
+        state.cutoffs = 0
+        if not response.tool_uses:
+            return Finish(reason=StopReason.END_TURN)
+        results, ends = self._run_tools(state, response.tool_uses)
+        messages = (assistant, {"role": "user", "content": results})
+        if ends:
+            return Finish(reason=StopReason.FINALIZED, messages=messages)
+        return NextTurn(messages=messages)
+
+    def _cut_off(self, state: _State, response: ModelResponse, assistant: JSON) -> Step:
+        state.cutoffs += 1
+        if state.cutoffs > MAX_CUTOFFS or not response.content:
+            return Finish(
+                reason=StopReason.ERROR,
+                error=f"the model's reply was cut off at max_tokens {state.cutoffs} times in a row",
+            )
+        calls = response.tool_uses
+        if not calls:
+            return NextTurn(messages=(assistant, {"role": "user", "content": CUT_OFF_TEXT}))
+        # Only the last block can be cut off; the complete calls before it are run.
+        complete, cut = calls[:-1], calls[-1]
+        results, ends = self._run_tools(state, complete)
+        results.append(_result(cut.id, ToolResult(content=CUT_OFF_TOOL, is_error=True)))
+        messages = (assistant, {"role": "user", "content": results})
+        if ends:
+            return Finish(reason=StopReason.FINALIZED, messages=messages)
+        return NextTurn(messages=messages)
+
+    def _run_tools(self, state: _State, calls: tuple[ToolUseBlock, ...]) -> tuple[list[JSON], bool]:
+        results: list[JSON] = []
+        ends = False
+        for call in calls:
+            self._progress.update(self.agent, turn=state.turns, usage=state.usage, tool=call.name)
+            result = self._call(call)
+            state.tool_calls += 1
+            ends = ends or result.ends_run
+            results.append(_result(call.id, result, self._redact))
+        return results, ends
+
+    def _call(self, call: ToolUseBlock) -> ToolResult:
+        try:
+            return self._toolbox.call(call.name, call.input)
+        except Exception as exc:  # the tool-call boundary (STYLE 17): a crashing tool costs one is_error result, never the review
+            log.exception("tool %s crashed", call.name)
+            return ToolResult(
+                content=f"the tool {call.name} failed unexpectedly ({type(exc).__name__}); "
+                "try another way to get what you need",
+                is_error=True,
+            )
+
+
+def _result(tool_use_id: str, result: ToolResult, redact: Redactor | None = None) -> JSON:
+    content = result.content or "(no output)"
+    if redact is not None:
+        # Tool output carries file contents: hidden characters shown, delimiters defused, secrets masked.
+        content = hygiene.clean(content, redact, markdown=False)
+    block: JSON = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
+    if result.is_error:
+        block["is_error"] = True
+    return block
+
+
+def _cached_tools(params: list[JSON]) -> tuple[JSON, ...]:
+    tools = [copy.deepcopy(p) for p in params]
+    if tools:
+        tools[-1]["cache_control"] = EPHEMERAL
+    return tuple(tools)
+
+
+def _with_moving_breakpoint(messages: list[JSON]) -> tuple[JSON, ...]:
+    """The messages, the newest with a cache breakpoint on its last block (at most 4 in all)."""
+    if len(messages) < 2:
+        return tuple(messages)
+    last = messages[-1]
+    content = last["content"]
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    if not content or content[-1].get("type") not in _CACHEABLE:
+        return tuple(messages)
+    marked = [*content[:-1], {**content[-1], "cache_control": EPHEMERAL}]
+    return (*messages[:-1], {**last, "content": marked})

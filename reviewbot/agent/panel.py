@@ -1,0 +1,289 @@
+"""The review panel: reviewers, then a verifier, orchestrated in plain code (SPEC 5).
+
+Owns the order of the agents, what each is given, and how each reviewer's run
+becomes its axis. There is no coordinator agent: this module decides who runs,
+and it reads results from the node store, never from what an agent says.
+
+    pack the PR once ──▶ each reviewer (config.all_reviewers): its own session and loop,
+                         one shared NodeStore, the packed files counted as seen
+                    ──▶ the verifier: a separate agent with a skeptical brief and the
+                         confirm/dispute verbs, given the open nodes of the configured
+                         priorities (skipped when there are none)
+                    ──▶ one axis per reviewer, from ITS nodes after verification
+
+A reviewer's axis is `not_run` when there is no model client (no credentials) or
+its loop stopped on an error, a budget, the timeout or a refusal; otherwise it is
+`axis_outcome` over its nodes — a reviewer that ended normally without nodes or
+without `finalize_review` passes (review mode has no completion contract, SPEC 4.4).
+Turns are budgeted per agent; tokens, cost and wall time for the whole panel.
+This module must not publish, fold the final verdict or import `anthropic`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from reviewbot.agent import hygiene
+from reviewbot.agent.context import PackedContext, pack_context
+from reviewbot.agent.loop import Limits, LoopResult, ToolLoop
+from reviewbot.agent.model import ModelClient
+from reviewbot.agent.progress import Progress
+from reviewbot.agent.prompt import system_prompt
+from reviewbot.config import ReviewConfig, ReviewerConfig
+from reviewbot.modes import Mode
+from reviewbot.nodes.boundary import Discarded
+from reviewbot.nodes.model import ReviewNode, Status
+from reviewbot.redact import Redactor
+from reviewbot.render import render
+from reviewbot.report import AgentReport, Coverage, StopReason, Usage
+from reviewbot.sources.snapshot import PRSnapshot
+from reviewbot.tools.ask_user import Operator
+from reviewbot.tools.context import Workspace
+from reviewbot.tools.session import ReviewSession
+from reviewbot.tools.store import NodeStore
+from reviewbot.verdict.axes import AxisResult, Outcome
+from reviewbot.verdict.fold import axis_outcome
+from reviewbot.verdict.lattice import Verdict
+
+VERIFIER = "verifier"
+Role = Literal["reviewer", "verifier"]
+NO_CREDENTIALS = "ANTHROPIC_API_KEY is not set"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AgentSummary:
+    agent: str
+    verdict: Verdict
+    summary: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PanelOutcome:
+    nodes: tuple[ReviewNode, ...]
+    discarded: tuple[Discarded, ...]
+    axes: tuple[AxisResult, ...]  # one per reviewer, in config order
+    agents: tuple[AgentReport, ...]  # every agent run, the verifier last
+    proposals: tuple[Verdict, ...]  # the verdicts proposed with finalize_review
+    summaries: tuple[AgentSummary, ...]
+    usage: Usage
+    coverage: Coverage
+    packed_context_tokens: int
+
+    @property
+    def proposed(self) -> Verdict | None:
+        """The strictest proposal, for `reviewbot.verdict.finalize`; None when nobody finalized."""
+        return max(self.proposals, default=None)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Ran:
+    report: AgentReport
+    result: LoopResult | None  # None when the agent never started
+
+
+def run_panel(
+    snapshot: PRSnapshot,
+    config: ReviewConfig,
+    *,
+    client: ModelClient | None,
+    operator: Operator,
+    redactor: Redactor,
+    progress: Progress,
+    excluded: Callable[[str], bool],
+    clock: Callable[[], float] = time.monotonic,
+) -> PanelOutcome:
+    """Run every reviewer, then the verifier; never raises for a model or tool failure."""
+    limits = Limits.of(config.budget, started=clock())
+    packed = pack_context(
+        snapshot,
+        budget_tokens=config.budget.context_tokens,
+        excluded=excluded,
+        redactor=redactor,
+    )
+    panel = _Panel(
+        snapshot=snapshot,
+        config=config,
+        client=client,
+        operator=operator,
+        redactor=redactor,
+        progress=progress,
+        clock=clock,
+        limits=limits,
+        packed=packed,
+    )
+    return panel.run()
+
+
+class _Panel:
+    def __init__(
+        self,
+        *,
+        snapshot: PRSnapshot,
+        config: ReviewConfig,
+        client: ModelClient | None,
+        operator: Operator,
+        redactor: Redactor,
+        progress: Progress,
+        clock: Callable[[], float],
+        limits: Limits,
+        packed: PackedContext,
+    ) -> None:
+        self.config = config
+        self.client = client
+        self.operator = operator
+        self.redactor = redactor
+        self.progress = progress
+        self.clock = clock
+        self.limits = limits
+        self.packed = packed
+        self.store = NodeStore()
+        self.workspace = Workspace(
+            checkout=snapshot.checkout, head_sha=snapshot.head_sha, diff=snapshot.diff
+        )
+        self.spent = Usage()
+        self.refused: str | None = None  # set when the credentials were rejected
+        self.summaries: list[AgentSummary] = []
+
+    def run(self) -> PanelOutcome:
+        reviewers = [(r, self._review(r)) for r in self.config.all_reviewers]
+        verifier = self._verify()
+        axes = tuple(self._axis(reviewer, ran) for reviewer, ran in reviewers)
+        return PanelOutcome(
+            nodes=tuple(self.store.all()),
+            discarded=tuple(self.store.discarded),
+            axes=axes,
+            agents=(*(ran.report for _, ran in reviewers), verifier.report),
+            proposals=tuple(s.verdict for s in self.summaries),
+            summaries=tuple(self.summaries),
+            usage=self.spent,
+            coverage=self.packed.coverage,
+            packed_context_tokens=self.packed.tokens,
+        )
+
+    # -- agents -------------------------------------------------------------------------
+
+    def _review(self, reviewer: ReviewerConfig) -> _Ran:
+        model = reviewer.model or self.config.model
+        return self._run_agent(
+            name=reviewer.name,
+            role="reviewer",
+            model=model,
+            brief=reviewer.brief,  # the focus from the base branch's config; the role brief is the prompt's
+            context=self.packed.text,
+        )
+
+    def _verify(self) -> _Ran:
+        settings = self.config.verifier
+        model = settings.model or self.config.model
+        targets = [
+            n
+            for n in self.store.all()
+            if n.priority in settings.priorities and n.status is Status.OPEN
+        ]
+        if not settings.enabled or (self.client is not None and not targets):
+            why = "disabled in .reviewbot.toml" if not settings.enabled else "no node to verify"
+            return _not_started(VERIFIER, "verifier", model, StopReason.SKIPPED, why)
+        nodes = render("prompts/verifier_nodes.j2", nodes=[self._shown(n) for n in targets])
+        return self._run_agent(
+            name=VERIFIER,
+            role="verifier",
+            model=model,
+            brief="",
+            context=self.packed.text + nodes,
+        )
+
+    def _run_agent(self, *, name: str, role: Role, model: str, brief: str, context: str) -> _Ran:
+        if self.client is None:
+            return _not_started(name, role, model, StopReason.NO_CREDENTIALS, NO_CREDENTIALS)
+        if self.refused is not None:
+            return _not_started(name, role, model, StopReason.ERROR, self.refused)
+        session = ReviewSession(
+            mode=Mode.REVIEW,
+            role=role,
+            agent=name,
+            workspace=self.workspace,
+            store=self.store,
+            operator=self.operator,
+            seen=self.packed.in_context,
+        )
+        loop = ToolLoop(
+            agent=name,
+            model=model,
+            client=self.client,
+            toolbox=session,
+            limits=self.limits,
+            redactor=self.redactor,
+            progress=self.progress,
+            clock=self.clock,
+            spent=self.spent,
+        )
+        result = loop.run(system=system_prompt(session, brief=brief), context=context)
+        self.spent = self.spent + result.usage
+        if result.auth_failed:
+            self.refused = result.error
+        if session.proposal is not None:
+            self.summaries.append(
+                AgentSummary(
+                    agent=name, verdict=session.proposal.verdict, summary=session.proposal.summary
+                )
+            )
+        report = AgentReport(
+            name=name,
+            role=role,
+            model=model,
+            stop_reason=result.stop_reason,
+            turns=result.turns,
+            error=result.error,
+            usage=result.usage,
+        )
+        return _Ran(report=report, result=result)
+
+    # -- axes ---------------------------------------------------------------------------
+
+    def _axis(self, reviewer: ReviewerConfig, ran: _Ran) -> AxisResult:
+        report = ran.report
+        if not report.stop_reason.completed:
+            detail = report.error or report.stop_reason.value
+            if report.stop_reason not in (StopReason.NO_CREDENTIALS, StopReason.ERROR):
+                detail = f"{report.stop_reason.value}: {detail}"
+            return AxisResult(
+                name=reviewer.name, gated=reviewer.gated, outcome=Outcome.NOT_RUN, detail=detail
+            )
+        own = [n for n in self.store.all() if n.author == reviewer.name]
+        outcome = axis_outcome(own, self.config.policy.node_policy())
+        return AxisResult(
+            name=reviewer.name, gated=reviewer.gated, outcome=outcome, detail=_count(own)
+        )
+
+    def _shown(self, node: ReviewNode) -> dict[str, object]:
+        anchor = node.anchor
+        where = f"{anchor.path}:{anchor.start_line}-{anchor.end_line}" if anchor else ""
+        text = f"{node.title}\n\n{node.body}"
+        if anchor is not None:
+            text += f"\n\nQuoted lines:\n{anchor.quote}"
+        return {
+            "id": node.id,
+            "priority": node.priority.value,
+            "kind": node.kind.value,
+            "author": node.author,
+            "confidence": f"{node.confidence:g}",
+            "where": hygiene.one_line(where, self.redactor),
+            "text": hygiene.wrap(text, kind="review_node", redactor=self.redactor, label=node.id),
+        }
+
+
+def _not_started(name: str, role: Role, model: str, reason: StopReason, why: str) -> _Ran:
+    # A skip is not an error: its reason is the stop reason itself.
+    error = None if reason is StopReason.SKIPPED else why
+    report = AgentReport(name=name, role=role, model=model, stop_reason=reason, error=error)
+    return _Ran(report=report, result=None)
+
+
+def _count(nodes: Sequence[ReviewNode]) -> str:
+    if not nodes:
+        return "no findings"
+    ready = sum(1 for n in nodes if n.status is Status.CONSENSUS_READY)
+    return f"{len(nodes)} node(s), {ready} confirmed by a peer"

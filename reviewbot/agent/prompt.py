@@ -1,0 +1,45 @@
+"""The system prompt, generated from the surface an agent actually has (SPEC 2).
+
+A capability preamble listing each tool of the materialised surface with its
+one-line purpose, the mode's guidance, the role's brief, and the rules for
+untrusted input. It never names a tool that is not on the surface, and contains
+nothing that changes from turn to turn: it is part of the cached prefix. The
+text lives in `reviewbot/templates/prompts/`; this module only chooses it.
+"""
+
+from __future__ import annotations
+
+from reviewbot.modes.effect import Effect
+from reviewbot.modes.mode import Mode
+from reviewbot.render import render
+from reviewbot.tools.session import ReviewSession
+from reviewbot.tools.surface import Surface
+
+
+def system_prompt(session_or_surface: ReviewSession | Surface, *, brief: str) -> str:
+    """The prompt for the agent of `session_or_surface`; `brief` is its configured focus.
+
+    `brief` comes from the base branch's `.reviewbot.toml`, never from the PR.
+    """
+    surface = (
+        session_or_surface.surface
+        if isinstance(session_or_surface, ReviewSession)
+        else session_or_surface
+    )
+    profile = surface.profile
+    # Role briefs speak of review nodes, which exist in review mode only.
+    role_brief = (
+        render(f"prompts/role_{surface.role}.j2").strip() if profile.mode is Mode.REVIEW else ""
+    )
+    denied = [effect.phrase for effect in Effect if effect in profile.denied_effects]
+    return render(
+        "prompts/system.j2",
+        mode=profile.mode.value,
+        tools=[{"name": tool.name, "description": tool.description} for tool in surface],
+        read_only=profile.worktree == "read_only",
+        denied=", ".join(denied),
+        guidance=profile.guidance,
+        role_brief=role_brief,
+        focus=brief.strip(),
+        records="add_review_node" in surface.names,
+    )

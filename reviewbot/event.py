@@ -1,0 +1,370 @@
+"""GitHub Actions events → what reviewbot should do about them, as pure code.
+
+Owns: the pydantic models of the webhook payload fields reviewbot reads (for
+`pull_request`, `pull_request_target`, `issue_comment`, `check_suite` and
+`workflow_run`) and `plan_event`, which turns an event name and its payload into
+one frozen `EventPlan`: review, refold (re-fold the verdict from stored state, no
+model call) or skip — always with a one-line reason.
+
+Must not: read the environment or files (the caller reads GITHUB_EVENT_NAME and
+GITHUB_EVENT_PATH and passes their content), call any API, or make a permission
+decision it cannot check from the payload. `author_association` is a hint GitHub
+puts in the payload; the integrator confirms write access through the API
+(`GET /repos/{o}/{r}/collaborators/{user}/permission`) before spending on a model.
+
+Webhook payloads carry hundreds of fields, so these models use extra="ignore"
+(the house default of extra="forbid" would reject every real payload) and
+validate only the fields used here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from reviewbot.errors import UsageError
+
+REVIEW_COMMAND = "/review"
+REVIEW_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
+TRUSTED_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
+PR_TRIGGERS = frozenset({"pull_request", "pull_request_target"})
+
+
+class PlanAction(StrEnum):
+    """What to do for an event."""
+
+    REVIEW = "review"  # run the reviewers (model calls) and publish
+    REFOLD = "refold"  # re-fold the verdict from what is on the PR (CI changed); no model call
+    SKIP = "skip"  # nothing to do; the reason says why
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EventPlan:
+    """The decision for one event. `numbers` lists every PR it applies to.
+
+    `number` is set when exactly one PR is concerned (a `check_suite` can name
+    several; iterate `numbers`). `head_sha` and `is_fork` are None when the
+    payload does not carry them (an `issue_comment` only names the PR).
+    """
+
+    action: PlanAction
+    trigger: str
+    reason: str
+    repo: str | None = None
+    number: int | None = None
+    numbers: tuple[int, ...] = ()
+    head_sha: str | None = None
+    is_fork: bool | None = None
+    actor: str | None = None
+
+
+# --- payload models: only the fields we read -------------------------------------------
+
+
+class _Payload(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class _User(_Payload):
+    login: str
+    type: str = "User"
+
+
+class _Repo(_Payload):
+    id: int
+    full_name: str
+
+
+class _RepoStub(_Payload):
+    """The short repository object inside `check_suite.pull_requests[]`."""
+
+    id: int
+
+
+class _Head(_Payload):
+    sha: str
+    repo: _Repo | None  # null when the fork was deleted
+
+
+class _Base(_Payload):
+    sha: str
+    repo: _Repo
+
+
+class _PullRequest(_Payload):
+    number: int
+    state: str
+    draft: bool = False
+    head: _Head
+    base: _Base
+
+
+class _PullRequestEvent(_Payload):
+    action: str
+    pull_request: _PullRequest
+    repository: _Repo
+    sender: _User
+
+
+class _IssuePullLink(_Payload):
+    url: str
+
+
+class _Issue(_Payload):
+    number: int
+    state: str
+    pull_request: _IssuePullLink | None = None  # present only when the issue is a PR
+
+
+class _Comment(_Payload):
+    body: str | None
+    user: _User
+    author_association: str
+
+
+class _IssueCommentEvent(_Payload):
+    action: str
+    issue: _Issue
+    comment: _Comment
+    repository: _Repo
+
+
+class _BranchStub(_Payload):
+    sha: str
+    repo: _RepoStub
+
+
+class _PullRequestStub(_Payload):
+    number: int
+    head: _BranchStub
+    base: _BranchStub
+
+
+class _CheckSuite(_Payload):
+    head_sha: str
+    conclusion: str | None
+    pull_requests: tuple[_PullRequestStub, ...]
+
+
+class _CheckSuiteEvent(_Payload):
+    action: str
+    check_suite: _CheckSuite
+    repository: _Repo
+
+
+class _WorkflowRun(_Payload):
+    name: str | None = None
+    event: str
+    conclusion: str | None
+    head_sha: str
+    head_repository: _Repo | None
+    pull_requests: tuple[_PullRequestStub, ...] = Field(default=())
+    triggering_actor: _User | None = None
+
+
+class _WorkflowRunEvent(_Payload):
+    action: str
+    workflow_run: _WorkflowRun
+    repository: _Repo
+
+
+_P = TypeVar("_P", bound=_Payload)
+
+
+def _parse(model: type[_P], name: str, payload: Mapping[str, Any]) -> _P:
+    try:
+        return model.model_validate(dict(payload))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "payload"
+        raise UsageError(
+            f"the event payload does not match a {name} event: {where}: {first['msg']}"
+        ) from exc
+
+
+# --- planning ---------------------------------------------------------------------------
+
+
+def plan_event(name: str, payload: Mapping[str, Any], *, review_drafts: bool = False) -> EventPlan:
+    """Decide what to do for the event `name` with this payload.
+
+    Never raises for an event we do not handle (that is a skip); raises
+    UsageError (one line) when the payload does not match the event name.
+    """
+    if not isinstance(payload, Mapping):
+        raise UsageError(f"the {name} event payload must be a JSON object")
+    planner = _PLANNERS.get(name)
+    if planner is None:
+        return EventPlan(
+            action=PlanAction.SKIP, trigger=name, reason=f"reviewbot does not act on {name} events"
+        )
+    return planner(name, payload, review_drafts)
+
+
+def plan_event_json(name: str, text: str, *, review_drafts: bool = False) -> EventPlan:
+    """`plan_event` over the raw text of GITHUB_EVENT_PATH; bad JSON is a UsageError."""
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"the {name} event payload is not valid JSON: {exc}") from exc
+    return plan_event(name, payload, review_drafts=review_drafts)
+
+
+def _skip(trigger: str, reason: str, **known: Any) -> EventPlan:
+    return EventPlan(action=PlanAction.SKIP, trigger=trigger, reason=reason, **known)
+
+
+def _plan_pull_request(name: str, payload: Mapping[str, Any], review_drafts: bool) -> EventPlan:
+    event = _parse(_PullRequestEvent, name, payload)
+    pr = event.pull_request
+    known: dict[str, Any] = {
+        "repo": event.repository.full_name,
+        "number": pr.number,
+        "numbers": (pr.number,),
+        "head_sha": pr.head.sha,
+        # A deleted head repository can only have been a fork.
+        "is_fork": pr.head.repo is None or pr.head.repo.id != pr.base.repo.id,
+        "actor": event.sender.login,
+    }
+    if event.action not in REVIEW_ACTIONS:
+        return _skip(name, f"{name} {event.action}: nothing to review", **known)
+    if pr.state != "open":
+        return _skip(name, f"pull request #{pr.number} is {pr.state}", **known)
+    if pr.draft and not review_drafts:
+        return _skip(
+            name,
+            f"pull request #{pr.number} is a draft (set publish.review_drafts = true to review drafts)",
+            **known,
+        )
+    return EventPlan(
+        action=PlanAction.REVIEW,
+        trigger=name,
+        reason=f"{name} {event.action} on #{pr.number}",
+        **known,
+    )
+
+
+def _is_review_command(body: str | None) -> bool:
+    words = (body or "").strip().split(maxsplit=1)
+    return bool(words) and words[0] == REVIEW_COMMAND
+
+
+def _plan_issue_comment(name: str, payload: Mapping[str, Any], review_drafts: bool) -> EventPlan:
+    del review_drafts  # the payload does not say whether the PR is a draft
+    event = _parse(_IssueCommentEvent, name, payload)
+    issue, comment = event.issue, event.comment
+    author = comment.user.login
+    known: dict[str, Any] = {
+        "repo": event.repository.full_name,
+        "number": issue.number,
+        "numbers": (issue.number,),
+        "actor": author,
+    }
+    if event.action != "created":
+        return _skip(
+            name, f"comment {event.action}: only new comments can ask for a review", **known
+        )
+    if issue.pull_request is None:
+        return _skip(name, f"#{issue.number} is an issue, not a pull request", **known)
+    if not _is_review_command(comment.body):
+        return _skip(name, f"the comment does not start with {REVIEW_COMMAND}", **known)
+    if comment.user.type == "Bot":
+        return _skip(name, f"{REVIEW_COMMAND} from the bot {author} is ignored", **known)
+    if comment.author_association not in TRUSTED_ASSOCIATIONS:
+        return _skip(
+            name,
+            f"{REVIEW_COMMAND} from {author} ({comment.author_association}) is ignored: "
+            "only an OWNER, MEMBER or COLLABORATOR may ask",
+            **known,
+        )
+    if issue.state != "open":
+        return _skip(name, f"pull request #{issue.number} is {issue.state}", **known)
+    return EventPlan(
+        action=PlanAction.REVIEW,
+        trigger=name,
+        reason=f"{REVIEW_COMMAND} by {author} ({comment.author_association}) on #{issue.number}",
+        **known,
+    )
+
+
+def _stub_numbers(prs: tuple[_PullRequestStub, ...]) -> tuple[int, ...]:
+    return tuple(sorted({pr.number for pr in prs}))
+
+
+def _stub_is_fork(prs: tuple[_PullRequestStub, ...]) -> bool:
+    return any(pr.head.repo.id != pr.base.repo.id for pr in prs)
+
+
+def _plan_check_suite(name: str, payload: Mapping[str, Any], review_drafts: bool) -> EventPlan:
+    del review_drafts  # a refold makes no model call, drafts included
+    event = _parse(_CheckSuiteEvent, name, payload)
+    suite = event.check_suite
+    numbers = _stub_numbers(suite.pull_requests)
+    known: dict[str, Any] = {
+        "repo": event.repository.full_name,
+        "head_sha": suite.head_sha,
+        "numbers": numbers,
+        "number": numbers[0] if len(numbers) == 1 else None,
+    }
+    if event.action != "completed":
+        return _skip(name, f"check_suite {event.action}: the CI result is not final", **known)
+    if not numbers:
+        # GitHub leaves pull_requests empty for PRs from forks.
+        return _skip(
+            name, f"the check suite on {suite.head_sha[:7]} names no pull request", **known
+        )
+    return EventPlan(
+        action=PlanAction.REFOLD,
+        trigger=name,
+        reason=f"CI finished ({suite.conclusion}) on {suite.head_sha[:7]}: re-fold the verdict",
+        is_fork=_stub_is_fork(suite.pull_requests),
+        **known,
+    )
+
+
+def _plan_workflow_run(name: str, payload: Mapping[str, Any], review_drafts: bool) -> EventPlan:
+    del review_drafts  # the snapshot carries the draft flag; the reviewer decides on it
+    event = _parse(_WorkflowRunEvent, name, payload)
+    run = event.workflow_run
+    numbers = _stub_numbers(run.pull_requests)
+    head = run.head_repository
+    known: dict[str, Any] = {
+        "repo": event.repository.full_name,
+        "head_sha": run.head_sha,
+        "numbers": numbers,
+        "number": numbers[0] if len(numbers) == 1 else None,
+        "is_fork": head is None or head.id != event.repository.id,
+        "actor": run.triggering_actor.login if run.triggering_actor else None,
+    }
+    label = run.name or "the workflow"
+    if event.action != "completed":
+        return _skip(name, f"workflow_run {event.action}: wait for the run to complete", **known)
+    if run.event not in PR_TRIGGERS:
+        return _skip(name, f"{label} ran for a {run.event} event, not a pull request", **known)
+    if run.conclusion != "success":
+        outcome = run.conclusion or "without a result"
+        return _skip(name, f"{label} concluded {outcome}: no snapshot to review", **known)
+    # For a fork PR GitHub leaves pull_requests empty: the PR number then comes from
+    # the snapshot artifact, which is untrusted and must be matched against head_sha.
+    return EventPlan(
+        action=PlanAction.REVIEW,
+        trigger=name,
+        reason=f"{label} succeeded for {run.head_sha[:7]}: review its snapshot",
+        **known,
+    )
+
+
+_Planner = Callable[[str, Mapping[str, Any], bool], EventPlan]
+
+_PLANNERS: dict[str, _Planner] = {
+    "pull_request": _plan_pull_request,
+    "pull_request_target": _plan_pull_request,
+    "issue_comment": _plan_issue_comment,
+    "check_suite": _plan_check_suite,
+    "workflow_run": _plan_workflow_run,
+}

@@ -1,0 +1,624 @@
+"""The write side of GitHub: one review, one summary comment, one check run per run.
+
+The only publishing module that imports `github` (PyGithub). It talks to the REST
+API through the client's `Requester` — the client's auth, base URL (GitHub
+Enterprise included) and retry policy (`GithubRetry`: secondary rate limits,
+`Retry-After`; configured by the composition root) — with exact, explicit
+requests, so the calls a run makes are the ones listed here:
+
+    reads  GET  /pulls/{n}/comments, /pulls/{n}/reviews, /issues/{n}/comments  (paginated)
+    1      POST /pulls/{n}/reviews                 the review: body, event, every NEW inline comment
+           (skipped when nothing is new and the verdict equals the prior summary's)
+    2      PATCH /pulls/comments/{id}, PUT /pulls/{n}/reviews/{id}
+                                                   vanished findings marked resolved (≤ 10 edits a run)
+    3      PATCH /issues/comments/{id} or POST /issues/{n}/comments    the summary, edited in place
+    4      POST /check-runs  (403 → POST /statuses/{sha})             the verdict for branch protection
+
+Failure paths add calls that do not grow with the findings either: an approval
+GitHub refuses is re-posted as COMMENT; a 422 for the review (GitHub does not say
+which comment) bisects the inline comments with PENDING reviews that are deleted
+again, then posts the rest and moves the refused ones into the body.
+
+Must not: decide placement (`plan.py`), write markdown (`body.py`), or let a
+PyGithub exception escape (they become `reviewbot.errors`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+from urllib.parse import urlsplit
+
+from github import Github, GithubException
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from reviewbot.config import PublishConfig
+from reviewbot.errors import AuthError, GitHubAPIError, NotFoundError, ReviewbotError
+from reviewbot.nodes.boundary import read_boundary
+from reviewbot.nodes.model import ReviewNode, Status
+from reviewbot.publish.body import (
+    MAX_CHECK_TEXT,
+    VERDICT_LABEL,
+    HeadReader,
+    checkout_reader,
+    deciding,
+    finish,
+    inline_body,
+    review_body,
+    summary_body,
+)
+from reviewbot.publish.markers import (
+    NODE_TAG,
+    CommentRecord,
+    PriorNode,
+    PriorState,
+    SummaryMarker,
+    Where,
+    find_markers,
+    read_prior,
+    rewrite_status,
+)
+from reviewbot.publish.plan import SIDE, LinkBuilder, Plan, Target, plan_review
+from reviewbot.redact import Redactor
+from reviewbot.report import Published, PublishedComment, Report
+from reviewbot.sources.snapshot import PRSnapshot
+from reviewbot.verdict.lattice import Verdict
+
+CHECK_NAME = "reviewbot"
+MAX_RESOLVE_EDITS = 10  # per run; the rest are marked on the next run (writes stay O(1))
+MAX_PAGES = 30  # × 100 items per listing: a bound on reads for pathological PRs
+_OPEN = (Status.OPEN, Status.CONSENSUS_READY)
+
+Event = Literal["APPROVE", "REQUEST_CHANGES", "COMMENT"]
+_EVENTS: dict[Verdict, Event] = {
+    Verdict.SHIP: "APPROVE",
+    Verdict.HOLD: "COMMENT",
+    Verdict.BLOCK: "REQUEST_CHANGES",
+}
+_APPROVAL_REFUSALS = (
+    "not permitted to approve",
+    "can not approve your own",
+    "cannot approve your own",
+)
+
+
+# ---- GitHub's response shapes: only the fields read here ---------------------------------------
+
+
+class _Shape(BaseModel):
+    # GitHub adds response fields over time; a new field must not break publishing.
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class _User(_Shape):
+    login: str
+
+
+class _ReviewComment(_Shape):
+    id: int
+    body: str | None = None
+    user: _User | None = None
+    author_association: str = "NONE"
+    in_reply_to_id: int | None = None
+    path: str | None = None
+    line: int | None = None
+    start_line: int | None = None
+
+
+class _IssueComment(_Shape):
+    id: int
+    body: str | None = None
+    user: _User | None = None
+    author_association: str = "NONE"
+    html_url: str | None = None
+
+
+class _Review(_Shape):
+    id: int
+    body: str | None = None
+    user: _User | None = None
+    author_association: str = "NONE"
+    state: str | None = None
+    html_url: str | None = None
+
+
+class _Created(_Shape):
+    id: int
+    html_url: str | None = None
+
+
+class _HTTPError(Exception):
+    """A GitHub error answer, kept inside this module for the fallbacks that inspect it."""
+
+    def __init__(self, *, status: int, message: str, verb: str, path: str) -> None:
+        super().__init__(f"{verb} {path}: {status} {message}")
+        self.status = status
+        self.message = message
+        self.verb = verb
+        self.path = path
+
+    def mapped(self) -> ReviewbotError:
+        what = f"GitHub refused {self.verb} {self.path} ({self.status}): {self.message}"
+        if self.status == 401:
+            return AuthError(f"{what}; check GITHUB_TOKEN")
+        if self.status == 404:
+            return NotFoundError(what)
+        return GitHubAPIError(what)
+
+
+class _Api:
+    """Exact REST calls through the client's Requester, with errors mapped and pages followed."""
+
+    def __init__(self, client: Github, repo: str) -> None:
+        self._requester = client.requester
+        self.base = f"/repos/{repo}"
+
+    def call(self, verb: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        return self._send(verb, self.base + path, body=body)[1]
+
+    def pages(self, path: str) -> list[Any]:
+        items: list[Any] = []
+        url: str | None = self.base + path
+        params: dict[str, Any] | None = {"per_page": 100}
+        for _ in range(MAX_PAGES):
+            if url is None:
+                break
+            headers, data = self._send("GET", url, params=params)
+            items.extend(data if isinstance(data, list) else [])
+            url, params = _next_link(headers), None
+        return items
+
+    def _send(
+        self,
+        verb: str,
+        url: str,
+        *,
+        body: dict[str, Any] | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> tuple[dict[str, Any], Any]:
+        try:
+            return self._requester.requestJsonAndCheck(verb, url, parameters=params, input=body)
+        except GithubException as exc:
+            raise _HTTPError(
+                status=exc.status, message=_message(exc.data), verb=verb, path=url
+            ) from exc
+
+
+def _next_link(headers: dict[str, Any]) -> str | None:
+    link = next((str(v) for k, v in headers.items() if k.lower() == "link"), "")
+    for part in link.split(","):
+        target, _, rel = part.partition(";")
+        if 'rel="next"' in rel:
+            return target.strip().strip("<>")
+    return None
+
+
+def _message(data: object) -> str:
+    """GitHub's error text: `message` plus the `errors` it lists, on one line."""
+    if not isinstance(data, dict):
+        return str(data)[:500]
+    parts = [str(data.get("message", ""))]
+    for error in data.get("errors") or ():
+        parts.append(str(error.get("message", error)) if isinstance(error, dict) else str(error))
+    return "; ".join(p for p in parts if p)[:1000]
+
+
+# ---- the publisher -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Posted:
+    review: _Created | None
+    plan: Plan
+    event: Event | None
+    notes: tuple[str, ...]
+
+
+class GitHubPublisher:
+    """Publishes one finished review to one PR. Constructing it makes no request."""
+
+    def __init__(
+        self,
+        client: Github,
+        repo: str,
+        number: int,
+        *,
+        bot_login: str,
+        config: PublishConfig,
+        redactor: Redactor,
+    ) -> None:
+        self._api = _Api(client, repo)
+        self.repo = repo
+        self.number = number
+        self.bot_login = bot_login
+        self.config = config
+        self.redact = redactor
+        self._prior: PriorState | None = None
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def load_prior_state(self) -> PriorState:
+        """What earlier runs and people left on the PR (read once, then cached)."""
+        if self._prior is None:
+            try:
+                records = self._records()
+            except _HTTPError as exc:
+                raise exc.mapped() from exc
+            self._prior = read_prior(records, self.bot_login)
+        return self._prior
+
+    def _records(self) -> list[CommentRecord]:
+        n = self.number
+        records = [
+            _record_of_review_comment(c)
+            for c in _shapes(self._api.pages(f"/pulls/{n}/comments"), _ReviewComment)
+        ]
+        records += [
+            _record_of_review(r) for r in _shapes(self._api.pages(f"/pulls/{n}/reviews"), _Review)
+        ]
+        records += [
+            _record_of_issue_comment(c)
+            for c in _shapes(self._api.pages(f"/issues/{n}/comments"), _IssueComment)
+        ]
+        return records
+
+    # -- writing -------------------------------------------------------------------------------
+
+    def publish(self, report: Report, snapshot: PRSnapshot) -> Published:
+        """Post the review, mark vanished findings resolved, update the summary, set the check."""
+        try:
+            return self._publish(report, snapshot)
+        except _HTTPError as exc:
+            raise exc.mapped() from exc
+
+    def _publish(self, report: Report, snapshot: PRSnapshot) -> Published:
+        prior = self.load_prior_state()
+        for review_id in prior.pending_reviews:  # a crashed run's PENDING review blocks new ones
+            self._api.call("DELETE", f"/pulls/{self.number}/reviews/{review_id}")
+        link_of = LinkBuilder(
+            web_url=_web_url(snapshot), repo=self.repo, head_sha=snapshot.head_sha
+        )
+        plan = plan_review(
+            report.nodes,
+            snapshot.diff,
+            max_inline=self.config.max_inline_comments,
+            posted=prior.posted(),
+            link_of=link_of,
+        )
+        notes: list[str] = []
+        if prior.untrusted_markers:
+            notes.append(
+                f"Ignored {prior.untrusted_markers} reviewbot marker(s) in comments by other accounts."
+            )
+        if prior.discarded:
+            notes.append(f"Discarded {len(prior.discarded)} malformed reviewbot marker(s).")
+        posted = _Posted(review=None, plan=plan, event=None, notes=())
+        if self._review_needed(report, plan, prior):
+            posted = self._post_review(report, plan, snapshot, link_of)
+        comments = self._read_back(posted)
+        vanished = _vanished(report, prior, snapshot.head_sha)
+        notes.extend(posted.notes)
+        notes.extend(self._mark_resolved(vanished, snapshot.head_sha))
+        marker = SummaryMarker(
+            head_sha=snapshot.head_sha,
+            verdict=report.verdict,
+            review_id=posted.review.id if posted.review else _prior_review(prior),
+        )
+        summary_id = self._upsert_summary(
+            report, posted.plan, [p.node for p in vanished], marker, link_of, notes, prior
+        )
+        check_id, status = self._set_check(report, snapshot.head_sha, posted.plan, link_of)
+        return Published(
+            review_id=posted.review.id if posted.review else None,
+            review_url=posted.review.html_url if posted.review else None,
+            event=posted.event,
+            summary_comment_id=summary_id,
+            check_run_id=check_id,
+            commit_status=status,
+            comments=comments,
+            in_body=tuple(item.node.id for item in posted.plan.body) if posted.review else (),
+            already_posted=tuple(node.id for node in posted.plan.already_posted),
+            resolved=tuple(p.node.id for p in vanished),
+            notes=tuple(notes),
+        )
+
+    def _review_needed(self, report: Report, plan: Plan, prior: PriorState) -> bool:
+        """Skip the review when it would say nothing new: no new finding, same verdict as before."""
+        if plan.new_count:
+            return True
+        marker = prior.summary.marker if prior.summary else None
+        return marker is None or marker.verdict != report.verdict
+
+    def _post_review(
+        self, report: Report, plan: Plan, snapshot: PRSnapshot, link_of: LinkBuilder
+    ) -> _Posted:
+        verdict = Verdict.parse(report.verdict)
+        event: Event = _EVENTS[verdict]
+        if event == "APPROVE" and not self.config.approve:
+            event = "COMMENT"
+        head = checkout_reader(snapshot.checkout)
+        notes: list[str] = []
+        for _ in range(3):  # approval refused, comments refused, then the final post
+            body = review_body(
+                report, plan, link_of=link_of, head=head, notes=notes, redactor=self.redact
+            )
+            comments = [
+                (item.node.id, self._comment(item.node, item.target, head)) for item in plan.inline
+            ]
+            try:
+                created = self._create_review(
+                    snapshot.head_sha, body, [c for _, c in comments], event
+                )
+                return _Posted(review=created, plan=plan, event=event, notes=tuple(notes))
+            except _HTTPError as exc:
+                if exc.status != 422:
+                    raise
+                if event == "APPROVE" and _approval_refused(exc.message):
+                    event = "COMMENT"
+                    notes.append(
+                        f"GitHub refused the approval ({exc.message}); posted as a comment."
+                    )
+                    continue
+                refused = self._bisect(snapshot.head_sha, comments) if comments else []
+                if not refused:
+                    raise
+                plan = plan.reject(refused, link_of)
+                notes.append(
+                    f"GitHub refused {len(refused)} inline comment(s); they are listed in the review body."
+                )
+        raise GitHubAPIError("GitHub kept refusing the review after the fallbacks")
+
+    def _comment(self, node: ReviewNode, target: Target, head: HeadReader) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "path": target.path,
+            "body": inline_body(node, target, head=head, redactor=self.redact),
+            "line": target.line,
+            "side": SIDE,
+        }
+        if target.start_line is not None:
+            payload |= {"start_line": target.start_line, "start_side": SIDE}
+        return payload
+
+    def _create_review(
+        self, sha: str, body: str | None, comments: list[dict[str, Any]], event: Event | None
+    ) -> _Created:
+        payload: dict[str, Any] = {"commit_id": sha, "comments": comments}
+        if body is not None:
+            payload["body"] = body
+        if event is not None:
+            payload["event"] = event
+        data = self._api.call("POST", f"/pulls/{self.number}/reviews", payload)
+        return _Created.model_validate(data)
+
+    def _bisect(self, sha: str, comments: Sequence[tuple[str, dict[str, Any]]]) -> list[str]:
+        """The ids of the comments GitHub refuses, found with PENDING reviews deleted again.
+
+        Called on a set known to fail. One pending review per user and PR is allowed,
+        so each probe is created and deleted before the next.
+        """
+        if len(comments) == 1:
+            return [comments[0][0]]
+        half = len(comments) // 2
+        refused: list[str] = []
+        for part in (comments[:half], comments[half:]):
+            if not self._probe(sha, [c for _, c in part]):
+                refused += self._bisect(sha, part)
+        return refused
+
+    def _probe(self, sha: str, comments: list[dict[str, Any]]) -> bool:
+        try:
+            pending = self._create_review(sha, None, comments, None)
+        except _HTTPError as exc:
+            if exc.status == 422:
+                return False
+            raise
+        self._api.call("DELETE", f"/pulls/{self.number}/reviews/{pending.id}")
+        return True
+
+    def _read_back(self, posted: _Posted) -> tuple[PublishedComment, ...]:
+        """Each inline comment as GitHub stored it: `landed` when found on its planned line."""
+        if posted.review is None or not posted.plan.inline:
+            return ()
+        path = f"/pulls/{self.number}/reviews/{posted.review.id}/comments"
+        stored: dict[str, _ReviewComment] = {}
+        for comment in _shapes(self._api.pages(path), _ReviewComment):
+            origin = f"read-back of review comment {comment.id}"
+            found = read_boundary(
+                find_markers(comment.body or "", NODE_TAG), ReviewNode, origin=origin
+            )
+            stored.update({node.fingerprint: comment for node in found.valid})
+        out = []
+        for item in posted.plan.inline:
+            target, got = item.target, stored.get(item.node.fingerprint)
+            landed = (
+                got is not None
+                and got.path == target.path
+                and got.line == target.line
+                and got.start_line == target.start_line
+            )
+            out.append(
+                PublishedComment(
+                    node_id=item.node.id,
+                    path=target.path,
+                    line=target.line,
+                    start_line=target.start_line,
+                    comment_id=got.id if got else None,
+                    landed=landed,
+                )
+            )
+        return tuple(out)
+
+    def _mark_resolved(self, vanished: Sequence[PriorNode], head_sha: str) -> list[str]:
+        """Edit the comments that carry vanished findings: one edit per comment, at most 10 a run."""
+        by_comment: dict[tuple[Where, int], list[PriorNode]] = {}
+        for prior in vanished:
+            by_comment.setdefault((prior.where, prior.comment_id), []).append(prior)
+        edits = list(by_comment.items())
+        for (where, comment_id), priors in edits[:MAX_RESOLVE_EDITS]:
+            fingerprints = {p.node.fingerprint for p in priors}
+            banner = f"✅ **Resolved** — no longer reported on `{head_sha[:12]}`."
+            old = priors[0].body
+            if where is Where.INLINE:  # the whole comment is the finding: banner on top
+                body = f"{banner}\n\n{rewrite_status(old, fingerprints, Status.RESOLVED)}"
+                body = finish(body, self.redact)
+                self._api.call("PATCH", f"/pulls/comments/{comment_id}", {"body": body})
+            else:  # one list item among others: banner at the item
+                body = finish(rewrite_status(old, fingerprints, Status.RESOLVED, banner=banner), self.redact)
+                self._api.call("PUT", f"/pulls/{self.number}/reviews/{comment_id}", {"body": body})
+        left = len(edits) - MAX_RESOLVE_EDITS
+        if left > 0:
+            return [
+                f"{left} more comment(s) with resolved findings will be marked on the next run."
+            ]
+        return []
+
+    def _upsert_summary(
+        self,
+        report: Report,
+        plan: Plan,
+        resolved: Sequence[ReviewNode],
+        marker: SummaryMarker,
+        link_of: LinkBuilder,
+        notes: Sequence[str],
+        prior: PriorState,
+    ) -> int:
+        body = summary_body(
+            report,
+            plan=plan,
+            resolved=resolved,
+            marker=marker,
+            link_of=link_of,
+            notes=notes,
+            redactor=self.redact,
+        )
+        if prior.summary is not None:
+            self._api.call("PATCH", f"/issues/comments/{prior.summary.comment_id}", {"body": body})
+            return prior.summary.comment_id
+        data = self._api.call("POST", f"/issues/{self.number}/comments", {"body": body})
+        return _Created.model_validate(data).id
+
+    def _set_check(
+        self, report: Report, head_sha: str, plan: Plan, link_of: LinkBuilder
+    ) -> tuple[int | None, bool]:
+        """A check run carrying the verdict; a commit status when check runs are not permitted."""
+        conclusion = check_conclusion(report)
+        title = finish(_check_title(report), self.redact, limit=1_000)
+        summary = summary_body(
+            report, plan=plan, link_of=link_of, redactor=self.redact, limit=MAX_CHECK_TEXT
+        )
+        payload = {
+            "name": CHECK_NAME,
+            "head_sha": head_sha,
+            "status": "completed",
+            "conclusion": conclusion,
+            "output": {"title": title, "summary": summary},
+        }
+        try:
+            data = self._api.call("POST", "/check-runs", payload)
+        except _HTTPError as exc:
+            if exc.status != 403:
+                raise
+            state = "success" if conclusion == "success" else "failure"
+            status = {
+                "state": state,
+                "context": CHECK_NAME,
+                "description": title[:140],
+            }
+            self._api.call("POST", f"/statuses/{head_sha}", status)
+            return None, True
+        return _Created.model_validate(data).id, False
+
+
+def check_conclusion(report: Report) -> Literal["success", "neutral", "failure"]:
+    """Ship → success, Hold → neutral, Block → failure; partial coverage is never success."""
+    verdict = Verdict.parse(report.verdict)
+    if verdict is Verdict.BLOCK:
+        return "failure"
+    partial = report.coverage is not None and report.coverage.partial
+    if verdict is Verdict.HOLD or partial or report.coverage is None:
+        return "neutral"
+    return "success"
+
+
+def _check_title(report: Report) -> str:
+    label = VERDICT_LABEL[Verdict.parse(report.verdict)]
+    return f"{label}: {deciding(report)[0]}"
+
+
+def _approval_refused(message: str) -> bool:
+    text = message.casefold()
+    return any(refusal in text for refusal in _APPROVAL_REFUSALS)
+
+
+def _vanished(report: Report, prior: PriorState, head_sha: str) -> list[PriorNode]:
+    """Earlier findings absent from this run, on a NEW head (the same head proves nothing fixed)."""
+    current = {node.fingerprint for node in report.nodes}
+    out = []
+    for fingerprint, found in prior.by_fingerprint().items():
+        node = found.node
+        same_head = node.commit_sha is not None and head_sha.startswith(node.commit_sha)
+        if fingerprint not in current and node.status in _OPEN and not same_head:
+            out.append(found)
+    return out
+
+
+def _prior_review(prior: PriorState) -> int | None:
+    marker = prior.summary.marker if prior.summary else None
+    return marker.review_id if marker else None
+
+
+def _web_url(snapshot: PRSnapshot) -> str:
+    parts = urlsplit(snapshot.url or "")
+    if parts.scheme and parts.netloc:
+        return f"{parts.scheme}://{parts.netloc}"
+    return "https://github.com"
+
+
+_S = TypeVar("_S", bound=_Shape)
+
+
+def _shapes(items: list[Any], shape: type[_S]) -> list[_S]:
+    """Items of a listing as `shape`; an item GitHub sent malformed is skipped, not fatal."""
+    out = []
+    for item in items:
+        try:
+            out.append(shape.model_validate(item))
+        except ValidationError:
+            continue
+    return out
+
+
+def _record_of_review_comment(c: _ReviewComment) -> CommentRecord:
+    return CommentRecord(
+        id=c.id,
+        where=Where.INLINE,
+        author=c.user.login if c.user else None,
+        body=c.body or "",
+        association=c.author_association,
+        in_reply_to=c.in_reply_to_id,
+        path=c.path,
+        line=c.line,
+        start_line=c.start_line,
+    )
+
+
+def _record_of_review(r: _Review) -> CommentRecord:
+    return CommentRecord(
+        id=r.id,
+        where=Where.REVIEW,
+        author=r.user.login if r.user else None,
+        body=r.body or "",
+        association=r.author_association,
+        state=r.state,
+    )
+
+
+def _record_of_issue_comment(c: _IssueComment) -> CommentRecord:
+    return CommentRecord(
+        id=c.id,
+        where=Where.ISSUE,
+        author=c.user.login if c.user else None,
+        body=c.body or "",
+        association=c.author_association,
+    )

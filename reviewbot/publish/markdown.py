@@ -1,0 +1,42 @@
+"""`--format markdown`: the summary body exactly as the GitHub summary comment shows it.
+
+Without a snapshot the findings table has no "Posted" column (nothing was placed);
+with one, placement is planned against the diff as a `--post` run would place it
+on a PR with no earlier reviews. Must not: call GitHub.
+"""
+
+from __future__ import annotations
+
+from reviewbot.publish.body import summary_body
+from reviewbot.publish.plan import LinkBuilder, Plan, plan_review
+from reviewbot.redact import Redactor
+from reviewbot.report import Report
+from reviewbot.sources.snapshot import PRSnapshot
+
+
+def summary_markdown(
+    report: Report,
+    *,
+    snapshot: PRSnapshot | None = None,
+    redactor: Redactor | None = None,
+    web_url: str = "https://github.com",
+) -> str:
+    """The summary markdown of `report` (redacted; no hidden marker: nothing reads it back)."""
+    redact = redactor if redactor is not None else Redactor()
+    plan: Plan | None = None
+    link_of: LinkBuilder | None = None
+    if snapshot is not None:
+        if snapshot.repo is not None:
+            link_of = LinkBuilder(web_url=web_url, repo=snapshot.repo, head_sha=snapshot.head_sha)
+        plan = plan_review(
+            report.nodes,
+            snapshot.diff,
+            max_inline=snapshot.config.publish.max_inline_comments,
+            link_of=link_of or _no_links(snapshot),
+        )
+    return summary_body(report, plan=plan, link_of=link_of, redactor=redact)
+
+
+def _no_links(snapshot: PRSnapshot) -> LinkBuilder:
+    """Placement needs a link builder; a local review's links are never shown (link_of is None)."""
+    return LinkBuilder(web_url="", repo=snapshot.repo or "", head_sha=snapshot.head_sha)

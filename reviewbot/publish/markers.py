@@ -1,0 +1,341 @@
+"""Hidden markers: how a run finds what earlier runs posted on the PR, and what humans said.
+
+Owns the two markers reviewbot writes into its GitHub comments and the reading
+of them back into review nodes:
+
+    <!-- reviewbot:node {"id":"review-1","kind":"bug",…,"fingerprint":"…"} -->
+    <!-- reviewbot:summary {"head_sha":"…","verdict":"hold","review_id":12} -->
+
+A node marker is a compact `ReviewNode` (without body, suggestion and quote), so a
+later run can rebuild the node state — id, fingerprint, status, priority, kind,
+title, anchor — and re-fold a verdict without a model call. Every character that
+could end an HTML comment early or start another one (`<`, `>`, `&`, `-`) is
+written as a JSON `\\u` escape, so the marker stays one hidden HTML comment through
+GitHub's markdown rendering whatever the title says.
+
+Trust: a marker is read ONLY from a comment authored by reviewbot's own account,
+and every node it carries passes through the read boundary (`read_boundary` with
+`ReviewNode`); a forged or malformed marker is a discard, never trusted. Human
+`/confirm` and `/dismiss` replies count only from accounts with write access.
+
+Must not: call GitHub (the adapter hands it plain `CommentRecord`s), or decide
+what to post.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from reviewbot.errors import LifecycleError
+from reviewbot.nodes.boundary import Discarded, admit, read_boundary
+from reviewbot.nodes.lifecycle import Action, Event, apply
+from reviewbot.nodes.model import ReviewNode, Status
+from reviewbot.verdict.lattice import Label
+
+NODE_TAG = "reviewbot:node"
+SUMMARY_TAG = "reviewbot:summary"
+# Marker bodies are one line of JSON; `.*?` stops at the first `-->`, which escaped JSON never contains.
+_MARKER = re.compile(r"<!--\s*(reviewbot:(?:node|summary))\s+(.*?)\s*-->")
+_ESCAPES = {c: f"\\u{ord(c):04x}" for c in "<>&-"}
+# GitHub's author_association values of accounts that can push: only they may confirm or dismiss.
+TRUSTED_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
+_OPEN_STATUSES = frozenset({Status.OPEN, Status.CONSENSUS_READY})
+
+
+class Where(StrEnum):
+    """Where a comment lives on the PR."""
+
+    INLINE = "inline"  # a review comment on a line
+    REVIEW = "review"  # the body of a review
+    ISSUE = "issue"  # a discussion (issue) comment
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CommentRecord:
+    """One comment read from GitHub, reduced to what marker reading needs."""
+
+    id: int
+    where: Where
+    author: str | None  # None for deleted ("ghost") accounts
+    body: str
+    association: str = "NONE"
+    in_reply_to: int | None = None
+    path: str | None = None
+    line: int | None = None
+    start_line: int | None = None
+    state: str | None = None  # reviews only: PENDING, COMMENTED, APPROVED, …
+
+
+class SummaryMarker(BaseModel):
+    """What the summary comment remembers between runs."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    head_sha: str = Field(pattern=r"^[0-9a-f]{7,64}$")
+    verdict: Label
+    review_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PriorNode:
+    """A node found in a trusted marker, with the comment that carries it."""
+
+    node: ReviewNode
+    comment_id: int
+    where: Where
+    body: str  # the comment's full body, to edit it in place when the node is resolved
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HumanDecision:
+    """A `/confirm` or `/dismiss` reply by a person in a node's thread."""
+
+    fingerprint: str
+    event: Event
+    comment_id: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PriorSummary:
+    comment_id: int
+    marker: SummaryMarker | None  # None when the marker was unreadable: the comment is still edited
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PriorState:
+    """Everything earlier runs (and people) left on the PR that this run builds on."""
+
+    nodes: tuple[PriorNode, ...] = ()
+    decisions: tuple[HumanDecision, ...] = ()
+    summary: PriorSummary | None = None
+    pending_reviews: tuple[
+        int, ...
+    ] = ()  # the bot's own PENDING reviews (a crashed run's leftovers)
+    discarded: tuple[Discarded, ...] = ()
+    untrusted_markers: int = 0  # markers found in comments by other accounts, ignored
+    ignored_commands: int = 0  # /confirm or /dismiss from accounts without write access
+
+    def by_fingerprint(self) -> dict[str, PriorNode]:
+        """The latest prior node for each fingerprint (later comments win)."""
+        return {prior.node.fingerprint: prior for prior in self.nodes}
+
+    def posted(self) -> frozenset[str]:
+        """Fingerprints already on the PR and still standing (a resolved one may be posted again)."""
+        standing = _OPEN_STATUSES | {Status.DISMISSED}
+        return frozenset(
+            fp for fp, prior in self.by_fingerprint().items() if prior.node.status in standing
+        )
+
+    def review_nodes(self) -> tuple[ReviewNode, ...]:
+        """The prior nodes with human decisions applied: the input of a re-fold without a model."""
+        latest = [prior.node for prior in self.by_fingerprint().values()]
+        return carry_over(latest, self, keep_status=True)
+
+
+def dumps_marker(tag: str, payload: dict[str, Any]) -> str:
+    """`<!-- tag {json} -->` on one line; see the module docstring for the escaping."""
+    text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False, sort_keys=False)
+    for char, escape in _ESCAPES.items():
+        text = text.replace(char, escape)
+    text = text.replace("\n", "\\n").replace(
+        "\r", "\\r"
+    )  # belt and braces: dumps already escapes them
+    return f"<!-- {tag} {text} -->"
+
+
+def node_marker(node: ReviewNode) -> str:
+    """The hidden marker for `node`: enough to rebuild its state, none of its prose."""
+    payload = node.model_dump(
+        mode="json", exclude={"body", "suggestion", "disputes", "notes"}, exclude_defaults=True
+    )
+    if node.anchor is not None:
+        payload["anchor"] = {
+            "path": node.anchor.path,
+            "start_line": node.anchor.start_line,
+            "end_line": node.anchor.end_line,
+            "quote": "",
+        }
+    payload["status"] = node.status.value  # always explicit, even when it is the default
+    return dumps_marker(NODE_TAG, payload)
+
+
+def summary_marker(marker: SummaryMarker) -> str:
+    return dumps_marker(SUMMARY_TAG, marker.model_dump(mode="json"))
+
+
+def rewrite_status(
+    body: str, fingerprints: Collection[str], status: Status, *, banner: str = ""
+) -> str:
+    """`body` with the node markers of `fingerprints` set to `status`, `banner` shown before each.
+
+    Used to mark an earlier comment's findings resolved in place. Each marker is
+    re-admitted through the read boundary before it is re-written; one that does not
+    pass is left untouched.
+    """
+
+    def replace(match: re.Match[str]) -> str:
+        if match.group(1) != NODE_TAG:
+            return match.group(0)
+        try:
+            raw = json.loads(match.group(2))
+        except ValueError:
+            return match.group(0)
+        node = admit(raw, ReviewNode, origin="rewrite")
+        if isinstance(node, Discarded) or node.fingerprint not in fingerprints:
+            return match.group(0)
+        new = node_marker(node.model_copy(update={"status": status}))
+        return f"{banner} {new}" if banner else new
+
+    return _MARKER.sub(replace, body)
+
+
+def find_markers(text: str, tag: str) -> list[object]:
+    """The decoded payloads of every `tag` marker in `text`; undecodable JSON stays a string."""
+    found: list[object] = []
+    for match in _MARKER.finditer(text or ""):
+        if match.group(1) != tag:
+            continue
+        try:
+            found.append(json.loads(match.group(2)))
+        except ValueError:
+            found.append(match.group(2))  # the boundary turns it into a discard with a reason
+    return found
+
+
+def neutralize(text: str) -> str:
+    """Untrusted text can never open an HTML comment, so it can never carry a marker."""
+    return text.replace("<!--", "&lt;!--")
+
+
+def is_trusted(record: CommentRecord, bot_login: str) -> bool:
+    """Markers count only in comments written by reviewbot's own account."""
+    return record.author is not None and record.author.casefold() == bot_login.casefold()
+
+
+def read_prior(records: Iterable[CommentRecord], bot_login: str) -> PriorState:
+    """Turn the PR's comments into the prior state; never raises on hostile content."""
+    records = list(records)
+    nodes: list[PriorNode] = []
+    discarded: list[Discarded] = []
+    untrusted = 0
+    summary: PriorSummary | None = None
+    pending: list[int] = []
+    for record in records:
+        if not is_trusted(record, bot_login):
+            has_marker = any(find_markers(record.body, tag) for tag in (NODE_TAG, SUMMARY_TAG))
+            untrusted += has_marker
+            continue
+        if record.where is Where.REVIEW and record.state == "PENDING":
+            pending.append(record.id)
+            continue
+        origin = f"marker in {record.where.value} comment {record.id}"
+        result = read_boundary(find_markers(record.body, NODE_TAG), ReviewNode, origin=origin)
+        discarded.extend(result.discarded)
+        nodes.extend(
+            PriorNode(node=node, comment_id=record.id, where=record.where, body=record.body)
+            for node in result.valid
+        )
+        if record.where is Where.ISSUE and summary is None:
+            summary = _summary_of(record)
+    decisions, ignored = _decisions(records, nodes, bot_login)
+    return PriorState(
+        nodes=tuple(nodes),
+        decisions=decisions,
+        summary=summary,
+        pending_reviews=tuple(pending),
+        discarded=tuple(discarded),
+        untrusted_markers=untrusted,
+        ignored_commands=ignored,
+    )
+
+
+def _summary_of(record: CommentRecord) -> PriorSummary | None:
+    payloads = find_markers(record.body, SUMMARY_TAG)
+    if not payloads:
+        return None
+    try:
+        marker: SummaryMarker | None = SummaryMarker.model_validate(payloads[0])
+    except ValidationError:
+        marker = None
+    return PriorSummary(comment_id=record.id, marker=marker)
+
+
+def _decisions(
+    records: Sequence[CommentRecord], nodes: Sequence[PriorNode], bot_login: str
+) -> tuple[tuple[HumanDecision, ...], int]:
+    """`/confirm` and `/dismiss` replies to the bot's inline comments, in the order written."""
+    inline = {p.comment_id: p.node.fingerprint for p in nodes if p.where is Where.INLINE}
+    decisions: list[HumanDecision] = []
+    ignored = 0
+    for record in records:
+        if record.in_reply_to not in inline or is_trusted(record, bot_login) or not record.author:
+            continue
+        command = _command(record.body)
+        if command is None:
+            continue
+        if record.association not in TRUSTED_ASSOCIATIONS:
+            ignored += 1  # a drive-by account must not be able to dismiss a finding
+            continue
+        action, reason = command
+        event = Event(action=action, by=f"human:{record.author}", reason=reason)
+        fingerprint = inline[record.in_reply_to]
+        decisions.append(HumanDecision(fingerprint=fingerprint, event=event, comment_id=record.id))
+    return tuple(decisions), ignored
+
+
+def _command(body: str) -> tuple[Action, str] | None:
+    first, _, rest = body.strip().partition("\n")
+    word, _, reason = first.strip().partition(" ")
+    action = {"/confirm": Action.CONFIRM, "/dismiss": Action.DISMISS}.get(word.casefold())
+    return None if action is None else (action, reason.strip() or rest.strip()[:500])
+
+
+def carry_over(
+    nodes: Iterable[ReviewNode], prior: PriorState, *, keep_status: bool = False
+) -> tuple[ReviewNode, ...]:
+    """Apply what earlier runs and people decided to this run's nodes, matched by fingerprint.
+
+    A node a human dismissed stays dismissed; peers who confirmed it earlier (the
+    verifier or a human) still count; `/confirm` and `/dismiss` replies are applied
+    in the order they were written. Illegal moves (confirming a dismissed node) are
+    skipped: a stale reply must not end the run. With `keep_status`, the prior
+    node's own status is kept as well (used when re-folding prior nodes).
+    """
+    earlier = prior.by_fingerprint()
+    decided: dict[str, list[Event]] = {}
+    for decision in prior.decisions:
+        decided.setdefault(decision.fingerprint, []).append(decision.event)
+    out = []
+    for node in nodes:
+        before = earlier.get(node.fingerprint)
+        events = list(_prior_events(before.node, keep_status) if before else ())
+        events.extend(decided.get(node.fingerprint, ()))
+        if keep_status and before is not None:
+            node = node.model_copy(update={"status": Status.OPEN, "confirmed_by": ()})
+        out.append(_apply_all(node, events))
+    return tuple(out)
+
+
+def _prior_events(node: ReviewNode, keep_status: bool) -> list[Event]:
+    events = [Event(action=Action.CONFIRM, by=peer) for peer in node.confirmed_by]
+    if node.status is Status.DISMISSED:
+        events.append(Event(action=Action.DISMISS, by="prior"))
+    elif keep_status and node.status is Status.RESOLVED:
+        events.append(Event(action=Action.RESOLVE, by="prior"))
+    return events
+
+
+def _apply_all(node: ReviewNode, events: Iterable[Event]) -> ReviewNode:
+    for event in events:
+        try:
+            node = apply(node, event)
+        except LifecycleError:
+            continue  # e.g. /confirm after /dismiss: dismissed is final, the reply is moot
+    return node

@@ -1,0 +1,151 @@
+"""Rendering a node's `suggestion`: a committable ```suggestion block, or a plain diff.
+
+GitHub applies a ```suggestion block to exactly the lines the comment covers, with
+one click. reviewbot only offers that click when it is safe:
+
+1. the comment covers exactly the anchored lines (a narrowed comment does not);
+2. the head file could be read from the checkout (inside it, symlinks resolved);
+3. the file with the suggestion applied still parses. Checked languages: Python
+   (`ast`), JSON (`json`), TOML (`tomllib`). Other languages have no parser here
+   (tree-sitter-language-pack downloads its grammars at run time, which an
+   offline runner cannot), so their suggestions are shown as a ```diff block.
+
+Anything else is a non-committable ```diff block, so no finding loses its fix.
+Must not: write files, or run anything from the PR.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import tomllib
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path, PurePosixPath
+
+from reviewbot.nodes.model import Anchor
+
+MAX_FILE_BYTES = 2_000_000
+_BACKTICKS = re.compile(r"`{3,}")
+
+
+class Form(StrEnum):
+    SUGGESTION = "suggestion"
+    DIFF = "diff"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RenderedSuggestion:
+    form: Form
+    markdown: str  # the fenced block
+    note: str = ""  # why it is not committable, for the reader
+
+
+def _parse_python(text: str) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SyntaxWarning for odd escapes is not a parse failure
+        ast.parse(text)
+
+
+_PARSERS: dict[str, Callable[[str], object]] = {
+    ".py": _parse_python,
+    ".pyi": _parse_python,
+    ".json": json.loads,
+    ".toml": tomllib.loads,
+}
+
+
+def read_head_text(checkout: Path, path: str) -> str | None:
+    """The head version of `path`, or None when it is missing, outside the checkout, binary or huge."""
+    root = checkout.resolve()
+    try:
+        target = (root / PurePosixPath(path)).resolve()
+        if not target.is_relative_to(root) or not target.is_file():
+            return None  # a symlink out of the checkout must never be read, let alone posted
+        if target.stat().st_size > MAX_FILE_BYTES:
+            return None
+        return target.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+
+
+def parses(path: str, text: str) -> bool | None:
+    """True/False when a parser for the file's language is known, None when none is."""
+    parser = _PARSERS.get(PurePosixPath(path).suffix.lower())
+    if parser is None:
+        return None
+    try:
+        parser(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
+
+
+def apply(text: str, start: int, end: int, replacement: str) -> str | None:
+    """`text` with lines start..end replaced; None when the lines do not exist."""
+    lines = text.splitlines(keepends=True)
+    if not 1 <= start <= end <= len(lines):
+        return None
+    new = replacement if replacement.endswith("\n") or not replacement else replacement + "\n"
+    if end == len(lines) and not lines[-1].endswith("\n"):
+        new = new.removesuffix("\n")
+    return "".join([*lines[: start - 1], new, *lines[end:]])
+
+
+def fence(content: str) -> str:
+    """A backtick fence longer than any run of backticks inside `content`."""
+    longest = max((len(m.group()) for m in _BACKTICKS.finditer(content)), default=2)
+    return "`" * max(3, longest + 1)
+
+
+def render_suggestion(
+    anchor: Anchor,
+    suggestion: str,
+    *,
+    comment_range: tuple[int, int] | None,
+    head_text: str | None,
+) -> RenderedSuggestion:
+    """A committable block when every rule in the module docstring holds, else a diff block."""
+    old = _old_lines(anchor, head_text)
+    note = _why_not(anchor, suggestion, comment_range, head_text)
+    if not note:
+        body = suggestion if suggestion.endswith("\n") or not suggestion else suggestion + "\n"
+        mark = fence(body)
+        return RenderedSuggestion(form=Form.SUGGESTION, markdown=f"{mark}suggestion\n{body}{mark}")
+    diff = "".join(f"-{line}\n" for line in old.splitlines())
+    diff += "".join(f"+{line}\n" for line in suggestion.splitlines())
+    mark = fence(diff)
+    return RenderedSuggestion(form=Form.DIFF, markdown=f"{mark}diff\n{diff}{mark}", note=note)
+
+
+def _old_lines(anchor: Anchor, head_text: str | None) -> str:
+    if head_text is not None:
+        lines = head_text.splitlines()
+        if anchor.end_line <= len(lines):
+            return "\n".join(lines[anchor.start_line - 1 : anchor.end_line])
+    return anchor.quote
+
+
+def _why_not(
+    anchor: Anchor,
+    suggestion: str,
+    comment_range: tuple[int, int] | None,
+    head_text: str | None,
+) -> str:
+    """An empty string when the suggestion may be committable, else the reason it is not."""
+    if comment_range != (anchor.start_line, anchor.end_line):
+        return "not committable: the comment covers only part of the anchored lines"
+    if head_text is None:
+        return "not committable: the head file could not be read"
+    applied = apply(head_text, anchor.start_line, anchor.end_line, suggestion)
+    if applied is None:
+        return "not committable: the anchored lines are not in the head file"
+    verdict = parses(anchor.path, applied)
+    if verdict is None:
+        return "not committable: no parser to check this language"
+    if not verdict:
+        return "not committable: the file would not parse with it applied"
+    return ""

@@ -1,0 +1,167 @@
+"""The default local output: the review printed with rich, readable in a terminal.
+
+Verdict banner with what decided it, the axes, the findings grouped by file with
+the code they point at (read from the checkout), discarded findings, coverage and
+usage. Untrusted text (titles, bodies, paths) is printed as plain `Text`, never as
+rich markup, with control characters removed, so a PR cannot restyle or rewrite
+the terminal. Must not: call GitHub or decide the verdict.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from itertools import groupby
+from pathlib import PurePosixPath
+
+from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
+from rich.panel import Panel
+from rich.syntax import Syntax
+from rich.table import Table
+from rich.text import Text
+
+from reviewbot.nodes.model import ReviewNode
+from reviewbot.publish.body import KIND_LABEL, STATUS_LABEL, deciding, verdict_of
+from reviewbot.publish.plan import priority_key
+from reviewbot.publish.suggestion import read_head_text
+from reviewbot.redact import Redactor
+from reviewbot.report import Report
+from reviewbot.sources.snapshot import PRSnapshot
+from reviewbot.verdict.lattice import Verdict
+
+CONTEXT_LINES = 2
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+Clean = Callable[[str], str]  # redact, then drop control characters
+_STYLE = {Verdict.SHIP: "bold green", Verdict.HOLD: "bold yellow", Verdict.BLOCK: "bold red"}
+_PRIORITY_STYLE = {"P0": "bold red", "P1": "red", "P2": "yellow", "P3": "dim"}
+
+
+def render_terminal(
+    report: Report,
+    snapshot: PRSnapshot | None,
+    console: Console,
+    *,
+    redactor: Redactor | None = None,
+) -> None:
+    """Print the whole review to `console`."""
+    redact = redactor if redactor is not None else Redactor()
+
+    def clean(text: str) -> str:
+        return _CONTROL.sub("", redact(text))
+
+    verdict = verdict_of(report)
+    reasons = Text("\n".join(f"• {clean(r)}" for r in deciding(report)))
+    title = Text(f"{verdict.name.capitalize()}", style=_STYLE[verdict])
+    head = Text(f"head {report.pr.head_sha[:12]} · {clean(report.pr.title)}", style="dim")
+    console.print(Panel(Group(reasons, head), title=title, border_style=_STYLE[verdict]))
+    console.print(_axes(report, clean))
+    _print_findings(report, snapshot, console, clean)
+    console.print(_footer(report, clean))
+
+
+def _axes(report: Report, clean: Clean) -> Table:
+    table = Table(title="Axes", title_justify="left")
+    for column in ("axis", "gated", "outcome", "detail"):
+        table.add_column(column)
+    for axis in report.axes:
+        table.add_row(
+            Text(clean(axis.name)),
+            "yes" if axis.gated else "no",
+            axis.outcome.value,
+            Text(clean(axis.detail)),
+        )
+    return table
+
+
+def _print_findings(
+    report: Report, snapshot: PRSnapshot | None, console: Console, clean: Clean
+) -> None:
+    if not report.nodes:
+        console.print(Text("No findings.", style="green"))
+        return
+
+    def file_of(node: ReviewNode) -> str:
+        return node.anchor.path if node.anchor else ""
+
+    nodes = sorted(report.nodes, key=lambda n: (file_of(n), priority_key(n)))
+    for path, group in groupby(nodes, key=file_of):
+        console.rule(Text(clean(path) if path else "Whole PR", style="bold"), align="left")
+        for node in group:
+            console.print(_finding(node, snapshot, clean))
+
+
+def _finding(node: ReviewNode, snapshot: PRSnapshot | None, clean: Clean) -> RenderableType:
+    header = Text()
+    header.append(f"{node.priority.value} ", style=_PRIORITY_STYLE[node.priority.value])
+    header.append(f"{KIND_LABEL[node.kind]} · ")
+    header.append(clean(node.title), style="bold")
+    header.append(f"  (confidence {node.confidence:.2f}, {STATUS_LABEL[node.status]})", style="dim")
+    parts: list[RenderableType] = [header]
+    if node.anchor is not None:
+        parts.append(Text(f"lines {node.anchor.start_line}–{node.anchor.end_line}", style="dim"))
+        code = _code(node, snapshot)
+        if code is not None:
+            parts.append(code)
+    if node.body:
+        parts.append(Padding(Text(clean(node.body)), (0, 0, 0, 2)))
+    if node.suggestion is not None:
+        parts.append(Text("suggested replacement:", style="dim"))
+        parts.append(Syntax(clean(node.suggestion), _lexer(node), line_numbers=False))
+    for dispute in node.disputes:
+        parts.append(
+            Text(f"disputed by {clean(dispute.by)}: {clean(dispute.reason)}", style="yellow")
+        )
+    return Padding(Group(*parts), (0, 0, 1, 0))
+
+
+def _code(node: ReviewNode, snapshot: PRSnapshot | None) -> Syntax | None:
+    anchor = node.anchor
+    if anchor is None or snapshot is None:
+        return None
+    text = read_head_text(snapshot.checkout, anchor.path)
+    if text is None:
+        return None
+    lines = text.splitlines()
+    first = max(1, anchor.start_line - CONTEXT_LINES)
+    last = min(len(lines), anchor.end_line + CONTEXT_LINES)
+    if first > last:
+        return None
+    snippet = _CONTROL.sub("", "\n".join(lines[first - 1 : last]))
+    return Syntax(
+        snippet,
+        _lexer(node),
+        line_numbers=True,
+        start_line=first,
+        highlight_lines=set(range(anchor.start_line, anchor.end_line + 1)),
+    )
+
+
+def _lexer(node: ReviewNode) -> str:
+    suffix = PurePosixPath(node.anchor.path).suffix if node.anchor else ""
+    return Syntax.guess_lexer(f"file{suffix}") if suffix else "text"
+
+
+def _footer(report: Report, clean: Clean) -> RenderableType:
+    lines: list[str] = []
+    if report.discarded:
+        lines.append(f"{len(report.discarded)} malformed finding(s) discarded at the read boundary")
+    coverage = report.coverage
+    if coverage is None:
+        lines.append("coverage: not reported")
+    else:
+        lines.append(
+            f"coverage: {coverage.files_in_context} of {coverage.files_total} changed files in context"
+        )
+        lines.extend(
+            f"  not in context: {clean(f.path)} — {clean(f.reason)}" for f in coverage.files_listed
+        )
+        if coverage.partial:
+            lines.append("PARTIAL COVERAGE: this review does not cover the whole PR")
+    u = report.usage
+    lines.append(
+        f"usage: {u.requests} request(s), {u.total_input_tokens:,} input / {u.output_tokens:,} output tokens, "
+        f"${u.cost_usd:.4f}"
+    )
+    lines.extend(f"error: {clean(e)}" for e in report.errors)
+    return Text("\n".join(lines), style="dim")

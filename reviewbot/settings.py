@@ -1,0 +1,58 @@
+"""Run settings from the environment: the one place that reads environment variables.
+
+Everything else receives these values as arguments (STYLE: no env reads in every
+layer). Secrets are kept here only to hand them to the clients and the Redactor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reviewbot.redact import Redactor
+
+PUBLIC_GITHUB_API = "https://api.github.com"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Settings:
+    anthropic_api_key: str | None = field(default=None, repr=False)
+    anthropic_base_url: str | None = None
+    github_token: str | None = field(default=None, repr=False)
+    github_api_url: str | None = None  # GITHUB_API_URL: GitHub Enterprise, or a test fake
+    github_server_url: str | None = None
+    in_actions: bool = False
+    event_name: str | None = None
+    event_path: Path | None = None
+    workspace: Path | None = None
+    output_file: Path | None = None  # GITHUB_OUTPUT: where the Action's outputs go
+    step_summary: Path | None = None
+    redactor: Redactor = field(default_factory=Redactor, repr=False)
+
+    @classmethod
+    def from_environ(cls, env: Mapping[str, str]) -> Settings:
+        def text(name: str) -> str | None:
+            value = env.get(name, "").strip()
+            return value or None
+
+        def path(name: str) -> Path | None:
+            value = text(name)
+            return Path(value) if value else None
+
+        token = text("GITHUB_TOKEN") or text("GH_TOKEN")
+        key = text("ANTHROPIC_API_KEY")
+        return cls(
+            anthropic_api_key=key,
+            anthropic_base_url=text("ANTHROPIC_BASE_URL"),
+            github_token=token,
+            github_api_url=text("GITHUB_API_URL"),
+            github_server_url=text("GITHUB_SERVER_URL"),
+            in_actions=env.get("GITHUB_ACTIONS") == "true",
+            event_name=text("GITHUB_EVENT_NAME"),
+            event_path=path("GITHUB_EVENT_PATH"),
+            workspace=path("GITHUB_WORKSPACE"),
+            output_file=path("GITHUB_OUTPUT"),
+            step_summary=path("GITHUB_STEP_SUMMARY"),
+            redactor=Redactor.from_environ(env, extra=[v for v in (token, key) if v]),
+        )

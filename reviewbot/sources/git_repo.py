@@ -1,0 +1,305 @@
+"""Local git (GitPython): the `--local` source, and the PR-head checkout for GitHub PRs.
+
+Owns every git command reviewbot runs:
+- `local_snapshot` reviews `merge-base(base, head)..head` of a repository on disk,
+  with no GitHub and no token. The config comes from the tip of `base`
+  (`git show BASE:.reviewbot.toml`), never from `head`.
+- `head_checkout` gives the read tools a working tree of the head commit: the
+  repository's own working tree when its HEAD *is* that commit and it is clean
+  (nothing staged, modified or untracked), otherwise a temporary extraction of
+  the head commit (a throwaway index + `git checkout-index`, so the user's
+  repository gains no worktree, branch or ref).
+- `pr_checkout` gives the PR head of a GitHub PR: the Actions workspace when its
+  HEAD is the PR head, else a shallow fetch of `refs/pull/N/head` (present on the
+  base repository for fork PRs too) into a temporary directory removed afterwards.
+
+Must not: execute anything from the reviewed code. Hooks are switched off, LFS
+smudging is skipped, submodules are not fetched. The token never goes into a URL,
+a command line or a git config file: it travels as an `http.extraHeader` through
+`GIT_CONFIG_*` environment variables, scoped to the clone URL's host, and is
+scrubbed from error messages. Diff text is decoded as UTF-8 with errors="replace"
+(U+FFFD for undecodable bytes): the text goes to the model and to GitHub, which
+both need valid UTF-8, and a replacement never adds or removes a line, so line
+numbers stay exact.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from git import Blob, GitCommandError, InvalidGitRepositoryError, NoSuchPathError, Repo
+
+from reviewbot.config import CONFIG_FILE, ReviewConfig, config_origin, load_config
+from reviewbot.errors import ConfigError, NotFoundError, RepositoryError
+from reviewbot.sources.diff_index import DiffIndex, index_from_unified_diff
+from reviewbot.sources.snapshot import Origin, PRCommit, PRSnapshot
+
+log = logging.getLogger(__name__)
+
+# Settings for every git command we run, whatever the user's or the repository's config says.
+_SAFE_CONFIG = {
+    "core.quotePath": "false",  # non-ASCII paths as UTF-8, not octal escapes
+    "core.hooksPath": "/dev/null",  # never run a hook
+    "advice.detachedHead": "false",
+}
+_SAFE_ENV = {
+    "GIT_TERMINAL_PROMPT": "0",  # fail instead of asking for a password
+    "GIT_LFS_SKIP_SMUDGE": "1",  # no LFS downloads (network, credentials) during checkout
+}
+_DIFF_OPTIONS = (
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-relative",
+    "--src-prefix=a/",  # diff.noprefix / diff.mnemonicPrefix must not change the format
+    "--dst-prefix=b/",
+    "--submodule=short",
+    "--ignore-submodules=none",
+    "--unified=3",  # what GitHub shows, so commentable lines match
+    "--find-renames",
+    "--find-copies",
+)
+
+
+def _env(extra_config: Mapping[str, str] | None = None) -> dict[str, str]:
+    config = {**_SAFE_CONFIG, **(extra_config or {})}
+    env = dict(_SAFE_ENV, GIT_CONFIG_COUNT=str(len(config)))
+    for i, (key, value) in enumerate(config.items()):
+        env[f"GIT_CONFIG_KEY_{i}"] = key
+        env[f"GIT_CONFIG_VALUE_{i}"] = value
+    return env
+
+
+def _git_failure(exc: GitCommandError, what: str, *, secrets: tuple[str, ...] = ()) -> str:
+    """One line: what failed and git's last words, with any secret scrubbed."""
+    stderr = str(exc.stderr).strip().removeprefix("stderr:").strip().strip("'").strip()
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    detail = lines[-1] if lines else f"exit status {exc.status}"
+    message = f"{what}: {detail}"
+    for secret in secrets:
+        message = message.replace(secret, "***")
+    return message
+
+
+# ------------------------------------------------------------------ the local source
+
+
+def open_repo(path: Path) -> Repo:
+    try:
+        return Repo(path, search_parent_directories=True)
+    except (InvalidGitRepositoryError, NoSuchPathError) as exc:
+        raise RepositoryError(
+            f"{path} is not inside a git repository — run reviewbot --local in a checkout"
+        ) from exc
+
+
+def resolve(repo: Repo, ref: str) -> str:
+    """The commit SHA `ref` names; NotFoundError("unknown ref 'X'") otherwise."""
+    try:
+        sha = repo.git.rev_parse("--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
+    except GitCommandError as exc:
+        raise NotFoundError(f"unknown ref {ref!r}") from exc
+    return str(sha).strip()
+
+
+def merge_base(repo: Repo, base_sha: str, head_sha: str) -> str:
+    try:
+        return str(repo.git.merge_base(base_sha, head_sha)).strip()
+    except GitCommandError as exc:
+        raise RepositoryError(
+            f"{base_sha[:12]} and {head_sha[:12]} have no common ancestor — pass a --base that {head_sha[:12]} was branched from"
+        ) from exc
+
+
+def diff_index(repo: Repo, old_sha: str, new_sha: str) -> DiffIndex:
+    """The index of `git diff old new` (renames and copies detected, 3 lines of context)."""
+    try:
+        raw = repo.git.diff(
+            *_DIFF_OPTIONS,
+            old_sha,
+            new_sha,
+            "--",
+            env=_env(),
+            stdout_as_string=False,
+            strip_newline_in_stdout=False,  # an empty last context line is still a line
+        )
+    except GitCommandError as exc:
+        raise RepositoryError(_git_failure(exc, "git diff failed")) from exc
+    return index_from_unified_diff(bytes(raw).decode("utf-8", errors="replace"))
+
+
+def config_at(repo: Repo, sha: str, *, origin: str) -> ReviewConfig:
+    """`.reviewbot.toml` as committed at `sha`; the defaults when there is none."""
+    try:
+        entry = repo.commit(sha).tree / CONFIG_FILE
+    except KeyError:
+        return ReviewConfig()
+    if not isinstance(entry, Blob):
+        raise ConfigError(f"{origin}: is not a file")
+    try:
+        text = entry.data_stream.read().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{origin}: is not valid UTF-8") from exc
+    return load_config(text, origin=origin)
+
+
+def commits_between(repo: Repo, old_sha: str, new_sha: str) -> tuple[PRCommit, ...]:
+    commits = repo.iter_commits(f"{old_sha}..{new_sha}", reverse=True)
+    return tuple(
+        PRCommit(sha=c.hexsha, message=_text(c.message), author=str(c.author.name)) for c in commits
+    )
+
+
+def _text(message: str | bytes) -> str:
+    return message.decode("utf-8", errors="replace") if isinstance(message, bytes) else message
+
+
+@contextmanager
+def local_snapshot(path: Path, *, base: str, head: str = "HEAD") -> Iterator[PRSnapshot]:
+    """The snapshot of `merge-base(base, head)..head` in the repository at `path`.
+
+    `base_sha` is the merge base (what the diff is against); the config is read
+    from the tip of `base`. The checkout lives as long as the `with` block.
+    """
+    repo = open_repo(path)
+    base_sha, head_sha = resolve(repo, base), resolve(repo, head)
+    fork_point = merge_base(repo, base_sha, head_sha)
+    config = config_at(repo, base_sha, origin=config_origin(base))
+    commits = commits_between(repo, fork_point, head_sha)
+    head_commit = repo.commit(head_sha)
+    with head_checkout(repo, head_sha) as checkout:
+        yield PRSnapshot(
+            origin=Origin.LOCAL,
+            url=None,
+            repo=None,
+            number=None,
+            title=_text(head_commit.summary),
+            body="\n\n".join(c.message.strip() for c in commits),
+            author=str(head_commit.author.name),
+            base_ref=base,
+            head_ref=_head_name(repo, head),
+            base_sha=fork_point,
+            head_sha=head_sha,
+            diff=diff_index(repo, fork_point, head_sha),
+            checkout=checkout,
+            config=config,
+            commits=commits,
+        )
+
+
+def _head_name(repo: Repo, head: str) -> str:
+    if head == "HEAD" and not repo.head.is_detached:
+        return repo.active_branch.name
+    return head
+
+
+@contextmanager
+def head_checkout(repo: Repo, head_sha: str) -> Iterator[Path]:
+    """A working tree of `head_sha`: the repository's own when it is exactly that, else a copy."""
+    if _is_clean_checkout_of(repo, head_sha):
+        log.info("read tools use the working tree %s (HEAD, clean)", repo.working_tree_dir)
+        yield Path(str(repo.working_tree_dir))
+        return
+    with tempfile.TemporaryDirectory(prefix="reviewbot-head-", ignore_cleanup_errors=True) as tmp:
+        tree = Path(tmp) / "tree"
+        _extract(repo, head_sha, index=Path(tmp) / "index", into=tree)
+        log.info("read tools use a temporary extraction of %s at %s", head_sha[:12], tree)
+        yield tree
+
+
+def _is_clean_checkout_of(repo: Repo, sha: str) -> bool:
+    if repo.bare or repo.working_tree_dir is None or not repo.head.is_valid():
+        return False
+    return repo.head.commit.hexsha == sha and not repo.is_dirty(untracked_files=True)
+
+
+def _extract(repo: Repo, sha: str, *, index: Path, into: Path) -> None:
+    # A throwaway index: the user's index, branches and worktree list stay untouched.
+    env = dict(_env(), GIT_INDEX_FILE=str(index))
+    into.mkdir()
+    try:
+        repo.git.read_tree(sha, env=env)
+        repo.git.checkout_index("--all", f"--prefix={into}/", env=env)
+    except GitCommandError as exc:
+        raise RepositoryError(_git_failure(exc, f"could not extract {sha[:12]}")) from exc
+
+
+# ------------------------------------------------------------------ the GitHub PR checkout
+
+
+@contextmanager
+def pr_checkout(
+    clone_url: str,
+    *,
+    number: int,
+    head_sha: str,
+    token: str | None = None,
+    workspace: Path | None = None,
+) -> Iterator[Path]:
+    """A read-only working tree of the PR head, removed afterwards (unless it is `workspace`).
+
+    `workspace` (GITHUB_WORKSPACE, read by the caller) is reused when its HEAD is
+    `head_sha`; otherwise `refs/pull/<number>/head` is fetched (depth 1) from
+    `clone_url`, the BASE repository, into a temporary directory.
+    """
+    if workspace is not None and _head_of(workspace) == head_sha:
+        log.info("read tools use the workspace %s (HEAD is the PR head)", workspace)
+        yield workspace
+        return
+    with tempfile.TemporaryDirectory(prefix="reviewbot-pr-", ignore_cleanup_errors=True) as tmp:
+        target = Path(tmp) / "checkout"
+        _fetch_pr_head(clone_url, target, number=number, head_sha=head_sha, token=token)
+        yield target
+
+
+def _head_of(path: Path) -> str | None:
+    try:
+        repo = Repo(path)
+        return repo.head.commit.hexsha if repo.head.is_valid() else None
+    except (InvalidGitRepositoryError, NoSuchPathError):
+        return None
+
+
+def _auth_config(clone_url: str, token: str | None) -> dict[str, str]:
+    """An Authorization header for the clone URL's host only (never in the URL itself)."""
+    parts = urlsplit(clone_url)
+    if not token or parts.scheme not in ("https", "http"):
+        return {}
+    basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
+    return {f"http.{parts.scheme}://{parts.netloc}/.extraHeader": f"Authorization: Basic {basic}"}
+
+
+def _fetch_pr_head(
+    clone_url: str, target: Path, *, number: int, head_sha: str, token: str | None
+) -> None:
+    auth = _auth_config(clone_url, token)
+    secrets = (token, *auth.values()) if token else ()
+    env = _env(auth)
+    repo = Repo.init(target)
+    try:
+        repo.git.fetch(
+            "--depth=1",
+            "--no-tags",
+            "--no-recurse-submodules",
+            "--",
+            clone_url,
+            f"refs/pull/{number}/head",
+            env=env,
+        )
+        fetched = str(repo.git.rev_parse("FETCH_HEAD")).strip()
+        if fetched != head_sha:
+            raise RepositoryError(
+                f"the head of PR #{number} moved to {fetched[:12]} while reviewing {head_sha[:12]} — run the review again"
+            )
+        repo.git.checkout("--detach", "--quiet", fetched, env=env)
+    except GitCommandError as exc:
+        message = _git_failure(
+            exc, f"could not fetch PR #{number} from {clone_url}", secrets=secrets
+        )
+        raise RepositoryError(message) from exc

@@ -1,0 +1,460 @@
+"""The read side of GitHub (PyGithub): PR URLs, the client, the PR snapshot, CI checks.
+
+Owns: parsing a PR URL into a `PRRef`, building the `github.Github` client (retries
+for 5xx and secondary rate limits, timeouts), reading a PR (metadata, the changed
+files through the paginated files API, comments, commits, `.reviewbot.toml` from
+the BASE commit) and the head commit's check runs and statuses. PyGithub objects
+never leave this module: callers get reviewbot types, and every PyGithub or
+`requests` failure is re-raised as a `reviewbot.errors` error with a one-line
+message.
+
+Must not: write to GitHub (publish/github.py does), read the environment (the
+composition root passes `api_url` and `token` in), run git (git_repo.py does the
+checkout), or ask for the PR with the diff media type (GitHub answers 406 past
+300 files or 20,000 lines; the files API has no such limit below 3,000 files).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from github import (
+    Auth,
+    BadCredentialsException,
+    Github,
+    GithubException,
+    GithubRetry,
+    RateLimitExceededException,
+    UnknownObjectException,
+)
+from github.CommitStatus import CommitStatus
+from github.ContentFile import ContentFile
+from github.File import File
+from github.GithubObject import GithubObject
+from github.PaginatedList import PaginatedList
+from github.PullRequest import PullRequest
+from github.Repository import Repository
+
+from reviewbot.config import CONFIG_FILE, ReviewConfig, config_origin, load_config
+from reviewbot.errors import (
+    AuthError,
+    ConfigError,
+    GitHubAPIError,
+    NetworkError,
+    NotFoundError,
+    UsageError,
+)
+from reviewbot.sources.ci import CheckKind, CheckState, CheckStatus
+from reviewbot.sources.diff_index import DiffIndex, FileDiff, FileStatus, file_diff_from_patch
+from reviewbot.sources.snapshot import Origin, PRComment, PRCommit, PRSnapshot
+
+PUBLIC_HOST = "github.com"
+PUBLIC_API = "https://api.github.com"
+FILES_LISTING_LIMIT = 3_000  # GET /pulls/{n}/files lists no more, whatever the PR has
+PER_PAGE = 100  # the maximum GitHub allows
+
+_EXPECTED_URL = "https://github.com/OWNER/REPO/pull/NUMBER"
+_OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
+_REPO = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
+_TAILS = frozenset({"files", "commits", "checks", "changes"})
+
+
+# ------------------------------------------------------------------ the PR URL
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PRRef:
+    host: str
+    owner: str
+    repo: str
+    number: int
+    api_url: str
+    html_url: str
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner}/{self.repo}"
+
+    def __str__(self) -> str:
+        return f"{self.full_name}#{self.number}"
+
+
+def parse_pr_url(url: str, *, api_url: str | None = None) -> PRRef:
+    """`https://HOST/OWNER/REPO/pull/N[/files|/commits|/checks…][?…][#…]` → PRRef.
+
+    github.com maps to https://api.github.com, any other host to https://HOST/api/v3;
+    `api_url` (GITHUB_API_URL, read by the caller) overrides both.
+    """
+    parts = urlsplit(url.strip())
+    segments = [s for s in parts.path.split("/") if s]
+    host = (parts.hostname or "").lower()
+    if (
+        parts.scheme not in ("https", "http")
+        or not host
+        or len(segments) < 4
+        or segments[2] != "pull"
+        or not _OWNER.match(segments[0])
+        or not _REPO.match(segments[1])
+        or not segments[3].isdigit()
+        or int(segments[3]) < 1
+        or (len(segments) > 4 and segments[4] not in _TAILS)
+    ):
+        raise UsageError(f"not a pull request URL: {url!r} — expected {_EXPECTED_URL}")
+    host = PUBLIC_HOST if host == "www.github.com" else host
+    netloc = host if parts.port is None else f"{host}:{parts.port}"
+    owner, repo, number = segments[0], segments[1].removesuffix(".git"), int(segments[3])
+    return PRRef(
+        host=host,
+        owner=owner,
+        repo=repo,
+        number=number,
+        api_url=(api_url or _default_api_url(parts.scheme, netloc)).rstrip("/"),
+        html_url=f"{parts.scheme}://{netloc}/{owner}/{repo}/pull/{number}",
+    )
+
+
+def _default_api_url(scheme: str, netloc: str) -> str:
+    return PUBLIC_API if netloc == PUBLIC_HOST else f"{scheme}://{netloc}/api/v3"
+
+
+# ------------------------------------------------------------------ the client
+
+
+def make_client(
+    api_url: str,
+    token: str | None,
+    *,
+    timeout: int = 30,
+    retries: int = 5,
+    backoff: float = 1.0,
+    pace_seconds: float = 0.25,
+    max_rate_limit_wait: float = 300.0,
+) -> Github:
+    """A PyGithub client; makes no request.
+
+    Retries 5xx with exponential backoff and secondary rate limits after
+    `Retry-After` (GithubRetry), gives up when a rate limit asks for more than
+    `max_rate_limit_wait` seconds, and spaces requests by `pace_seconds`.
+    """
+    retry = GithubRetry(
+        total=retries,
+        backoff_factor=backoff,
+        max_rate_limit_wait=max_rate_limit_wait,
+    )
+    return Github(
+        auth=Auth.Token(token) if token else None,
+        base_url=api_url,
+        timeout=timeout,
+        user_agent="reviewbot",
+        per_page=PER_PAGE,
+        retry=retry,
+        seconds_between_requests=pace_seconds or None,
+        seconds_between_writes=None,
+        lazy=True,  # objects are fetched when read, so building a Repository costs nothing
+    )
+
+
+# ------------------------------------------------------------------ errors
+
+
+def _one_line(text: object) -> str:
+    return " ".join(str(text).split())
+
+
+def _github_message(exc: GithubException) -> str:
+    data = exc.data
+    message = data.get("message") if isinstance(data, dict) else None
+    return _one_line(message or exc.message or f"HTTP {exc.status}")
+
+
+@contextmanager
+def _github_errors(*, not_found: str, api_url: str) -> Iterator[None]:
+    """Map PyGithub and `requests` failures to reviewbot errors with one-line messages."""
+    try:
+        yield
+    except UnknownObjectException as exc:
+        raise NotFoundError(not_found) from exc
+    except BadCredentialsException as exc:
+        raise AuthError("GitHub rejected the token — check GITHUB_TOKEN") from exc
+    except RateLimitExceededException as exc:
+        raise GitHubAPIError(
+            f"GitHub rate limit exceeded ({_github_message(exc)}) — retry later, or use a token with a higher limit"
+        ) from exc
+    except GithubException as exc:
+        if exc.status == 404:  # PyGithub only maps the message "Not Found" to UnknownObject
+            raise NotFoundError(not_found) from exc
+        if exc.status == 401:
+            raise AuthError("GitHub rejected the token — check GITHUB_TOKEN") from exc
+        if exc.status == 403:
+            raise AuthError(
+                f"GitHub refused access ({_github_message(exc)}) — the token needs read access to this repository's pull requests, contents and checks"
+            ) from exc
+        raise GitHubAPIError(f"GitHub answered {exc.status}: {_github_message(exc)}") from exc
+    except OSError as exc:  # requests' ConnectionError, Timeout and RetryError are OSErrors
+        raise NetworkError(
+            f"GitHub at {api_url} could not be reached or kept failing: {_one_line(exc)}"
+        ) from exc
+
+
+def _not_found_message(ref: PRRef) -> str:
+    return f"pull request {ref} not found — check the URL, or set GITHUB_TOKEN for a private repository"
+
+
+# ------------------------------------------------------------------ the pull request
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PullRequestInfo:
+    """The PR's metadata: what is needed before the checkout and the snapshot."""
+
+    ref: PRRef
+    title: str
+    body: str
+    author: str
+    base_ref: str
+    base_sha: str
+    head_ref: str
+    head_sha: str
+    head_repo: str | None  # "owner/name"; None when the fork was deleted
+    draft: bool
+    fork: bool
+    state: str  # "open" or "closed"
+    changed_files: int
+    clone_url: str  # of the BASE repository: refs/pull/N/head exists there, forks included
+
+
+def fetch_pull_request(client: Github, ref: PRRef) -> PullRequestInfo:
+    """GET /repos/{o}/{r}/pulls/{n} (JSON, never the diff media type)."""
+    with _github_errors(not_found=_not_found_message(ref), api_url=ref.api_url):
+        pull = client.get_repo(ref.full_name).get_pull(ref.number)
+        return _info(ref, pull)
+
+
+def _info(ref: PRRef, pull: PullRequest) -> PullRequestInfo:
+    head_repo = pull.head.repo.full_name if pull.head.repo is not None else None
+    base_repo = pull.base.repo.full_name
+    return PullRequestInfo(
+        ref=ref,
+        title=pull.title or "",
+        body=pull.body or "",
+        author=_login(pull.user),
+        base_ref=pull.base.ref,
+        base_sha=pull.base.sha,
+        head_ref=pull.head.ref,
+        head_sha=pull.head.sha,
+        head_repo=head_repo,
+        draft=bool(pull.draft),
+        fork=head_repo != base_repo,
+        state=pull.state,
+        changed_files=pull.changed_files,
+        clone_url=pull.base.repo.clone_url,
+    )
+
+
+def _login(user: Any) -> str:
+    # A deleted account comes back as null; GitHub shows it as "ghost".
+    return str(user.login) if user is not None else "ghost"
+
+
+def fetch_snapshot(client: Github, info: PullRequestInfo, *, checkout: Path) -> PRSnapshot:
+    """Everything a review reads about the PR; `checkout` is the PR head's working tree.
+
+    The files listing stops at 3,000 files (GitHub's limit): then
+    `diff.listing_truncated` is set and `diff.total_files` is the PR's real count.
+    """
+    ref = info.ref
+    with _github_errors(not_found=_not_found_message(ref), api_url=ref.api_url):
+        repo = client.get_repo(ref.full_name)
+        pull = repo.get_pull(ref.number)
+        files = _diff_index(pull.get_files(), total=info.changed_files)
+        comments = _comments(repo, pull, ref.number)
+        commits = tuple(
+            PRCommit(sha=c.sha, message=c.commit.message, author=c.commit.author.name)
+            for c in pull.get_commits()
+        )
+    return PRSnapshot(
+        origin=Origin.GITHUB,
+        url=ref.html_url,
+        repo=ref.full_name,
+        number=ref.number,
+        title=info.title,
+        body=info.body,
+        author=info.author,
+        base_ref=info.base_ref,
+        head_ref=info.head_ref,
+        base_sha=info.base_sha,
+        head_sha=info.head_sha,
+        draft=info.draft,
+        fork=info.fork,
+        diff=files,
+        checkout=checkout,
+        comments=comments,
+        config=fetch_base_config(client, info),
+        commits=commits,
+    )
+
+
+def _diff_index(listing: PaginatedList[File], *, total: int) -> DiffIndex:
+    files: dict[str, FileDiff] = {}
+    for item in listing:
+        diff = _file_diff(item)
+        files[diff.path] = diff
+    return DiffIndex(files=files, listing_truncated=total > len(files), total_files=total)
+
+
+_GITHUB_STATUS = {
+    "added": FileStatus.ADDED,
+    "removed": FileStatus.DELETED,
+    "modified": FileStatus.MODIFIED,
+    "renamed": FileStatus.RENAMED,
+    "copied": FileStatus.COPIED,
+    "changed": FileStatus.MODE_CHANGED,  # a mode or type change; MODIFIED when it has a patch
+    "unchanged": FileStatus.MODIFIED,
+}
+_SUBMODULE_LINE = re.compile(r"^[-+]Subproject commit [0-9a-f]{40}$")
+
+
+def _file_diff(item: File) -> FileDiff:
+    patch: str | None = item.patch or None  # absent (too large, binary) or "" (no content change)
+    status = _GITHUB_STATUS.get(item.status, FileStatus.MODIFIED)
+    if status is FileStatus.MODE_CHANGED and patch is not None:
+        status = FileStatus.MODIFIED
+    # GitHub sends no patch for a pure rename, copy or mode change: nothing is missing then.
+    contentless = item.changes == 0 and status in (
+        FileStatus.RENAMED,
+        FileStatus.COPIED,
+        FileStatus.MODE_CHANGED,
+    )
+    missing = patch is None and not contentless
+    return file_diff_from_patch(
+        item.filename,
+        patch,
+        status=status,
+        old_path=item.previous_filename
+        if status in (FileStatus.RENAMED, FileStatus.COPIED)
+        else None,
+        additions=item.additions,
+        deletions=item.deletions,
+        submodule=_is_submodule(patch),
+        patch_missing=missing,
+    )
+
+
+def _is_submodule(patch: str | None) -> bool:
+    """GitHub shows a submodule bump as `-Subproject commit A` / `+Subproject commit B`."""
+    if patch is None:
+        return False
+    body = [line for line in patch.splitlines()[1:] if line and not line.startswith("\\")]
+    return bool(body) and all(_SUBMODULE_LINE.match(line) for line in body)
+
+
+def _raw(item: GithubObject) -> dict[str, Any]:
+    # PyGithub answers a read of an attribute the JSON left out by re-fetching the
+    # object; reading the JSON it already holds avoids one request per comment.
+    raw: dict[str, Any] = item._rawData
+    return raw
+
+
+def _comments(repo: Repository, pull: PullRequest, number: int) -> tuple[PRComment, ...]:
+    # Through the issue: `pull.get_issue_comments()` would first re-fetch the PR for its URL.
+    issue = [
+        PRComment(id=c.id, author=_login(c.user), body=c.body or "")
+        for c in repo.get_issue(number).get_comments()
+    ]
+    review = []
+    for comment in pull.get_review_comments():
+        raw = _raw(comment)
+        review.append(
+            PRComment(
+                id=comment.id,
+                author=_login(comment.user),
+                body=comment.body or "",
+                path=comment.path,
+                line=raw.get("line"),
+                in_reply_to=raw.get("in_reply_to_id"),
+            )
+        )
+    return (*issue, *review)
+
+
+# ------------------------------------------------------------------ config from the base
+
+
+def fetch_base_config(client: Github, info: PullRequestInfo) -> ReviewConfig:
+    """`.reviewbot.toml` at the BASE commit (never the head: the PR must not set its own policy).
+
+    No file → the defaults.
+    """
+    ref, origin = info.ref, config_origin(info.base_ref)
+    try:
+        with _github_errors(not_found="", api_url=ref.api_url):
+            found = client.get_repo(ref.full_name).get_contents(CONFIG_FILE, ref=info.base_sha)
+    except NotFoundError:
+        return ReviewConfig()
+    if not isinstance(found, ContentFile) or found.type != "file":
+        raise ConfigError(f"{origin}: is not a file")
+    if found.encoding != "base64":  # the contents API leaves files over 1 MB unencoded
+        raise ConfigError(f"{origin}: is too large to be a configuration file")
+    try:
+        text = found.decoded_content.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{origin}: is not valid UTF-8") from exc
+    return load_config(text, origin=origin)
+
+
+# ------------------------------------------------------------------ CI
+
+
+_RUNNING = {
+    "queued": CheckStatus.QUEUED,
+    "in_progress": CheckStatus.IN_PROGRESS,
+    "waiting": CheckStatus.PENDING,
+    "requested": CheckStatus.PENDING,
+    "pending": CheckStatus.PENDING,
+}
+
+
+def fetch_ci_checks(client: Github, repo: str, head_sha: str) -> list[CheckState]:
+    """The check runs (latest per name) and commit statuses (latest per context) of `head_sha`."""
+    api_url = client.requester.base_url
+    with _github_errors(not_found=f"commit {head_sha} not found in {repo}", api_url=api_url):
+        repository = client.get_repo(repo)
+        runs = [_check_run_state(run) for run in repository.get_commit(head_sha).get_check_runs()]
+        listing = PaginatedList(
+            CommitStatus, client.requester, f"{repository.url}/statuses/{head_sha}", None
+        )
+        latest: dict[str, CheckState] = {}
+        for status in listing:  # newest first: the first one seen per context is current
+            latest.setdefault(status.context, _status_state(status))
+    return [*runs, *latest.values()]
+
+
+def _check_run_state(run: Any) -> CheckState:
+    if run.status == "completed":
+        status = _parse_status(run.conclusion, default=CheckStatus.PENDING)
+    else:
+        status = _RUNNING.get(run.status, CheckStatus.PENDING)
+    return CheckState(name=run.name, status=status, kind=CheckKind.CHECK_RUN, url=run.html_url)
+
+
+def _status_state(status: CommitStatus) -> CheckState:
+    return CheckState(
+        name=status.context,
+        status=_parse_status(status.state, default=CheckStatus.PENDING),
+        kind=CheckKind.STATUS,
+        url=status.target_url,
+    )
+
+
+def _parse_status(value: str | None, *, default: CheckStatus) -> CheckStatus:
+    # An unknown value (GitHub adds some now and then) counts as unfinished, never as success.
+    try:
+        return CheckStatus(value or "")
+    except ValueError:
+        return default

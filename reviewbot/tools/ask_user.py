@@ -1,0 +1,67 @@
+"""`ask_user`: the agent's question to a person, pinned in every mode (SPEC 2).
+
+An `Operator` answers, or returns None when nobody is there. With no operator
+(CI, `--non-interactive`, stdin not a TTY — the caller decides which operator to
+pass) the tool fails closed at once with a fixed answer: it never hangs and never
+crashes the run. This module must not decide whether a terminal is interactive.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, TextIO
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from reviewbot.agent.toolbox import ToolResult
+from reviewbot.tools.context import ToolContext
+
+NO_OPERATOR = "no operator is connected; decide, and record the open point as a `question` node"
+EMPTY_ANSWER = "the operator gave no answer; decide yourself"
+
+
+class Operator(Protocol):
+    def ask(self, question: str) -> str | None:
+        """The person's answer, or None when nobody can answer."""
+        ...
+
+
+class NoOperator:
+    """Nobody is connected: every question gets None, immediately."""
+
+    def ask(self, question: str) -> str | None:
+        return None
+
+
+class TerminalOperator:
+    """A person at a terminal; the streams are injected so tests need no TTY."""
+
+    def __init__(self, *, input: TextIO, output: TextIO) -> None:
+        self._input = input
+        self._output = output
+
+    def ask(self, question: str) -> str | None:
+        self._output.write(f"\nThe reviewer asks: {question}\nYour answer: ")
+        self._output.flush()
+        line = self._input.readline()
+        if not line:
+            return None  # end of input: the person has gone, fail closed as in CI
+        return line.rstrip("\r\n")
+
+
+class AskUserInput(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    question: str = Field(
+        min_length=1,
+        max_length=2_000,
+        description="One clear question a person can answer in a sentence.",
+    )
+
+
+def ask_user(ctx: ToolContext, args: AskUserInput) -> ToolResult:
+    answer = ctx.operator.ask(args.question)
+    if answer is None:
+        return ToolResult(content=NO_OPERATOR)
+    if not answer.strip():
+        return ToolResult(content=EMPTY_ANSWER)
+    return ToolResult(content=f"the operator answered: {answer}")

@@ -1,0 +1,184 @@
+"""Read-only views of the checkout's git history: git_log, git_show, git_blame (gitpython).
+
+The model names revisions and paths; neither ever reaches git's command line as
+an option. A revision must look like a revision and is resolved to a commit id
+first (so `--output=…` can never be one), paths come after `--` or are looked up
+in the commit's tree, and diffs run without external diff drivers or textconv
+filters. The default revision is the PR head. Nothing here writes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import git
+from pydantic import BaseModel, ConfigDict, Field
+
+from reviewbot.agent.toolbox import ToolResult
+from reviewbot.nodes.model import RelPath
+from reviewbot.tools.context import ToolContext, ToolRetry
+from reviewbot.tools.paths import GIT_DIR, normalise, split_lines
+from reviewbot.tools.truncate import head_tail
+
+_REV = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/@{}^~-]{0,199}$")
+_MAX_LINE = 2_000
+
+
+class _Input(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class GitLogInput(_Input):
+    path: RelPath | None = Field(default=None, description="Only commits that touched this path.")
+    max_count: int = Field(default=20, strict=True, ge=1, le=100, description="Newest first.")
+
+
+class GitShowInput(_Input):
+    rev: str = Field(
+        default="HEAD",
+        max_length=200,
+        description="A commit id, branch, tag or expression like `HEAD~2`.",
+    )
+    path: RelPath | None = Field(
+        default=None, description="Show this file as it was at `rev` instead of the commit."
+    )
+
+
+class GitBlameInput(_Input):
+    path: RelPath = Field(description="File path relative to the repository root.")
+    start_line: int = Field(strict=True, ge=1, le=10_000_000, description="First line (1-based).")
+    end_line: int = Field(strict=True, ge=1, le=10_000_000, description="Last line (inclusive).")
+
+
+def git_log(ctx: ToolContext, args: GitLogInput) -> ToolResult:
+    with _repository(ctx) as repo:
+        head = _commit(repo, ctx.workspace.head_sha)
+        paths = [_git_path(args.path)] if args.path else []
+        commits = list(repo.iter_commits(head.hexsha, paths, max_count=args.max_count))
+    if not commits:
+        return ToolResult(content=f"no commit touches `{args.path}`")
+    rows = [
+        f"{c.hexsha[:12]} {c.committed_datetime.date().isoformat()} {c.author.name}: {c.summary!s}"
+        for c in commits
+    ]
+    return ToolResult(content="\n".join(rows))
+
+
+def git_show(ctx: ToolContext, args: GitShowInput) -> ToolResult:
+    rev = ctx.workspace.head_sha if args.rev == "HEAD" else args.rev
+    with _repository(ctx) as repo:
+        commit = _commit(repo, rev)
+        if args.path is None:
+            text = repo.git.show(
+                commit.hexsha,
+                "--format=fuller",
+                "--stat",
+                "--patch",
+                "--no-color",
+                "--no-ext-diff",  # never run a diff driver named by the repository
+                "--no-textconv",
+            )
+            return ToolResult(content=_bounded(ctx, split_lines(text), "call git_show with a path"))
+        return ToolResult(content=_show_path(ctx, commit, _git_path(args.path)))
+
+
+def git_blame(ctx: ToolContext, args: GitBlameInput) -> ToolResult:
+    path = _git_path(args.path)
+    with _repository(ctx) as repo:
+        head = _commit(repo, ctx.workspace.head_sha)
+        total = len(split_lines(_blob_text(head, path)))
+        if args.start_line > total:
+            raise ToolRetry(
+                f"`{path}` has {total:,} lines; start_line {args.start_line} is past the end"
+            )
+        end = min(max(args.end_line, args.start_line), total)
+        try:
+            blamed = repo.blame(head.hexsha, path, L=f"{args.start_line},{end}")
+        except git.GitCommandError as exc:
+            raise ToolRetry(f"git blame failed: {_first_line(exc.stderr)}") from exc
+    rows: list[str] = []
+    number = args.start_line
+    for entry in blamed or []:
+        commit, lines = entry[0], entry[1]
+        if not isinstance(commit, git.Commit) or not isinstance(lines, list):
+            continue
+        stamp = f"{commit.hexsha[:8]} {commit.committed_datetime.date().isoformat()}"
+        for line in lines:
+            text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
+            rows.append(f"{number:>6}  {stamp} {str(commit.author.name)[:20]}\t{text[:_MAX_LINE]}")
+            number += 1
+    ctx.seen.add(path)  # blame shows the head's lines with their numbers
+    return ToolResult(content=_bounded(ctx, rows, "blame fewer lines"))
+
+
+@contextmanager
+def _repository(ctx: ToolContext) -> Iterator[git.Repo]:
+    try:
+        repo = git.Repo(ctx.root)
+    except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
+        raise ToolRetry("the checkout has no git history, so git tools cannot answer") from exc
+    try:
+        yield repo
+    except (git.GitCommandError, ValueError) as exc:
+        raise ToolRetry(f"git could not answer: {_first_line(str(exc))}") from exc
+    finally:
+        repo.close()
+
+
+def _commit(repo: git.Repo, rev: str) -> git.Commit:
+    """`rev` resolved to a commit without ever passing it to git as an argument."""
+    if not _REV.match(rev) or ".." in rev:
+        raise ToolRetry(f"{rev!r} is not a revision (a commit id, branch, tag or `HEAD~n`)")
+    try:
+        return repo.commit(rev)
+    except (git.BadName, git.BadObject, ValueError) as exc:
+        raise ToolRetry(f"no commit {rev!r} in this repository") from exc
+
+
+def _git_path(path: str) -> str:
+    relative = normalise(path)
+    if relative.split("/")[0] in {"..", GIT_DIR}:
+        raise ToolRetry(f"`{path}` is not a path in the repository")
+    return relative
+
+
+def _blob_text(commit: git.Commit, path: str) -> str:
+    try:
+        obj = commit.tree / path
+    except KeyError as exc:
+        raise ToolRetry(f"`{path}` does not exist at {commit.hexsha[:12]}") from exc
+    if not isinstance(obj, git.Blob):
+        raise ToolRetry(f"`{path}` is a directory at {commit.hexsha[:12]}")
+    data: bytes = obj.data_stream.read()
+    if b"\x00" in data[:8_000]:
+        raise ToolRetry(f"`{path}` is a binary file at {commit.hexsha[:12]}")
+    return data.decode("utf-8", "replace")
+
+
+def _show_path(ctx: ToolContext, commit: git.Commit, path: str) -> str:
+    try:
+        obj = commit.tree / path
+    except KeyError as exc:
+        raise ToolRetry(f"`{path}` does not exist at {commit.hexsha[:12]}") from exc
+    if isinstance(obj, git.Tree):
+        names = [f"{item.path}{'/' if isinstance(item, git.Tree) else ''}" for item in obj]
+        return _bounded(
+            ctx, [f"`{path}` at {commit.hexsha[:12]} is a directory:", *names], "narrow the path"
+        )
+    lines = split_lines(_blob_text(commit, path))
+    numbered = [f"{n:>6}\t{line[:_MAX_LINE]}" for n, line in enumerate(lines, start=1)]
+    header = f"{path} at {commit.hexsha[:12]} — {len(lines):,} lines"
+    return _bounded(ctx, [header, *numbered], "git_blame shows a range of the head version")
+
+
+def _bounded(ctx: ToolContext, lines: list[str], hint: str) -> str:
+    def note(first: int, last: int) -> str:
+        return f"… {last - first + 1:,} lines omitted; {hint}"
+
+    return head_tail(lines, ctx.max_output_chars, note)
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "unknown error")

@@ -1,0 +1,199 @@
+"""The registry: every tool reviewbot knows, with its tier, effect classes and input schema.
+
+It includes the write and execute tools of other modes (`other_modes.py`), so
+that computing a surface means excluding something real. A tool's schema for the
+model is generated from its pydantic input model; `add_review_node` uses
+`Finding`, the model the read boundary validates with (STYLE 11). This module
+decides nothing about modes: that is `reviewbot.tools.surface`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from reviewbot.agent.toolbox import ToolResult
+from reviewbot.modes.effect import Effect, Tier
+from reviewbot.nodes.model import Finding
+from reviewbot.tools import ask_user, git_views, other_modes, plan_verbs, repo, review_verbs
+from reviewbot.tools.context import ToolContext
+
+# The second argument is the validated input model (or, for a `boundary` tool, the raw input).
+Handler = Callable[[ToolContext, Any], ToolResult]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ToolSpec:
+    name: str
+    description: str  # one line: what the tool is for; it is prompt text
+    input_model: type[BaseModel]
+    tier: Tier
+    effects: frozenset[Effect] = frozenset()
+    handler: Handler
+    # True: the handler admits the raw input through the read boundary itself, so a
+    # malformed input is recorded as a discard (SPEC 3) instead of refused by the guard.
+    boundary: bool = False
+
+    def param(self) -> dict[str, Any]:
+        """The Messages API tool definition."""
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_model.model_json_schema(),
+        }
+
+
+_R, _W, _X = Tier.READ, Tier.WRITE, Tier.EXECUTE
+E = Effect
+
+_TOOLS = (
+    ToolSpec(
+        name="read_file",
+        description="Read a file of the PR head with line numbers, whole or a line range.",
+        input_model=repo.ReadFileInput,
+        tier=_R,
+        handler=repo.read_file,
+    ),
+    ToolSpec(
+        name="list_files",
+        description="List the repository's files matching a glob; files changed by the PR are marked.",
+        input_model=repo.ListFilesInput,
+        tier=_R,
+        handler=repo.list_files,
+    ),
+    ToolSpec(
+        name="search_code",
+        description="Search the repository's text files for a regular expression, line by line.",
+        input_model=repo.SearchCodeInput,
+        tier=_R,
+        handler=repo.search_code,
+    ),
+    ToolSpec(
+        name="git_log",
+        description="List the commits up to the PR head, newest first, optionally only those touching a path.",
+        input_model=git_views.GitLogInput,
+        tier=_R,
+        handler=git_views.git_log,
+    ),
+    ToolSpec(
+        name="git_show",
+        description="Show a commit (message and diff), or a file as it was at a given revision.",
+        input_model=git_views.GitShowInput,
+        tier=_R,
+        handler=git_views.git_show,
+    ),
+    ToolSpec(
+        name="git_blame",
+        description="Show which commit last changed each line of a range of a PR head file.",
+        input_model=git_views.GitBlameInput,
+        tier=_R,
+        handler=git_views.git_blame,
+    ),
+    ToolSpec(
+        name="add_review_node",
+        description="Record one finding (a review node), anchored to lines of the PR head you have read.",
+        input_model=Finding,
+        tier=_R,
+        handler=review_verbs.add_review_node,
+        boundary=True,
+    ),
+    ToolSpec(
+        name="finalize_review",
+        description="Finish the review with a summary and a proposed verdict (ship, hold or block).",
+        input_model=review_verbs.FinalizeInput,
+        tier=_R,
+        handler=review_verbs.finalize_review,
+    ),
+    ToolSpec(
+        name="confirm_review_node",
+        description="Confirm another agent's review node after checking it against the code.",
+        input_model=review_verbs.NodeJudgementInput,
+        tier=_R,
+        handler=review_verbs.confirm_review_node,
+    ),
+    ToolSpec(
+        name="dispute_review_node",
+        description="Dispute a review node with the evidence that it is wrong or overstated.",
+        input_model=review_verbs.NodeJudgementInput,
+        tier=_R,
+        handler=review_verbs.dispute_review_node,
+    ),
+    ToolSpec(
+        name="submit_plan",
+        description="Deliver the plan: a summary and its steps in order.",
+        input_model=plan_verbs.SubmitPlanInput,
+        tier=_R,
+        handler=plan_verbs.submit_plan,
+    ),
+    ToolSpec(
+        name="ask_user",
+        description="Ask the operator a question; answers at once when nobody is connected.",
+        input_model=ask_user.AskUserInput,
+        tier=_R,
+        handler=ask_user.ask_user,
+    ),
+    ToolSpec(
+        name="write_file",
+        description="Create or overwrite a file in the worktree.",
+        input_model=other_modes.WriteFileInput,
+        tier=_W,
+        effects=frozenset({E.WORKTREE_WRITE}),
+        handler=other_modes.not_run_here,
+    ),
+    ToolSpec(
+        name="delete_file",
+        description="Delete a file from the worktree.",
+        input_model=other_modes.DeleteFileInput,
+        tier=_W,
+        effects=frozenset({E.FILE_DELETE, E.WORKTREE_WRITE}),
+        handler=other_modes.not_run_here,
+    ),
+    ToolSpec(
+        name="git_commit",
+        description="Commit the worktree's changes.",
+        input_model=other_modes.GitCommitInput,
+        tier=_W,
+        effects=frozenset({E.COMMIT, E.WORKTREE_WRITE}),
+        handler=other_modes.not_run_here,
+    ),
+    ToolSpec(
+        name="git_push",
+        description="Push a branch to the remote.",
+        input_model=other_modes.GitPushInput,
+        tier=_W,
+        effects=frozenset({E.PUSH, E.SECRET_READ}),
+        handler=other_modes.not_run_here,
+    ),
+    ToolSpec(
+        name="create_pull_request",
+        description="Open a pull request on GitHub.",
+        input_model=other_modes.CreatePullRequestInput,
+        tier=_W,
+        effects=frozenset({E.PR_PUBLISH, E.SECRET_READ}),
+        handler=other_modes.not_run_here,
+    ),
+    ToolSpec(
+        name="bash",
+        description="Run a shell command in the sandboxed worktree.",
+        input_model=other_modes.BashInput,
+        tier=_X,
+        # Declared as it runs in the sandbox: confined to the worktree, no push credentials.
+        effects=frozenset(
+            {E.PROCESS_SPAWN, E.WORKTREE_WRITE, E.FILE_DELETE, E.PACKAGE_INSTALL, E.NETWORK_READ}
+        ),
+        handler=other_modes.not_run_here,
+    ),
+    ToolSpec(
+        name="install_package",
+        description="Install a package into the sandbox.",
+        input_model=other_modes.InstallPackageInput,
+        tier=_X,
+        effects=frozenset({E.PACKAGE_INSTALL, E.PROCESS_SPAWN, E.NETWORK_READ}),
+        handler=other_modes.not_run_here,
+    ),
+)
+
+REGISTRY: dict[str, ToolSpec] = {tool.name: tool for tool in _TOOLS}

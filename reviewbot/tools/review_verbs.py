@@ -1,0 +1,251 @@
+"""The review verbs: add_review_node, finalize_review, and the verifier's confirm/dispute.
+
+`add_review_node` takes the model's raw input through the one read boundary
+(`reviewbot.nodes.admit`), so a malformed node costs a recorded discard and an
+error the model can act on. Then it enforces checkable facts about the anchor
+(SPEC 2): the file exists in the PR head, the agent has seen it in this run, the
+lines exist, and the quote is what those lines say (re-located when it is found
+elsewhere). Status changes go through `reviewbot.nodes.apply` only. Nothing here
+decides a verdict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from reviewbot.agent.toolbox import ToolResult
+from reviewbot.errors import LifecycleError
+from reviewbot.nodes import Action, Anchor, Discarded, Event, Finding, admit, apply, fingerprint
+from reviewbot.nodes.model import MAX_BODY, ReviewNode
+from reviewbot.nodes.stamp import stamp
+from reviewbot.tools.context import Proposal, ToolContext, ToolRetry
+from reviewbot.tools.paths import normalise, read_lines, resolve_inside
+from reviewbot.verdict.lattice import Verdict
+
+_SHOWN_LINES = 40
+_LISTED_IDS = 50
+
+
+class _Input(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class FinalizeInput(_Input):
+    summary: str = Field(
+        min_length=1,
+        max_length=MAX_BODY,
+        description="Markdown summary of the review: what you checked and what you found.",
+    )
+    verdict: Literal["ship", "hold", "block"] = Field(
+        description="ship = merge as is; hold = needs a look or a fix first; block = must not merge."
+    )
+
+
+class NodeJudgementInput(_Input):
+    id: str = Field(
+        min_length=1, max_length=100, description="The review node's id, e.g. `review-3`."
+    )
+    reason: str = Field(
+        min_length=1,
+        max_length=2_000,
+        description="The evidence you checked in the code, and what it shows.",
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Placed:
+    """An anchor after its checks: possibly moved to where its quote is."""
+
+    finding: Finding
+    notes: tuple[str, ...] = ()
+    remarks: tuple[str, ...] = ()  # told to the model, not stored on the node
+
+
+def add_review_node(ctx: ToolContext, raw: object) -> ToolResult:
+    admitted = admit(raw, Finding, origin=f"model:{ctx.agent}")
+    if isinstance(admitted, Discarded):
+        ctx.store.discard(admitted)
+        raise ToolRetry(f"the node was not added: {admitted.reason}")
+    try:
+        placed = _place(ctx, admitted)
+    except ToolRetry as refusal:
+        # Refused on a checkable fact: kept as a discard too, so nothing is lost silently.
+        ctx.store.discard(
+            Discarded(raw=raw, reason=f"anchor refused: {refusal}", origin=f"model:{ctx.agent}")
+        )
+        raise
+    existing = ctx.store.by_fingerprint(fingerprint(placed.finding))
+    if existing is not None:
+        return ToolResult(content=f"already recorded as {existing.id}; a node is not added twice")
+    node = stamp(
+        placed.finding,
+        id=ctx.store.next_id(ctx.agent),
+        author=ctx.agent,
+        commit_sha=ctx.workspace.head_sha,
+        notes=placed.notes,
+    )
+    ctx.store.add(node)
+    lines = [f"added {node.id} ({node.priority.value} {node.kind.value}): {node.title}"]
+    lines += [*placed.notes, *placed.remarks]
+    return ToolResult(content="\n".join(lines))
+
+
+def finalize_review(ctx: ToolContext, args: FinalizeInput) -> ToolResult:
+    if ctx.proposal is not None:
+        return ToolResult(
+            content="the review is already finalized; the first finalize_review stands",
+            is_error=True,
+            ends_run=True,
+        )
+    ctx.proposal = Proposal(summary=args.summary, verdict=Verdict.parse(args.verdict))
+    return ToolResult(
+        content=(
+            f"finalized with the proposed verdict {args.verdict}; the published verdict is the "
+            "strictest of yours and the evidence"
+        ),
+        ends_run=True,
+    )
+
+
+def confirm_review_node(ctx: ToolContext, args: NodeJudgementInput) -> ToolResult:
+    node = _node(ctx, args.id)
+    after = _apply(node, Event(action=Action.CONFIRM, by=ctx.agent, reason=args.reason))
+    if node.author == ctx.agent:
+        return ToolResult(
+            content=(
+                f"no change: you wrote {node.id}, and an author's own confirmation does not count; "
+                f"only a peer's confirmation moves it to consensusReady (it stays {node.status.value})"
+            )
+        )
+    if after == node:
+        return ToolResult(content=f"no change: you already confirmed {node.id}")
+    ctx.store.replace(after)
+    return ToolResult(content=f"confirmed {node.id}: it is now {after.status.value}")
+
+
+def dispute_review_node(ctx: ToolContext, args: NodeJudgementInput) -> ToolResult:
+    node = _node(ctx, args.id)
+    after = _apply(node, Event(action=Action.DISPUTE, by=ctx.agent, reason=args.reason))
+    ctx.store.replace(after)
+    return ToolResult(
+        content=f"dispute recorded on {node.id}; it stays {after.status.value} and the dispute is shown"
+    )
+
+
+def _node(ctx: ToolContext, id: str) -> ReviewNode:
+    node = ctx.store.get(id)
+    if node is None:
+        ids = [n.id for n in ctx.store.all()]
+        known = ", ".join(ids[:_LISTED_IDS]) + (" …" if len(ids) > _LISTED_IDS else "")
+        raise ToolRetry(f"no review node `{id}`; the nodes are: {known or 'none yet'}")
+    return node
+
+
+def _apply(node: ReviewNode, event: Event) -> ReviewNode:
+    try:
+        return apply(node, event)
+    except LifecycleError as exc:
+        raise ToolRetry(str(exc)) from exc
+
+
+def _place(ctx: ToolContext, finding: Finding) -> _Placed:
+    """Check the anchor against the head; move it to its quote when the numbers are off."""
+    anchor = finding.anchor
+    if anchor is None:
+        return _Placed(finding=finding)
+    path = normalise(anchor.path)
+    real = resolve_inside(ctx.root, path)
+    if not real.is_file():
+        raise ToolRetry(
+            f"`{path}` is not a file in the PR head ({ctx.workspace.head_sha[:12]}); anchor on a "
+            "file of the head, or omit the anchor for a note about the whole PR"
+        )
+    if path not in ctx.seen:
+        raise ToolRetry(
+            f"you have not seen `{path}` in this run; read it with read_file first (an anchor may "
+            "only point at code you have read)"
+        )
+    lines = read_lines(real, path)
+    if lines is None:
+        raise ToolRetry(f"`{path}` is a binary file; anchor a note about it without line numbers")
+    start, end = anchor.start_line, anchor.end_line
+    if end > len(lines):
+        raise ToolRetry(
+            f"`{path}` has {len(lines):,} lines; lines {start}–{end} go past the end of the file"
+        )
+    quote = _block(anchor.quote.split("\n"))
+    if quote == _block(lines[start - 1 : end]):
+        return _with_remarks(ctx, finding, _at(anchor, path, start, end))
+    return _relocate(ctx, finding, anchor, path, lines, quote)
+
+
+def _relocate(
+    ctx: ToolContext,
+    finding: Finding,
+    anchor: Anchor,
+    path: str,
+    lines: list[str],
+    quote: list[str],
+) -> _Placed:
+    starts = _occurrences([line.rstrip() for line in lines], quote) if quote else []
+    if not starts:
+        raise ToolRetry(
+            f"the quote does not match lines {anchor.start_line}–{anchor.end_line} of `{path}` and "
+            f"is not found elsewhere in the file. Those lines are:\n"
+            f"{_numbered(lines, anchor.start_line, anchor.end_line)}\n"
+            "Copy the quote from the file (without line numbers) and send the node again."
+        )
+    start = min(starts, key=lambda s: (abs(s - anchor.start_line), s))
+    end = start + len(quote) - 1
+    note = (
+        f"anchor moved from lines {anchor.start_line}–{anchor.end_line} to {start}–{end} of "
+        f"`{path}`, where the quoted text is"
+    )
+    if len(starts) > 1:
+        note += f" (it occurs {len(starts)} times; the one nearest the lines named was used)"
+    placed = _with_remarks(ctx, finding, _at(anchor, path, start, end))
+    return _Placed(finding=placed.finding, notes=(note,), remarks=placed.remarks)
+
+
+def _with_remarks(ctx: ToolContext, finding: Finding, anchor: Anchor) -> _Placed:
+    placed = finding.model_copy(update={"anchor": anchor})
+    change = ctx.workspace.diff.get(anchor.path)
+    if change is None:
+        remark = f"note: `{anchor.path}` is not changed by this PR, so the node will be listed in the review body"
+    elif not change.can_comment(anchor.start_line, anchor.end_line):
+        remark = (
+            f"note: lines {anchor.start_line}–{anchor.end_line} are not all in one hunk of the diff, "
+            "so the node will be listed in the review body instead of as an inline comment"
+        )
+    else:
+        return _Placed(finding=placed)
+    return _Placed(finding=placed, remarks=(remark,))
+
+
+def _at(anchor: Anchor, path: str, start: int, end: int) -> Anchor:
+    return Anchor(path=path, start_line=start, end_line=end, quote=anchor.quote)
+
+
+def _block(lines: list[str]) -> list[str]:
+    """Lines compared as the brief says: trailing whitespace and CR ignored, trailing blank lines too."""
+    out = [line.rstrip() for line in lines]
+    while out and not out[-1]:
+        out.pop()
+    return out
+
+
+def _occurrences(lines: list[str], quote: list[str]) -> list[int]:
+    """1-based start lines where `quote` occurs as consecutive lines."""
+    size = len(quote)
+    return [i + 1 for i in range(len(lines) - size + 1) if lines[i : i + size] == quote]
+
+
+def _numbered(lines: list[str], start: int, end: int) -> str:
+    last = min(end, start + _SHOWN_LINES - 1)
+    shown = [f"{n:>6}\t{lines[n - 1][:2_000]}" for n in range(start, last + 1)]
+    if last < end:
+        shown.append(f"… {end - last} more lines; read them with read_file")
+    return "\n".join(shown)

@@ -1,0 +1,114 @@
+"""ReviewSession: one agent's toolbox — its surface, its guard and its run state.
+
+It satisfies `reviewbot.agent.toolbox.Toolbox`: the loop offers the model
+`tool_params()` and hands every call to `call()`, which records the guard's
+decision, runs the tool only on `Allow`, and never raises. Tool signals
+(`ToolRetry`, refusals) become `is_error` results; anything else a tool raises is
+caught at this one boundary and reported to the model, never to the run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from reviewbot.agent.guard import Allow, GuardRecord, Halt, Reject, check
+from reviewbot.agent.toolbox import ToolResult
+from reviewbot.modes.mode import Mode
+from reviewbot.modes.profile import PROFILES, CapabilityProfile, Role
+from reviewbot.tools.ask_user import Operator
+from reviewbot.tools.context import Plan, Proposal, ToolContext, ToolRetry, Workspace
+from reviewbot.tools.paths import normalise
+from reviewbot.tools.store import NodeStore
+from reviewbot.tools.surface import Surface, compute_surface
+from reviewbot.tools.truncate import head_tail_chars
+
+__all__ = ["NodeStore", "Plan", "Proposal", "ReviewSession", "Workspace"]
+
+
+class ReviewSession:
+    def __init__(
+        self,
+        *,
+        mode: Mode = Mode.REVIEW,
+        role: Role,
+        agent: str,
+        workspace: Workspace,
+        store: NodeStore,
+        operator: Operator,
+        seen: Iterable[str] = (),
+        max_output_chars: int = 20_000,
+    ) -> None:
+        self.profile: CapabilityProfile = PROFILES[mode]
+        self.surface: Surface = compute_surface(self.profile, role)
+        self._ctx = ToolContext(
+            agent=agent,
+            role=role,
+            workspace=workspace,
+            store=store,
+            operator=operator,
+            seen={normalise(path) for path in seen},
+            max_output_chars=max_output_chars,
+        )
+        self._transcript: list[GuardRecord] = []
+
+    @property
+    def agent(self) -> str:
+        return self._ctx.agent
+
+    @property
+    def role(self) -> Role:
+        return self._ctx.role
+
+    def tool_params(self) -> list[dict[str, Any]]:
+        # Fresh dicts every call: a caller adding `cache_control` must not change the next
+        # turn's bytes. Generated from the surface alone, so they are byte-stable.
+        return [tool.param() for tool in self.surface]
+
+    def call(self, name: str, tool_input: object) -> ToolResult:
+        decision = check(self.profile, self.surface, name, tool_input)
+        self._transcript.append(GuardRecord(name=name, tool_input=tool_input, decision=decision))
+        match decision:
+            case Reject(message=message):
+                return ToolResult(content=message, is_error=True)
+            case Halt(reason=reason):
+                return ToolResult(
+                    content=f"the run is halted: {reason}", is_error=True, ends_run=True
+                )
+            case Allow(args=args):
+                return self._run(name, args)
+
+    def _run(self, name: str, args: object) -> ToolResult:
+        spec = self.surface.get(name)
+        if spec is None:  # unreachable: the guard allowed only a tool on the surface
+            return ToolResult(content=f"`{name}` is not on the surface", is_error=True)
+        try:
+            result = spec.handler(self._ctx, args)
+        except ToolRetry as signal:
+            return ToolResult(content=str(signal), is_error=True)
+        except Exception as exc:  # noqa: BLE001 - the tool-call boundary: a tool's failure is the model's to read, never the run's end
+            return ToolResult(
+                content=f"`{name}` failed: {type(exc).__name__}: {exc}"[:2_000], is_error=True
+            )
+        hint = "ask for less (a line range, a narrower glob or regex)"
+        return ToolResult(
+            content=head_tail_chars(result.content, self._ctx.max_output_chars, hint),
+            is_error=result.is_error,
+            ends_run=result.ends_run,
+        )
+
+    @property
+    def proposal(self) -> Proposal | None:
+        return self._ctx.proposal
+
+    @property
+    def plan(self) -> Plan | None:
+        return self._ctx.plan
+
+    @property
+    def transcript(self) -> list[GuardRecord]:
+        return list(self._transcript)
+
+    @property
+    def seen(self) -> frozenset[str]:
+        return frozenset(self._ctx.seen)

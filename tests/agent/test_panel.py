@@ -1,0 +1,372 @@
+"""Scripted reviews through run_panel: real ReviewSession, real client, the fake Messages API."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reviewbot.agent.panel import NO_CREDENTIALS, VERIFIER, PanelOutcome, run_panel
+from reviewbot.agent.progress import SilentProgress
+from reviewbot.config import BudgetConfig, ReviewConfig, ReviewerConfig, VerifierConfig
+from reviewbot.nodes.model import Status
+from reviewbot.redact import Redactor
+from reviewbot.report import StopReason
+from reviewbot.tools.ask_user import NoOperator
+from reviewbot.verdict import Outcome, Verdict, finalize
+from tests.agent.factories import FakeClock, Sleeps, client_for, file_diff, index, snapshot
+from tests.fakes.messages_api import (
+    FakeMessagesAPI,
+    overloaded,
+    reply,
+    text,
+    tool_use,
+    unauthorized,
+)
+
+HEAD = "def parse(value):\n    if value is None:\n        return 0\n    return int(value)\n\ndef divide(a, b):\n    return a / b\n"
+PATCH = (
+    "@@ -1,4 +1,7 @@\n def parse(value):\n     if value is None:\n         return 0\n"
+    "     return int(value)\n+\n+def divide(a, b):\n+    return a / b\n"
+)
+
+
+def node(
+    priority: str = "P1", *, confidence: float = 0.9, title: str = "Division by zero"
+) -> dict[str, Any]:
+    return {
+        "kind": "bug",
+        "priority": priority,
+        "confidence": confidence,
+        "title": title,
+        "body": "`divide(1, 0)` raises ZeroDivisionError; callers pass user input.",
+        "anchor": {
+            "path": "src/calc.py",
+            "start_line": 7,
+            "end_line": 7,
+            "quote": "    return a / b",
+        },
+    }
+
+
+def finalize_call(verdict: str = "hold") -> dict[str, Any]:
+    return tool_use("finalize_review", {"summary": "One bug in divide().", "verdict": verdict})
+
+
+@pytest.fixture
+def checkout(tmp_path: Path) -> Path:
+    root = tmp_path / "head"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "calc.py").write_text(HEAD)
+    return root
+
+
+def review(
+    checkout: Path,
+    fake: FakeMessagesAPI | None,
+    config: ReviewConfig | None = None,
+    *,
+    clock: FakeClock | None = None,
+    sleeps: Sleeps | None = None,
+) -> PanelOutcome:
+    config = config or ReviewConfig()
+    snap = snapshot(checkout, index(file_diff("src/calc.py", PATCH)), config=config)
+    return run_panel(
+        snap,
+        config,
+        client=client_for(fake, sleeps=sleeps) if fake is not None else None,
+        operator=NoOperator(),
+        redactor=Redactor(),
+        progress=SilentProgress(),
+        excluded=lambda path: False,
+        clock=clock or FakeClock(),
+    )
+
+
+def verdict_of(outcome: PanelOutcome, config: ReviewConfig | None = None) -> Verdict:
+    policy = (config or ReviewConfig()).policy.node_policy()
+    return finalize(outcome.proposed, outcome.axes, outcome.nodes, policy).verdict
+
+
+def last_results(request: dict[str, Any]) -> list[dict[str, Any]]:
+    return [b for b in request["messages"][-1]["content"] if b.get("type") == "tool_result"]
+
+
+class TestNormalReview:
+    def test_nodes_finalize_and_verifier_confirmation(self, checkout, messages_api):
+        """A reviewer adds a node and finalizes; the verifier confirms it; the verdict is Hold."""
+        fake = messages_api(
+            reply(text("divide() has no zero check."), tool_use("add_review_node", node("P1"))),
+            reply(finalize_call("hold")),
+            reply(
+                tool_use(
+                    "confirm_review_node",
+                    {"id": "review-1", "reason": "line 7 divides by b unchecked"},
+                )
+            ),
+            reply(text("Verified.")),
+        )
+        outcome = review(checkout, fake)
+        [found] = outcome.nodes
+        assert (found.id, found.author, found.status) == (
+            "review-1",
+            "review",
+            Status.CONSENSUS_READY,
+        )
+        assert found.confirmed_by == (VERIFIER,)
+        assert [(a.name, a.stop_reason) for a in outcome.agents] == [
+            ("review", StopReason.FINALIZED),
+            (VERIFIER, StopReason.END_TURN),
+        ]
+        [axis] = outcome.axes
+        assert (axis.name, axis.gated, axis.outcome) == ("review", True, Outcome.PASSED)
+        assert outcome.proposals == (Verdict.HOLD,)
+        assert outcome.summaries[0].summary == "One bug in divide()."
+        assert verdict_of(outcome) is Verdict.HOLD
+        assert outcome.usage.requests == 4
+        assert outcome.coverage.files_in_context == 1
+
+    def test_the_verifier_is_given_the_nodes_and_its_own_surface(self, checkout, messages_api):
+        """The verifier's first message lists the node; its tools include confirm and dispute."""
+        fake = messages_api(
+            reply(tool_use("add_review_node", node("P0"))),
+            reply(text("done")),
+            reply(text("Cannot settle it.")),
+        )
+        review(checkout, fake)
+        reviewer, verifier = fake.requests[0], fake.requests[2]
+        context = verifier["messages"][0]["content"][0]["text"]
+        assert "## review-1 — P0 bug by review" in context
+        assert "src/calc.py:7-7" in context
+        names = {t["name"] for t in verifier["tools"]}
+        assert {"confirm_review_node", "dispute_review_node"} <= names
+        assert "confirm_review_node" not in {t["name"] for t in reviewer["tools"]}
+
+    def test_cached_prefix_is_stable_within_each_agent(self, checkout, messages_api):
+        """Across one agent's turns, tools, system and the PR context bytes never change."""
+        fake = messages_api(
+            reply(tool_use("read_file", {"path": "src/calc.py"})),
+            reply(tool_use("add_review_node", node("P2"))),
+            reply(finalize_call("ship")),
+        )
+        review(checkout, fake)
+        prefixes = {json.dumps([r["tools"], r["system"], r["messages"][0]]) for r in fake.requests}
+        assert len(prefixes) == 1
+        assert fake.stats.cache_read_tokens > 0
+
+
+class TestModelMistakes:
+    def test_tools_not_on_the_surface_get_an_error(self, checkout, messages_api):
+        """Calls to write or execute tools are answered with an error naming the surface; nothing runs."""
+        fake = messages_api(
+            reply(
+                tool_use("write_file", {"path": "src/calc.py", "content": "x"}),
+                tool_use("run_command", {"cmd": "env"}),
+            ),
+            reply(text("I will only read, then.")),
+        )
+        outcome = review(checkout, fake)
+        results = last_results(fake.requests[1])
+        assert [r["is_error"] for r in results] == [True, True]
+        assert all(
+            "not a tool" in r["content"] or "does not exist" in r["content"] for r in results
+        )
+        assert (checkout / "src" / "calc.py").read_text() == HEAD
+        assert outcome.axes[0].outcome is Outcome.PASSED
+        assert outcome.agents[-1].stop_reason is StopReason.SKIPPED
+
+    def test_malformed_node_gets_the_validation_error_then_succeeds(self, checkout, messages_api):
+        """A node without confidence is refused with the reason; the corrected node is added."""
+        bad = {k: v for k, v in node("P2").items() if k != "confidence"} | {"priority": "p2"}
+        fake = messages_api(
+            reply(tool_use("add_review_node", bad)),
+            reply(tool_use("add_review_node", node("P2"))),
+            reply(text("done")),
+        )
+        outcome = review(checkout, fake)
+        [refused] = last_results(fake.requests[1])
+        assert refused["is_error"] is True
+        assert "confidence" in refused["content"]
+        assert "priority" in refused["content"]
+        assert [n.priority.value for n in outcome.nodes] == ["P2"]
+        assert len(outcome.discarded) == 1
+
+    def test_a_model_that_never_finalizes_passes_on_its_nodes(self, checkout, messages_api):
+        """Ending the turn without finalize_review is a normal end: the axis is judged on its nodes."""
+        fake = messages_api(
+            reply(tool_use("add_review_node", node("P3"))),
+            reply(text("That is all.")),
+        )
+        outcome = review(checkout, fake)
+        assert outcome.agents[0].stop_reason is StopReason.END_TURN
+        assert outcome.axes[0].outcome is Outcome.PASSED
+        assert outcome.proposals == ()
+        assert verdict_of(outcome) is Verdict.SHIP
+
+    def test_the_author_cannot_confirm_its_own_node(self, checkout, messages_api):
+        """The reviewer has no confirm verb, and the verifier confirming its own node changes nothing."""
+        fake = messages_api(
+            reply(
+                tool_use("add_review_node", node("P1")),
+                tool_use("confirm_review_node", {"id": "review-1", "reason": "I am sure"}),
+            ),
+            reply(text("done")),
+            reply(tool_use("add_review_node", node("P1", title="Unchecked divisor in divide"))),
+            reply(tool_use("confirm_review_node", {"id": "verifier-1", "reason": "mine"})),
+            reply(text("done")),
+        )
+        outcome = review(checkout, fake)
+        refused = last_results(fake.requests[1])[1]
+        assert refused["is_error"] is True
+        own = last_results(fake.requests[4])[0]
+        assert "no change" in own["content"]
+        assert {n.id: n.status for n in outcome.nodes} == {
+            "review-1": Status.OPEN,
+            "verifier-1": Status.OPEN,
+        }
+
+
+class TestVerifier:
+    def test_confirming_and_disputing(self, checkout, messages_api):
+        """A confirmed P0 fails the reviewer's axis (Block); the disputed one stays open with the dispute."""
+        fake = messages_api(
+            reply(
+                tool_use("add_review_node", node("P0")),
+                tool_use(
+                    "add_review_node",
+                    node("P0", title="parse() accepts None")
+                    | {
+                        "anchor": {
+                            "path": "src/calc.py",
+                            "start_line": 2,
+                            "end_line": 3,
+                            "quote": "    if value is None:\n        return 0",
+                        }
+                    },
+                ),
+            ),
+            reply(finalize_call("hold")),
+            reply(
+                tool_use("confirm_review_node", {"id": "review-1", "reason": "b is never checked"}),
+                tool_use(
+                    "dispute_review_node", {"id": "review-2", "reason": "None is handled on line 2"}
+                ),
+            ),
+            reply(text("Judged both.")),
+        )
+        outcome = review(checkout, fake)
+        nodes = {n.id: n for n in outcome.nodes}
+        assert nodes["review-1"].status is Status.CONSENSUS_READY
+        assert nodes["review-2"].status is Status.OPEN
+        assert [(d.by, d.reason) for d in nodes["review-2"].disputes] == [
+            (VERIFIER, "None is handled on line 2")
+        ]
+        assert outcome.axes[0].outcome is Outcome.FAILED
+        assert verdict_of(outcome) is Verdict.BLOCK
+
+    def test_skipped_without_high_priority_nodes(self, checkout, messages_api):
+        """With only P2/P3 nodes the verifier does not run at all."""
+        fake = messages_api(reply(tool_use("add_review_node", node("P2"))), reply(text("done")))
+        outcome = review(checkout, fake)
+        assert outcome.agents[-1].stop_reason is StopReason.SKIPPED
+        assert len(fake.requests) == 2
+
+    def test_disabled_verifier_leaves_nodes_open(self, checkout, messages_api):
+        """A disabled verifier is skipped; an open P0 still holds the verdict."""
+        config = ReviewConfig(verifier=VerifierConfig(enabled=False))
+        fake = messages_api(reply(tool_use("add_review_node", node("P0"))), reply(text("done")))
+        outcome = review(checkout, fake, config)
+        assert outcome.agents[-1].stop_reason is StopReason.SKIPPED
+        assert outcome.nodes[0].status is Status.OPEN
+        assert verdict_of(outcome, config) is Verdict.HOLD
+
+
+class TestFailures:
+    def test_overloaded_then_success(self, checkout, messages_api):
+        """A 529 is retried (no real sleep) and the review completes."""
+        sleeps = Sleeps()
+        fake = messages_api(overloaded(), reply(text("Clean.")))
+        outcome = review(checkout, fake, sleeps=sleeps)
+        assert sleeps.waits == [0.0]
+        assert outcome.agents[0].stop_reason is StopReason.END_TURN
+        assert outcome.axes[0].outcome is Outcome.PASSED
+
+    def test_budget_hit_mid_review(self, checkout, messages_api):
+        """Out of turns mid-review: the axis is not_run, the nodes already added stay, verdict ≥ Hold."""
+        config = ReviewConfig(
+            budget=BudgetConfig(max_turns=2), verifier=VerifierConfig(enabled=False)
+        )
+        fake = messages_api(
+            reply(tool_use("add_review_node", node("P3"))),
+            reply(tool_use("read_file", {"path": "src/calc.py"})),
+        )
+        outcome = review(checkout, fake, config)
+        [axis] = outcome.axes
+        assert axis.outcome is Outcome.NOT_RUN
+        assert axis.detail.startswith("max_turns")
+        assert [n.id for n in outcome.nodes] == ["review-1"]
+        assert verdict_of(outcome, config) >= Verdict.HOLD
+
+    def test_timeout_mid_review(self, checkout, messages_api):
+        """The wall clock running out between turns stops the agent; its axis is not_run."""
+        clock = FakeClock()
+
+        def slow(request: dict[str, Any]):
+            clock.now += 1_000
+            return reply(tool_use("read_file", {"path": "src/calc.py"}))
+
+        config = ReviewConfig(budget=BudgetConfig(timeout_seconds=600))
+        fake = messages_api(slow)
+        outcome = review(checkout, fake, config, clock=clock)
+        assert outcome.agents[0].stop_reason is StopReason.TIMEOUT
+        assert outcome.axes[0].outcome is Outcome.NOT_RUN
+        assert verdict_of(outcome, config) is Verdict.HOLD
+
+    def test_no_client_means_not_run(self, checkout):
+        """Without credentials no agent runs; every axis is not_run naming the missing key."""
+        config = ReviewConfig(reviewers=(ReviewerConfig(name="security", brief="injection"),))
+        outcome = review(checkout, None, config)
+        assert [(a.name, a.outcome, a.detail) for a in outcome.axes] == [
+            ("review", Outcome.NOT_RUN, NO_CREDENTIALS),
+            ("security", Outcome.NOT_RUN, NO_CREDENTIALS),
+        ]
+        assert {a.stop_reason for a in outcome.agents} == {StopReason.NO_CREDENTIALS}
+        assert verdict_of(outcome, config) is Verdict.HOLD
+        assert outcome.coverage.files_in_context == 1
+
+    def test_rejected_key_stops_the_other_agents(self, checkout, messages_api):
+        """After a 401, later agents are not started and report the same error."""
+        config = ReviewConfig(reviewers=(ReviewerConfig(name="security"),))
+        fake = messages_api(unauthorized())
+        outcome = review(checkout, fake, config)
+        assert len(fake.requests) == 1
+        assert [a.stop_reason for a in outcome.agents[:2]] == [StopReason.ERROR, StopReason.ERROR]
+        assert all("ANTHROPIC_API_KEY" in (a.error or "") for a in outcome.agents[:2])
+        assert {a.outcome for a in outcome.axes} == {Outcome.NOT_RUN}
+
+
+class TestFocusedReviewers:
+    def test_each_reviewer_has_its_model_brief_and_axis(self, checkout, messages_api):
+        """A focused reviewer runs with its own model and brief and gets its own axis."""
+        config = ReviewConfig(
+            reviewers=(
+                ReviewerConfig(
+                    name="security",
+                    brief="Look for injection.",
+                    model="claude-haiku-4-5",
+                    gated=False,
+                ),
+            )
+        )
+        fake = messages_api(
+            reply(text("ok")), reply(tool_use("add_review_node", node("P2"))), reply(text("ok"))
+        )
+        outcome = review(checkout, fake, config)
+        general, focused = fake.requests[0], fake.requests[1]
+        assert general["model"] == "claude-sonnet-4-5"
+        assert focused["model"] == "claude-haiku-4-5"
+        assert "Look for injection." in focused["system"][0]["text"]
+        assert [(a.name, a.gated) for a in outcome.axes] == [("review", True), ("security", False)]
+        assert [n.author for n in outcome.nodes] == ["security"]

@@ -1,0 +1,56 @@
+"""The terminal progress line and the silent implementation."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from reviewbot.agent.progress import RichProgress, SilentProgress, describe
+from reviewbot.report import StopReason, Usage
+
+USAGE = Usage(
+    requests=2, input_tokens=1_000, cache_read_tokens=9_000, output_tokens=1_500, cost_usd=0.0421
+)
+
+
+class TestDescribe:
+    def test_tokens_cache_share_and_cost(self):
+        """The line shows input with its cached share, output and cost."""
+        assert describe(USAGE) == "10.0k in (90% cached) · 1.5k out · $0.042"
+
+    def test_nothing_yet(self):
+        """Before any request there is no cache share to show."""
+        assert describe(Usage()) == "0 in · 0 out · $0.000"
+
+
+class TestRichProgress:
+    def test_summary_line_per_agent(self):
+        """After an agent, one summary line with its stop reason, turns and usage remains."""
+        out = io.StringIO()
+        progress = RichProgress(Console(file=out, width=200, force_terminal=False))
+        progress.started("review", "claude-sonnet-4-5")
+        progress.update("review", turn=1, usage=USAGE, tool="read_file")
+        progress.finished("review", stop_reason=StopReason.FINALIZED, turns=2, usage=USAGE)
+        assert out.getvalue().splitlines()[-1] == (
+            "✓ review (claude-sonnet-4-5): finalized after 2 turn(s) · 10.0k in (90% cached) · 1.5k out · $0.042"
+        )
+
+    def test_failed_agent_is_marked(self):
+        """An agent that did not complete is marked with ✗."""
+        out = io.StringIO()
+        progress = RichProgress(Console(file=out, width=200, force_terminal=False))
+        progress.started("security", "m")
+        progress.finished("security", stop_reason=StopReason.MAX_COST, turns=5, usage=Usage())
+        assert out.getvalue().startswith("✗ security (m): max_cost after 5 turn(s)")
+
+
+class TestSilent:
+    def test_silent_progress_prints_nothing(self, capsys):
+        """The silent implementation writes nothing anywhere."""
+        progress = SilentProgress()
+        progress.started("review", "m")
+        progress.update("review", turn=1, usage=USAGE, tool="x")
+        progress.finished("review", stop_reason=StopReason.END_TURN, turns=1, usage=USAGE)
+        captured = capsys.readouterr()
+        assert captured.out == captured.err == ""

@@ -1,0 +1,278 @@
+"""A loopback HTTP server for fakes: 127.0.0.1, a random port, one handler function.
+
+Owns: serving a `Handler` (Request → Response) on a background thread, recording
+every request (method, path, query, status; reads vs writes), one-shot fault
+injection for the next request matching a route, and an added latency. The
+fake APIs themselves (tests/fakes/github_api.py, tests/fakes/messages_api.py)
+are plain handlers and know nothing about sockets.
+
+Must not: listen on anything but 127.0.0.1, or outlive its `with` block.
+
+    with LoopbackServer(handler) as server:
+        client = make_client(base_url=server.url)
+        server.fail_next("POST", r"/reviews$", Response.json(502, {"message": "Bad Gateway"}))
+        ...
+        assert server.count("POST", r"/reviews$") == 2
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+import traceback
+import urllib.parse
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+READ_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Request:
+    method: str
+    path: str  # without the query string
+    query: Mapping[str, str]  # first value of each parameter
+    headers: Mapping[str, str]  # lower-case names
+    body: bytes = b""
+    base_url: str = ""  # scheme://host:port the client used, for URLs in answers
+
+    def json(self) -> Any:
+        """The body parsed as JSON (None when empty)."""
+        return json.loads(self.body) if self.body else None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Response:
+    status: int
+    headers: Mapping[str, str] = field(default_factory=dict)
+    body: bytes = b""
+
+    @classmethod
+    def json(cls, status: int, payload: Any, headers: Mapping[str, str] | None = None) -> Response:
+        return cls(
+            status=status,
+            headers={"Content-Type": "application/json; charset=utf-8", **(headers or {})},
+            body=json.dumps(payload).encode(),
+        )
+
+    @classmethod
+    def text(cls, status: int, text: str, content_type: str = "text/plain") -> Response:
+        return cls(status=status, headers={"Content-Type": content_type}, body=text.encode())
+
+
+Handler = Callable[[Request], Response]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Recorded:
+    """One request as the server saw it, with the status it answered."""
+
+    method: str
+    path: str
+    query: Mapping[str, str]
+    status: int
+    body: bytes
+
+    @property
+    def is_write(self) -> bool:
+        return self.method not in READ_METHODS
+
+    def json(self) -> Any:
+        return json.loads(self.body) if self.body else None
+
+
+@dataclass(slots=True, kw_only=True)
+class _Fault:
+    method: str
+    route: re.Pattern[str]
+    response: Response
+
+
+JsonFunction = Callable[[Any, Mapping[str, str]], tuple[int, Mapping[str, str], Any]]
+
+
+def json_function_handler(function: JsonFunction, *, path: str | None = None) -> Handler:
+    """Serve a plain function `(request JSON, headers) → (status, headers, body JSON)`.
+
+    With `path`, only `POST path` reaches the function; anything else is a 404.
+    The fake Messages API is served this way:
+
+        api = FakeMessagesAPI([reply(text("ok"))])
+        with LoopbackServer(json_function_handler(api.handle, path="/v1/messages")) as server:
+            Anthropic(base_url=server.url, api_key="k").messages.create(...)
+    """
+
+    def handle(request: Request) -> Response:
+        if path is not None and (request.method != "POST" or request.path != path):
+            return Response.json(404, {"type": "error", "error": {"type": "not_found_error"}})
+        status, headers, body = function(request.json(), request.headers)
+        return Response.json(status, body, headers)
+
+    return handle
+
+
+class LoopbackServer:
+    """A threaded HTTP server on 127.0.0.1 that routes every request to `handler`."""
+
+    def __init__(self, handler: Handler, *, latency_seconds: float = 0.0) -> None:
+        self.handler = handler
+        self.latency_seconds = latency_seconds  # added before every answer (benchmarks)
+        self.requests: list[Recorded] = []
+        self.errors: list[str] = []  # tracebacks of handler crashes (answered 500)
+        self._faults: list[_Fault] = []
+        self._lock = threading.Lock()
+        self._httpd: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- lifecycle ---------------------------------------------------------------
+
+    def __enter__(self) -> LoopbackServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_class(self))
+        httpd.daemon_threads = True
+        self._httpd = httpd
+        # A short poll interval keeps `stop()` (and so every test using a server) fast.
+        self._thread = threading.Thread(
+            target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, name="loopback", daemon=True
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+        self._httpd = self._thread = None
+
+    @property
+    def port(self) -> int:
+        if self._httpd is None:
+            raise RuntimeError("the server is not running")
+        return int(self._httpd.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    # --- scripting ---------------------------------------------------------------
+
+    def fail_next(self, method: str, route: str, response: Response) -> None:
+        """Answer `response` to the next request matching method and path regex, once."""
+        with self._lock:
+            self._faults.append(
+                _Fault(method=method.upper(), route=re.compile(route), response=response)
+            )
+
+    @property
+    def pending_faults(self) -> int:
+        with self._lock:
+            return len(self._faults)
+
+    # --- counting ----------------------------------------------------------------
+
+    def count(self, method: str | None = None, route: str | None = None) -> int:
+        """How many requests matched the method (any when None) and path regex."""
+        pattern = re.compile(route) if route else None
+        return sum(
+            1
+            for r in self.snapshot()
+            if (method is None or r.method == method.upper())
+            and (pattern is None or pattern.search(r.path))
+        )
+
+    def snapshot(self) -> tuple[Recorded, ...]:
+        with self._lock:
+            return tuple(self.requests)
+
+    @property
+    def reads(self) -> int:
+        return sum(1 for r in self.snapshot() if not r.is_write)
+
+    @property
+    def writes(self) -> int:
+        return sum(1 for r in self.snapshot() if r.is_write)
+
+    def reset_counts(self) -> None:
+        with self._lock:
+            self.requests.clear()
+
+    # --- serving -----------------------------------------------------------------
+
+    def _take_fault(self, request: Request) -> Response | None:
+        with self._lock:
+            for fault in self._faults:
+                if fault.method == request.method and fault.route.search(request.path):
+                    self._faults.remove(fault)
+                    return fault.response
+        return None
+
+    def _answer(self, request: Request) -> Response:
+        if self.latency_seconds:
+            time.sleep(self.latency_seconds)
+        response = self._take_fault(request)
+        if response is None:
+            try:
+                response = self.handler(request)
+            except Exception:  # a crashing fake answers 500 and the test can read why
+                self.errors.append(traceback.format_exc())
+                response = Response.json(500, {"message": "fake handler crashed"})
+        with self._lock:
+            self.requests.append(
+                Recorded(
+                    method=request.method,
+                    path=request.path,
+                    query=request.query,
+                    status=response.status,
+                    body=request.body,
+                )
+            )
+        return response
+
+
+def _handler_class(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
+    class _Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as real APIs do
+        # Headers and body go out in two writes; with Nagle's algorithm the second waits
+        # for a delayed ACK (~40 ms per request on Linux).
+        disable_nagle_algorithm = True
+
+        def _serve(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            split = urllib.parse.urlsplit(self.path)
+            query = dict(urllib.parse.parse_qsl(split.query, keep_blank_values=True))
+            host = self.headers.get("Host") or f"127.0.0.1:{server.port}"
+            request = Request(
+                method=self.command,
+                path=split.path,
+                query=query,
+                headers={k.lower(): v for k, v in self.headers.items()},
+                body=body,
+                base_url=f"http://{host}",
+            )
+            response = server._answer(request)
+            self.send_response(response.status)
+            for name, value in response.headers.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(response.body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(response.body)
+
+        do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = do_HEAD = _serve
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Silence the per-request log line (tests read `server.requests`)."""
+
+    return _Handler

@@ -1,0 +1,485 @@
+"""The fake GitHub, driven by PyGithub over loopback: shapes, state, GitHub's refusals, faults."""
+
+from __future__ import annotations
+
+import urllib.error
+import urllib.request
+
+import pytest
+from github import Auth, BadCredentialsException, Github, GithubException, UnknownObjectException
+
+from tests.fakes.github_api import (
+    FakeFile,
+    bad_gateway,
+    parse_hunks,
+    secondary_rate_limit,
+    unprocessable,
+)
+
+REPO = "octo/app"
+# Hunk 1: RIGHT 1-5, LEFT 1-4 (old line 2 deleted); hunk 2: RIGHT 11-13, LEFT 10-11.
+PATCH = "\n".join(
+    [
+        "@@ -1,4 +1,5 @@",
+        " import os",
+        "-import sys",
+        "+import json",
+        "+import re",
+        " ",
+        " def main():",
+        "@@ -10,2 +11,3 @@ def main():",
+        "     x = 1",
+        "+    y = 2",
+        "     return x",
+    ]
+)
+
+
+def client(served, **kwargs) -> Github:
+    """PyGithub against the fake, with its write throttling and retries off (tests never wait)."""
+    options = {"seconds_between_requests": 0, "seconds_between_writes": 0, "retry": None}
+    return Github(base_url=served.url, auth=Auth.Token("t"), **{**options, **kwargs})
+
+
+@pytest.fixture
+def served(github_server):
+    """The fake with one PR (#1) of two files, one of them without a patch."""
+    github_server.fake.add_pull(
+        REPO,
+        title="Add parsing",
+        body="Adds the parser.",
+        author="alice",
+        files=[
+            FakeFile(filename="src/app.py", patch=PATCH),
+            FakeFile(filename="big.json", status="added", patch=None),
+        ],
+        commits=["a" * 40, "b" * 40],
+        head_sha="b" * 40,
+    )
+    return github_server
+
+
+@pytest.fixture
+def pull(served):
+    return client(served).get_repo(REPO).get_pull(1)
+
+
+class TestHunks:
+    def test_commentable_lines_per_side(self):
+        """RIGHT: added and context lines; LEFT: deleted and context lines; per hunk."""
+        hunks, positions = parse_hunks(PATCH)
+        assert [(sorted(h.left), sorted(h.right)) for h in hunks] == [
+            ([1, 2, 3, 4], [1, 2, 3, 4, 5]),
+            ([10, 11], [11, 12, 13]),
+        ]
+        assert positions == 10
+
+
+class TestPullRequests:
+    def test_pull_has_the_real_shape(self, served, pull):
+        """PyGithub reads title, body, author, SHAs, refs and counts from the fake PR."""
+        assert (pull.number, pull.title, pull.body, pull.user.login) == (
+            1,
+            "Add parsing",
+            "Adds the parser.",
+            "alice",
+        )
+        assert (pull.head.sha, pull.base.ref, pull.head.ref) == ("b" * 40, "main", "feature")
+        assert (pull.changed_files, pull.additions, pull.deletions, pull.commits) == (2, 3, 1, 2)
+        assert pull.base.repo.full_name == REPO
+        assert pull.head.repo.full_name == REPO
+        assert pull.draft is False
+
+    def test_fork_pr_has_the_fork_as_head_repository(self, served):
+        """A PR from a fork names the fork as head repository."""
+        served.fake.add_pull(REPO, number=5, head_repo="mallory/app")
+        pull = client(served).get_repo(REPO).get_pull(5)
+        assert (pull.head.repo.full_name, pull.base.repo.full_name) == ("mallory/app", REPO)
+
+    def test_unknown_pr_is_404(self, served):
+        """A PR that does not exist is UnknownObjectException in PyGithub."""
+        with pytest.raises(UnknownObjectException):
+            client(served).get_repo(REPO).get_pull(99)
+
+    def test_files_without_patch_come_back_without_patch(self, pull):
+        """A file whose diff GitHub omitted has no `patch`."""
+        files = {f.filename: f.patch for f in pull.get_files()}
+        assert files == {"src/app.py": PATCH, "big.json": None}
+
+    def test_commits(self, pull):
+        """The PR's commits are listed oldest first."""
+        assert [c.sha for c in pull.get_commits()] == ["a" * 40, "b" * 40]
+
+
+class TestPagination:
+    @pytest.mark.parametrize(
+        ("files", "per_page", "pages"),
+        [(250, 100, 3), (30, 30, 1), (31, 30, 2)],
+        ids=["250-by-100", "one-page", "one-over"],
+    )
+    def test_files_are_paginated_with_link_headers(self, served, files, per_page, pages):
+        """PyGithub follows Link headers; the number of page requests is the ceiling."""
+        served.fake.add_pull(
+            REPO,
+            number=7,
+            files=[
+                FakeFile(filename=f"f{i}.py", patch="@@ -1 +1 @@\n-a\n+b") for i in range(files)
+            ],
+        )
+        names = [
+            f.filename
+            for f in client(served, per_page=per_page).get_repo(REPO).get_pull(7).get_files()
+        ]
+        assert names == [f"f{i}.py" for i in range(files)]
+        assert served.server.count("GET", r"/pulls/7/files$") == pages
+
+    def test_listing_stops_at_3000_files(self, served):
+        """GitHub lists at most 3,000 files of a PR; the rest are silently absent."""
+        served.fake.add_pull(
+            REPO, number=8, files=[FakeFile(filename=f"f{i}") for i in range(3_005)]
+        )
+        files = client(served, per_page=100).get_repo(REPO).get_pull(8).get_files()
+        assert files.totalCount == 3_000
+        assert len(list(files)) == 3_000
+
+
+class TestDiffMediaType:
+    def fetch(self, served, number):
+        request = urllib.request.Request(
+            f"{served.url}/repos/{REPO}/pulls/{number}",
+            headers={"Accept": "application/vnd.github.diff", "Authorization": "token t"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=5) as response:
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode()
+
+    def test_small_pr_diff(self, served):
+        """The diff media type answers the unified diff of the PR."""
+        status, text = self.fetch(served, 1)
+        assert status == 200
+        assert text.startswith(
+            "diff --git a/src/app.py b/src/app.py\n--- a/src/app.py\n+++ b/src/app.py\n@@ -1,4 +1,5 @@"
+        )
+
+    def test_too_many_files_is_406(self, served):
+        """Past 300 files GitHub refuses the diff with 406 too_large."""
+        served.fake.add_pull(REPO, number=9, files=[FakeFile(filename=f"f{i}") for i in range(301)])
+        status, text = self.fetch(served, 9)
+        assert status == 406
+        assert "Sorry, the diff exceeded the maximum number of files (300)." in text
+        assert '"code": "too_large"' in text
+
+
+class TestContents:
+    def test_config_at_a_ref(self, served):
+        """The .reviewbot.toml of the base branch is read at that ref (by branch or SHA)."""
+        served.fake.set_content(REPO, "main", ".reviewbot.toml", 'model = "m"\n')
+        repo = client(served).get_repo(REPO)
+        base_sha = repo.get_pull(1).base.sha
+        assert repo.get_contents(".reviewbot.toml", ref="main").decoded_content == b'model = "m"\n'
+        assert (
+            repo.get_contents(".reviewbot.toml", ref=base_sha).decoded_content == b'model = "m"\n'
+        )
+
+    def test_missing_file_is_404(self, served):
+        """A file absent at the ref is UnknownObjectException (no config: use defaults)."""
+        with pytest.raises(UnknownObjectException):
+            client(served).get_repo(REPO).get_contents(".reviewbot.toml", ref="main")
+
+    def test_head_only_file_is_not_seen_at_base(self, served):
+        """A file the PR head adds is not visible at the base ref."""
+        served.fake.set_content(REPO, "b" * 40, ".reviewbot.toml", "x = 1\n")
+        with pytest.raises(UnknownObjectException):
+            client(served).get_repo(REPO).get_contents(".reviewbot.toml", ref="main")
+
+
+class TestIssueComments:
+    def test_create_list_edit(self, served, pull):
+        """A summary comment is created once and edited in place."""
+        comment = pull.create_issue_comment("summary v1")
+        comment.edit("summary v2")
+        assert [(c.body, c.user.login) for c in pull.get_issue_comments()] == [
+            ("summary v2", "github-actions[bot]")
+        ]
+        assert served.server.writes == 2
+
+    def test_someone_elses_comment_cannot_be_edited(self, served, pull):
+        """Editing a human's comment is refused with 403."""
+        theirs = served.fake.add_issue_comment(REPO, 1, "/review", author="alice")
+        with pytest.raises(GithubException) as caught:
+            pull.get_issue_comment(theirs["id"]).edit("hijacked")
+        assert caught.value.status == 403
+
+    def test_body_over_the_limit_is_refused(self, pull):
+        """A body over 65,536 characters is a 422 with GitHub's message."""
+        with pytest.raises(GithubException) as caught:
+            pull.create_issue_comment("x" * 65_537)
+        assert caught.value.status == 422
+        assert caught.value.data["errors"] == ["Body is too long (maximum is 65536 characters)"]
+
+
+def comment(path="src/app.py", line=12, **extra):
+    return {"path": path, "body": "finding", "line": line, **extra}
+
+
+class TestReviews:
+    @pytest.mark.parametrize(
+        "comments",
+        [
+            [comment(line=12)],
+            [comment(line=5), comment(line=13)],
+            [comment(line=2, side="LEFT")],
+            [comment(line=3, start_line=1)],
+            [comment(line=13, start_line=11, side="RIGHT", start_side="RIGHT")],
+            [{"path": "src/app.py", "body": "old style", "position": 3}],
+        ],
+        ids=["added", "context", "deleted-left", "range", "range-hunk-2", "position"],
+    )
+    def test_valid_review_is_stored_with_its_comments(self, served, pull, comments):
+        """A review whose comments all sit on diff lines is stored; its comments are listed."""
+        review = pull.create_review(body="summary", event="COMMENT", comments=comments)
+        assert review.state == "COMMENTED"
+        listed = list(pull.get_review_comments())
+        assert [(c.path, c.body) for c in listed] == [(c["path"], c["body"]) for c in comments]
+        assert [c.id for c in pull.get_single_review_comments(review.id)] == [c.id for c in listed]
+
+    @pytest.mark.parametrize(
+        ("bad", "error"),
+        [
+            (comment(line=8), "Line could not be resolved"),
+            (comment(line=2, side="RIGHT", start_line=1, start_side="LEFT"), None),
+            (comment(line=12, start_line=3), "Line could not be resolved"),
+            (comment(line=5, side="LEFT"), "Line could not be resolved"),
+            (comment(path="nope.py"), "Path could not be resolved"),
+            (
+                comment(line=3, start_line=3),
+                "pull_request_review_thread.start_line must precede the end line",
+            ),
+            ({"path": "src/app.py", "body": "x", "position": 11}, "Line could not be resolved"),
+        ],
+        ids=[
+            "outside-hunks",
+            "mixed-sides-ok",
+            "range-across-hunks",
+            "left-not-deleted",
+            "unknown-path",
+            "empty-range",
+            "position-past-end",
+        ],
+    )
+    def test_one_bad_comment_fails_the_whole_review(self, served, pull, bad, error):
+        """GitHub's all-or-nothing rule: one unresolvable comment → 422 and nothing stored."""
+        comments = [comment(line=12), bad]
+        if error is None:
+            pull.create_review(body="s", event="COMMENT", comments=comments)
+            assert len(list(pull.get_review_comments())) == 2
+            return
+        with pytest.raises(GithubException) as caught:
+            pull.create_review(body="s", event="COMMENT", comments=comments)
+        assert caught.value.status == 422
+        assert caught.value.data["message"] == "Unprocessable Entity"
+        assert caught.value.data["errors"] == [error]
+        assert pull.get_reviews().totalCount == 0
+        assert list(pull.get_review_comments()) == []
+
+    def test_several_errors_make_one_sentence(self, pull):
+        """Different problems in one review come back joined in one sentence, naming no comment."""
+        with pytest.raises(GithubException) as caught:
+            pull.create_review(
+                body="s",
+                event="COMMENT",
+                comments=[comment(path="x.py"), comment(line=99), comment(line=98)],
+            )
+        assert caught.value.data["errors"] == [
+            "Path could not be resolved and Line could not be resolved"
+        ]
+
+    def test_pending_review_is_hidden_then_deleted(self, served, pull):
+        """A review without event is PENDING, its comments unlisted; deleting it removes them."""
+        review = pull.create_review(body="draft", comments=[comment()])
+        assert review.state == "PENDING"
+        assert list(pull.get_review_comments()) == []
+        with pytest.raises(GithubException) as caught:
+            pull.create_review(body="second draft")
+        assert caught.value.data["errors"] == [
+            "User can only have one pending review per pull request"
+        ]
+        review.delete()
+        assert pull.get_reviews().totalCount == 0
+        assert served.server.count("DELETE", r"/reviews/\d+$") == 1
+
+    def test_submitted_review_cannot_be_deleted(self, pull):
+        """Only a pending review can be deleted."""
+        review = pull.create_review(body="done", event="COMMENT")
+        with pytest.raises(GithubException) as caught:
+            review.delete()
+        assert caught.value.status == 422
+
+    @pytest.mark.parametrize(
+        ("event", "state"),
+        [
+            ("APPROVE", "APPROVED"),
+            ("REQUEST_CHANGES", "CHANGES_REQUESTED"),
+            ("COMMENT", "COMMENTED"),
+        ],
+        ids=["approve", "request-changes", "comment"],
+    )
+    def test_review_events(self, pull, event, state):
+        """Each review event lands in its state."""
+        assert pull.create_review(body="b", event=event).state == state
+
+    @pytest.mark.parametrize(
+        ("setup", "event", "body", "error"),
+        [
+            (
+                {"approve_allowed": False},
+                "APPROVE",
+                "ok",
+                "GitHub Actions is not permitted to approve pull requests.",
+            ),
+            ({"login": "alice"}, "APPROVE", "ok", "Can not approve your own pull request"),
+            (
+                {},
+                "REQUEST_CHANGES",
+                "",
+                "You need to leave a comment indicating the requested changes.",
+            ),
+        ],
+        ids=["actions-may-not-approve", "own-pr", "request-changes-without-body"],
+    )
+    def test_refused_review_events(self, served, pull, setup, event, body, error):
+        """GitHub's refusals for approving and for REQUEST_CHANGES without a body."""
+        for key, value in setup.items():
+            setattr(served.fake, key, value)
+        with pytest.raises(GithubException) as caught:
+            pull.create_review(body=body, event=event)
+        assert (caught.value.status, caught.value.data["errors"]) == (422, [error])
+
+
+class TestChecksAndStatuses:
+    def test_check_run_create_update_and_list(self, served):
+        """reviewbot's check run is created, completed with output, and listed with others."""
+        served.fake.add_check_run(
+            REPO, name="tests", head_sha="b" * 40, conclusion="failure", app_slug="ci"
+        )
+        repo = client(served).get_repo(REPO)
+        run = repo.create_check_run(name="reviewbot", head_sha="b" * 40, status="in_progress")
+        run.edit(conclusion="neutral", output={"title": "Hold", "summary": "2 findings"})
+        runs = {
+            r.name: (r.status, r.conclusion, r.app.slug)
+            for r in repo.get_commit("b" * 40).get_check_runs()
+        }
+        assert runs == {
+            "tests": ("completed", "failure", "ci"),
+            "reviewbot": ("completed", "neutral", "github-actions"),
+        }
+        assert repo.get_check_run(run.id).output.summary == "2 findings"
+
+    def test_check_output_limits(self, served):
+        """A summary over 65,535 characters or more than 50 annotations is a 422."""
+        repo = client(served).get_repo(REPO)
+        with pytest.raises(GithubException) as too_long:
+            repo.create_check_run(
+                name="reviewbot", head_sha="b" * 40, output={"title": "t", "summary": "x" * 65_536}
+            )
+        annotations = [
+            {
+                "path": "a",
+                "start_line": 1,
+                "end_line": 1,
+                "annotation_level": "notice",
+                "message": "m",
+            }
+        ] * 51
+        with pytest.raises(GithubException) as too_many:
+            repo.create_check_run(
+                name="reviewbot",
+                head_sha="b" * 40,
+                output={"title": "t", "summary": "s", "annotations": annotations},
+            )
+        assert (too_long.value.status, too_many.value.status) == (422, 422)
+
+    def test_another_apps_check_run_cannot_be_updated(self, served):
+        """Updating a check run of another app is refused with 403."""
+        theirs = served.fake.add_check_run(REPO, name="tests", head_sha="b" * 40, status="queued")
+        repo = client(served).get_repo(REPO)
+        with pytest.raises(GithubException) as caught:
+            repo.get_check_run(theirs["id"]).edit(conclusion="success")
+        assert caught.value.status == 403
+
+    def test_statuses(self, served):
+        """Commit statuses are created, listed newest first and combined per context."""
+        commit = client(served).get_repo(REPO).get_commit("b" * 40)
+        commit.create_status("pending", context="ci/build")
+        commit.create_status("success", context="ci/build")
+        commit.create_status("failure", context="ci/lint", description="2 errors")
+        assert [(s.context, s.state) for s in commit.get_statuses()] == [
+            ("ci/lint", "failure"),
+            ("ci/build", "success"),
+            ("ci/build", "pending"),
+        ]
+        combined = commit.get_combined_status()
+        assert (combined.state, combined.total_count) == ("failure", 2)
+
+
+class TestUsersAndPermissions:
+    def test_collaborator_permission(self, served):
+        """The permission a test seeds is what the API answers; strangers read a public repo."""
+        served.fake.repo(REPO).permissions["carol"] = "write"
+        repo = client(served).get_repo(REPO)
+        assert repo.get_collaborator_permission("carol") == "write"
+        assert repo.get_collaborator_permission("mallory") == "read"
+
+    def test_user(self, served):
+        """/user answers the token's account."""
+        assert client(served).get_user().login == "github-actions[bot]"
+
+    def test_user_is_forbidden_for_an_actions_token(self, served):
+        """Like GITHUB_TOKEN, a fake without /user answers 403 there."""
+        served.fake.user_endpoint = False
+        with pytest.raises(GithubException) as caught:
+            _ = client(served).get_user().login
+        assert caught.value.status == 403
+
+    def test_bad_token(self, served):
+        """A token outside the accepted set is 401 Bad credentials."""
+        served.fake.tokens = frozenset({"good"})
+        with pytest.raises(BadCredentialsException):
+            client(served).get_repo(REPO)
+
+
+class TestFaultsThroughPyGithub:
+    def test_one_shot_502(self, served):
+        """A scripted 502 fails one request; the retry that follows succeeds."""
+        served.fail_next("GET", r"/pulls/1$", bad_gateway())
+        repo = client(served).get_repo(REPO)
+        with pytest.raises(GithubException) as caught:
+            repo.get_pull(1)
+        assert caught.value.status == 502
+        assert repo.get_pull(1).number == 1
+        assert served.server.count("GET", r"/pulls/1$") == 2
+
+    def test_secondary_rate_limit_carries_retry_after(self, served, pull):
+        """A secondary rate limit is a 403 with Retry-After and GitHub's message."""
+        served.fail_next("POST", r"/pulls/1/reviews$", secondary_rate_limit(retry_after=3))
+        with pytest.raises(GithubException) as caught:
+            pull.create_review(body="s", event="COMMENT")
+        assert caught.value.status == 403
+        assert caught.value.headers["retry-after"] == "3"
+        assert "secondary rate limit" in caught.value.data["message"]
+        assert pull.get_reviews().totalCount == 0
+
+    def test_scripted_422(self, served, pull):
+        """A scripted 422 is returned as given, whatever the request."""
+        served.fail_next("POST", r"/reviews$", unprocessable("Line could not be resolved"))
+        with pytest.raises(GithubException) as caught:
+            pull.create_review(body="s", event="COMMENT", comments=[comment()])
+        assert caught.value.data["errors"] == ["Line could not be resolved"]
+
+    def test_rate_limit_headers(self, served):
+        """Every answer carries x-ratelimit headers that count down."""
+        gh = client(served)
+        gh.get_repo(REPO)
+        assert gh.rate_limiting[0] == 4_999

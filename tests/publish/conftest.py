@@ -1,0 +1,239 @@
+"""Shared builders for publishing tests: a checkout, its diff, nodes of every kind, a report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reviewbot.config import ReviewConfig
+from reviewbot.nodes import Anchor, Finding, Kind, Priority, ReviewNode, Status
+from reviewbot.nodes.stamp import stamp
+from reviewbot.report import (
+    AgentReport,
+    AxisReport,
+    Coverage,
+    DiscardReport,
+    PRInfo,
+    ReasonReport,
+    Report,
+    SkippedFile,
+    StopReason,
+    Usage,
+)
+from reviewbot.sources.diff_index import DiffIndex, FileStatus, file_diff_from_patch
+from reviewbot.sources.snapshot import Origin, PRSnapshot
+from reviewbot.verdict.axes import Outcome
+from reviewbot.verdict.fold import Source
+
+HEAD = "b" * 40
+BASE = "a" * 40
+REPO = "octo/widgets"
+NUMBER = 7
+PR_URL = f"https://github.com/{REPO}/pull/{NUMBER}"
+
+# src/app.py in the head: 30 lines `xN = N`. The diff touches new lines 1–8 and 20–23.
+APP_PATCH = """@@ -1,5 +1,8 @@
+ x1 = 1
+ x2 = 2
++x3 = 3
++x4 = 4
++x5 = 5
+ x6 = 6
+ x7 = 7
+ x8 = 8
+@@ -17,3 +20,4 @@
+ x20 = 20
++x21 = 21
+ x22 = 22
+ x23 = 23
+"""
+
+
+def app_text() -> str:
+    return "".join(f"x{n} = {n}\n" for n in range(1, 31))
+
+
+def make_diff() -> DiffIndex:
+    app = file_diff_from_patch("src/app.py", APP_PATCH, status=FileStatus.MODIFIED)
+    return DiffIndex(files={"src/app.py": app}, total_files=1)
+
+
+def node(
+    *,
+    id: str,
+    kind: Kind = Kind.BUG,
+    priority: Priority = Priority.P1,
+    confidence: float = 0.9,
+    title: str = "Something is wrong",
+    body: str = "",
+    path: str | None = "src/app.py",
+    lines: tuple[int, int] = (3, 3),
+    suggestion: str | None = None,
+    status: Status = Status.OPEN,
+    commit_sha: str = HEAD,
+) -> ReviewNode:
+    anchor = None
+    if path is not None:
+        quote = "\n".join(f"x{n} = {n}" for n in range(lines[0], lines[1] + 1))
+        anchor = Anchor(path=path, start_line=lines[0], end_line=lines[1], quote=quote)
+    finding = Finding(
+        kind=kind,
+        priority=priority,
+        confidence=confidence,
+        title=title,
+        body=body,
+        anchor=anchor,
+        suggestion=suggestion,
+    )
+    made = stamp(finding, id=id, author="review", commit_sha=commit_sha)
+    return made.model_copy(update={"status": status})
+
+
+def every_kind() -> tuple[ReviewNode, ...]:
+    """One node of each kind and each placement: inline, narrowed, outside the diff, no anchor…"""
+    return (
+        node(
+            id="review-1",
+            priority=Priority.P0,
+            title="x3 is off by one",
+            body="`x3` should be `30`: the loop below reads `x3 * 10`.",
+            lines=(3, 4),
+            suggestion="x3 = 30\nx4 = 40",
+            status=Status.CONSENSUS_READY,
+        ).model_copy(update={"confirmed_by": ("verifier",)}),
+        node(
+            id="review-2",
+            kind=Kind.SUGGESTION,
+            priority=Priority.P1,
+            confidence=0.8,
+            title="Name the constant",
+            body="A name says what 7 means.",
+            lines=(7, 10),
+        ),
+        node(
+            id="review-3",
+            kind=Kind.RECOMMENDATION,
+            priority=Priority.P2,
+            confidence=0.7,
+            title="Unchanged helper has the same bug",
+            body="Lines 12–14 were not changed but repeat the pattern.",
+            lines=(12, 14),
+        ),
+        node(
+            id="review-4",
+            kind=Kind.QUESTION,
+            priority=Priority.P3,
+            confidence=0.5,
+            title="Is the migration needed?",
+            body="Nothing in the PR description says.",
+            path=None,
+        ),
+        node(
+            id="review-5",
+            kind=Kind.TICKET,
+            priority=Priority.P2,
+            confidence=0.6,
+            title="Document the widgets format",
+            path="docs/format.md",
+            lines=(1, 2),
+        ),
+        node(
+            id="review-6",
+            priority=Priority.P1,
+            title="Was fine after all",
+            lines=(21, 21),
+            status=Status.DISMISSED,
+        ),
+    )
+
+
+def make_report(
+    nodes: tuple[ReviewNode, ...] = (),
+    *,
+    verdict: str = "block",
+    partial: bool = False,
+    head_sha: str = HEAD,
+) -> Report:
+    reasons = {
+        "block": ReasonReport(
+            verdict="block", source=Source.AXIS, name="review", text="gated axis `review` failed"
+        ),
+        "hold": ReasonReport(
+            verdict="hold", source=Source.NODE, name="review-2", text="P0 bug `x` (open P0 → hold)"
+        ),
+    }
+    return Report(
+        tool_version="0.1.0",
+        verdict=verdict,
+        reasons=(reasons[verdict],) if verdict in reasons else (),
+        axes=(
+            AxisReport(
+                name="review",
+                gated=True,
+                outcome=Outcome.FAILED if verdict == "block" else Outcome.PASSED,
+            ),
+            AxisReport(name="ci", gated=False, outcome=Outcome.NOT_RUN, detail="2 checks pending"),
+        ),
+        nodes=nodes,
+        discarded=(DiscardReport(origin="add_review_node", reason="priority: missing", raw={}),),
+        usage=Usage(
+            requests=4,
+            input_tokens=12_000,
+            output_tokens=1_500,
+            cache_read_tokens=30_000,
+            cache_write_tokens=8_000,
+            cost_usd=0.1234,
+        ),
+        agents=(
+            AgentReport(
+                name="review",
+                role="reviewer",
+                model="claude-sonnet-4-5",
+                stop_reason=StopReason.FINALIZED,
+                turns=6,
+            ),
+        ),
+        coverage=Coverage(
+            files_total=2,
+            files_in_context=1,
+            files_listed=(SkippedFile(path="package-lock.json", reason="excluded by paths.exclude"),),
+            partial=partial,
+        ),
+        pr=PRInfo(
+            origin="github",
+            url=PR_URL,
+            repo=REPO,
+            number=NUMBER,
+            title="Widgets",
+            base_sha=BASE,
+            head_sha=head_sha,
+        ),
+    )
+
+
+def make_snapshot(checkout: Path, *, head_sha: str = HEAD) -> PRSnapshot:
+    return PRSnapshot(
+        origin=Origin.GITHUB,
+        url=PR_URL,
+        repo=REPO,
+        number=NUMBER,
+        title="Widgets",
+        body="",
+        author="alice",
+        base_ref="main",
+        head_ref="widgets",
+        base_sha=BASE,
+        head_sha=head_sha,
+        diff=make_diff(),
+        checkout=checkout,
+        config=ReviewConfig(),
+    )
+
+
+@pytest.fixture
+def checkout(tmp_path: Path) -> Path:
+    root = tmp_path / "checkout"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "app.py").write_text(app_text(), encoding="utf-8")
+    return root

@@ -1,0 +1,369 @@
+"""The GitHub publisher against a fake GitHub at the transport: the exact requests of a run."""
+
+from __future__ import annotations
+
+import json
+import re
+from urllib.parse import urlsplit
+
+import pytest
+import responses
+from github import Auth, Github
+
+from reviewbot.config import PublishConfig
+from reviewbot.errors import AuthError, GitHubAPIError
+from reviewbot.nodes import Priority, Status
+from reviewbot.publish.github import GitHubPublisher, check_conclusion
+from reviewbot.publish.markers import carry_over, node_marker
+from reviewbot.redact import MASK, Redactor
+from tests.publish.conftest import HEAD, NUMBER, REPO, every_kind, make_report, make_snapshot, node
+from tests.publish.fake_github import FakeGitHub
+
+BOT = "github-actions[bot]"
+R = f"/repos/{REPO}"
+NEW_HEAD = "c" * 40
+PRIOR_READS = [
+    ("GET", f"{R}/pulls/{NUMBER}/comments"),
+    ("GET", f"{R}/pulls/{NUMBER}/reviews"),
+    ("GET", f"{R}/issues/{NUMBER}/comments"),
+]
+
+
+@pytest.fixture
+def rsps():
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
+        yield mock
+
+
+@pytest.fixture
+def fake(rsps):
+    gh = FakeGitHub(
+        repo=REPO,
+        number=NUMBER,
+        bot=BOT,
+        commentable={"src/app.py": {*range(1, 9), *range(20, 24)}},
+    )
+    gh.install(rsps)
+    return gh
+
+
+def client():
+    # No retries and no pacing in tests; the composition root keeps PyGithub's defaults.
+    return Github(
+        auth=Auth.Token("ghs_" + "t" * 36),
+        retry=None,
+        seconds_between_requests=None,
+        seconds_between_writes=None,
+    )
+
+
+def publisher(config=None, redactor=None):
+    return GitHubPublisher(
+        client(),
+        REPO,
+        NUMBER,
+        bot_login=BOT,
+        config=config or PublishConfig(),
+        redactor=redactor or Redactor(),
+    )
+
+
+def calls(rsps, start=0):
+    return [(c.request.method, urlsplit(c.request.url).path) for c in rsps.calls[start:]]
+
+
+def bodies(rsps, method, path_end):
+    return [
+        json.loads(c.request.body)
+        for c in rsps.calls
+        if c.request.method == method and urlsplit(c.request.url).path.endswith(path_end)
+    ]
+
+
+class TestFirstRun:
+    def test_exact_requests_one_review_with_every_new_comment(self, rsps, fake, checkout):
+        """Reads, ONE review POST, a read-back, the summary and the check run: nothing else."""
+        published = publisher().publish(make_report(every_kind()), make_snapshot(checkout))
+        review_id = published.review_id
+        assert calls(rsps) == [
+            *PRIOR_READS,
+            ("POST", f"{R}/pulls/{NUMBER}/reviews"),
+            ("GET", f"{R}/pulls/{NUMBER}/reviews/{review_id}/comments"),
+            ("POST", f"{R}/issues/{NUMBER}/comments"),
+            ("POST", f"{R}/check-runs"),
+        ]
+        (review,) = bodies(rsps, "POST", "/reviews")
+        assert (review["commit_id"], review["event"]) == (HEAD, "REQUEST_CHANGES")
+        assert [
+            (c["path"], c.get("start_line"), c["line"], c["side"]) for c in review["comments"]
+        ] == [("src/app.py", 3, 4, "RIGHT"), ("src/app.py", 7, 8, "RIGHT")]
+        assert published.event == "REQUEST_CHANGES"
+        assert [(c.node_id, c.landed) for c in published.comments] == [
+            ("review-1", True),
+            ("review-2", True),
+        ]
+
+    def test_no_inline_comment_outside_the_diff_and_those_nodes_are_in_the_body(
+        self, rsps, fake, checkout
+    ):
+        """Every inline comment is on a diff line; out-of-diff nodes are in the body with links."""
+        published = publisher().publish(make_report(every_kind()), make_snapshot(checkout))
+        (review,) = bodies(rsps, "POST", "/reviews")
+        for comment in review["comments"]:
+            lines = range(comment.get("start_line", comment["line"]), comment["line"] + 1)
+            assert set(lines) <= fake.commentable[comment["path"]]
+        body = review["body"]
+        link = f"https://github.com/{REPO}/blob/{HEAD}/src/app.py#L12-L14"
+        assert f"]({link})" in body and "_outside the diff_" in body
+        for title in ("Unchanged helper", "Is the migration needed?", "Document the widgets"):
+            assert title in body
+        assert "Was fine after all" not in body  # dismissed: summary only
+        assert published.in_body == ("review-3", "review-5", "review-4")
+
+    def test_committable_suggestion_in_the_inline_comment(self, rsps, fake, checkout):
+        """The exact-range suggestion that still parses is posted as a suggestion block."""
+        publisher().publish(make_report(every_kind()), make_snapshot(checkout))
+        (review,) = bodies(rsps, "POST", "/reviews")
+        assert "```suggestion\nx3 = 30\nx4 = 40\n```" in review["comments"][0]["body"]
+
+    def test_one_review_post_whatever_the_number_of_findings(self, rsps, fake, checkout):
+        """45 findings cost one review POST: 30 inline by priority, the rest in its body."""
+        nodes = tuple(
+            node(
+                id=f"n{i}",
+                title=f"finding {i}",
+                priority=Priority.P1 if i % 3 else Priority.P0,
+                lines=(3 + i % 6, 3 + i % 6),
+            )
+            for i in range(45)
+        )
+        published = publisher().publish(make_report(nodes), make_snapshot(checkout))
+        writes = [c for c in calls(rsps) if c[0] != "GET"]
+        assert writes == [
+            ("POST", f"{R}/pulls/{NUMBER}/reviews"),
+            ("POST", f"{R}/issues/{NUMBER}/comments"),
+            ("POST", f"{R}/check-runs"),
+        ]
+        (review,) = bodies(rsps, "POST", "/reviews")
+        assert len(review["comments"]) == 30 and len(published.in_body) == 15
+        inline_ids = {c.node_id for c in published.comments}
+        assert {f"n{i}" for i in range(0, 45, 3)} <= inline_ids  # every P0 made it inline
+
+    def test_bodies_pass_through_the_redactor(self, rsps, fake, checkout):
+        """A secret in a finding never reaches GitHub."""
+        secret = "s3cr3t-value-123"
+        leaky = node(id="leak", title="Leaks the key", body=f"key is {secret}", lines=(3, 3))
+        publisher(redactor=Redactor.of([secret])).publish(
+            make_report((leaky,)), make_snapshot(checkout)
+        )
+        sent = " ".join(json.dumps(body) for body in bodies(rsps, "POST", "") + bodies(rsps, "PATCH", ""))
+        assert secret not in sent and MASK in sent
+
+
+class TestRerun:
+    def test_second_run_on_same_head_posts_nothing_new_and_edits_summary(
+        self, rsps, fake, checkout
+    ):
+        """Same head, same findings: no review, the summary PATCHed in place, a check run."""
+        report, snapshot = make_report(every_kind()), make_snapshot(checkout)
+        first = publisher().publish(report, snapshot)
+        start = len(rsps.calls)
+        second = publisher().publish(report, snapshot)
+        assert calls(rsps, start) == [
+            *PRIOR_READS,
+            ("PATCH", f"{R}/issues/comments/{first.summary_comment_id}"),
+            ("POST", f"{R}/check-runs"),
+        ]
+        assert (second.review_id, second.comments, second.summary_comment_id) == (
+            None,
+            (),
+            first.summary_comment_id,
+        )
+        assert set(second.already_posted) == {f"review-{i}" for i in range(1, 6)}
+        assert len(fake.issue_comments) == 1
+
+    def test_new_head_marks_vanished_findings_resolved(self, rsps, fake, checkout):
+        """On a new head, findings no longer reported are marked resolved in their comments."""
+        nodes = every_kind()
+        publisher().publish(make_report(nodes), make_snapshot(checkout))
+        inline_review_1 = fake.review_comments[0]["id"]
+        review_id = fake.reviews[0]["id"]
+        kept = tuple(n.model_copy(update={"commit_sha": NEW_HEAD}) for n in (nodes[1], nodes[3]))
+        start = len(rsps.calls)
+        published = publisher().publish(
+            make_report(kept, head_sha=NEW_HEAD), make_snapshot(checkout, head_sha=NEW_HEAD)
+        )
+        assert calls(rsps, start) == [
+            *PRIOR_READS,
+            ("PATCH", f"{R}/pulls/comments/{inline_review_1}"),
+            ("PUT", f"{R}/pulls/{NUMBER}/reviews/{review_id}"),
+            ("PATCH", f"{R}/issues/comments/{fake.issue_comments[0]['id']}"),
+            ("POST", f"{R}/check-runs"),
+        ]
+        assert set(published.resolved) == {"review-1", "review-3", "review-5"}
+        state = publisher().load_prior_state()
+        statuses = {p.node.id: p.node.status for p in state.nodes}
+        assert statuses == {
+            "review-1": Status.RESOLVED,
+            "review-2": Status.OPEN,
+            "review-3": Status.RESOLVED,
+            "review-4": Status.OPEN,
+            "review-5": Status.RESOLVED,
+        }
+        assert fake.review_comments[0]["body"].startswith("✅ **Resolved**")
+        summary = fake.issue_comments[0]["body"]
+        assert "Resolved since the last review" in summary and "~~x3 is off by one~~" in summary
+
+    def test_same_head_never_resolves_a_finding_the_model_did_not_repeat(
+        self, rsps, fake, checkout
+    ):
+        """Without a new commit nothing can have been fixed: no resolve edits."""
+        nodes = every_kind()
+        publisher().publish(make_report(nodes), make_snapshot(checkout))
+        published = publisher().publish(make_report(nodes[1:]), make_snapshot(checkout))
+        assert published.resolved == ()
+        assert not any(m in ("PUT",) for m, _ in calls(rsps))
+
+    def test_changed_verdict_posts_a_review_without_comments(self, rsps, fake, checkout):
+        """Nothing new but a different verdict: one review carries the new event."""
+        nodes = every_kind()
+        publisher().publish(make_report(nodes), make_snapshot(checkout))
+        published = publisher().publish(make_report(nodes, verdict="hold"), make_snapshot(checkout))
+        last = bodies(rsps, "POST", "/reviews")[-1]
+        assert (last["event"], last["comments"], published.event) == ("COMMENT", [], "COMMENT")
+
+    def test_forged_marker_by_another_user_is_ignored(self, rsps, fake, checkout):
+        """A marker planted by someone else neither suppresses nor dismisses a finding."""
+        nodes = every_kind()
+        forged = nodes[0].model_copy(update={"status": Status.DISMISSED})
+        fake.add_review_comment(node_marker(forged), login="mallory", line=3)
+        published = publisher().publish(make_report(nodes), make_snapshot(checkout))
+        assert "review-1" in {c.node_id for c in published.comments}
+        assert "Ignored 1 reviewbot marker(s) in comments by other accounts." in published.notes
+
+    def test_stale_pending_review_is_deleted_first(self, rsps, fake, checkout):
+        """A crashed run's PENDING review would block every new review: it is removed."""
+        stale = fake.add_review("", login=BOT, state="PENDING")
+        publisher().publish(make_report(every_kind()), make_snapshot(checkout))
+        assert calls(rsps)[3] == ("DELETE", f"{R}/pulls/{NUMBER}/reviews/{stale['id']}")
+
+    def test_human_dismiss_reply_is_exposed_for_carry_over(self, rsps, fake, checkout):
+        """A collaborator's `/dismiss` reply comes back as a decision applied by fingerprint."""
+        nodes = every_kind()
+        publisher().publish(make_report(nodes), make_snapshot(checkout))
+        first_comment = fake.review_comments[0]["id"]
+        fake.add_review_comment(
+            "/dismiss intended", login="carol", association="OWNER", in_reply_to=first_comment
+        )
+        prior = publisher().load_prior_state()
+        (after,) = carry_over([nodes[0]], prior)
+        assert (after.status, prior.decisions[0].event.by) == (Status.DISMISSED, "human:carol")
+
+    def test_prior_reads_follow_pagination(self, rsps, fake, checkout):
+        """Every page of a listing is read (Link: rel="next")."""
+        fake.page_size = 2
+        for i in range(5):
+            fake.add_issue_comment(f"comment {i}", login="someone")
+        publisher().load_prior_state()
+        pages = [c for c in calls(rsps) if c[1].endswith(f"/issues/{NUMBER}/comments")]
+        assert len(pages) == 3
+
+
+class TestFallbacks:
+    def test_422_bisects_with_pending_reviews_and_loses_nothing(self, rsps, fake, checkout):
+        """A refused comment is found by pending-review probes, then listed in the body."""
+        fake.refuse_lines = {("src/app.py", 7)}  # GitHub's diff disagrees about review-2's lines
+        published = publisher().publish(make_report(every_kind()), make_snapshot(checkout))
+        review_path = f"{R}/pulls/{NUMBER}/reviews"
+        writes = [c for c in calls(rsps) if c[0] != "GET"]
+        probe_id = writes[2][1].rsplit("/", 1)[1]
+        assert writes == [
+            ("POST", review_path),  # the review: 422
+            ("POST", review_path),  # probe [review-1]: accepted…
+            ("DELETE", f"{review_path}/{probe_id}"),  # …and deleted
+            ("POST", review_path),  # probe [review-2]: 422
+            ("POST", review_path),  # the review without it
+            ("POST", f"{R}/issues/{NUMBER}/comments"),
+            ("POST", f"{R}/check-runs"),
+        ]
+        posts = bodies(rsps, "POST", "/reviews")
+        assert ["event" in p for p in posts] == [True, False, False, True]
+        final = posts[-1]
+        assert [c["line"] for c in final["comments"]] == [4]
+        assert "Name the constant" in final["body"] and "GitHub refused the inline comment" in final["body"]
+        assert published.in_body[-1] == "review-2"
+        assert [c.node_id for c in published.comments] == ["review-1"]
+        assert not [r for r in fake.reviews if r["state"] == "PENDING"]
+
+    def test_refused_approval_falls_back_to_comment_with_a_note(self, rsps, fake, checkout):
+        """GitHub Actions may not approve: the review is posted as COMMENT and says so."""
+        fake.approval_refusal = "GitHub Actions is not permitted to approve pull requests."
+        published = publisher().publish(make_report((), verdict="ship"), make_snapshot(checkout))
+        events = [p["event"] for p in bodies(rsps, "POST", "/reviews")]
+        assert events == ["APPROVE", "COMMENT"]
+        assert published.event == "COMMENT"
+        assert any("not permitted to approve" in note for note in published.notes)
+        assert "not permitted to approve" in bodies(rsps, "POST", "/reviews")[-1]["body"]
+
+    def test_approve_disabled_in_config_comments(self, rsps, fake, checkout):
+        """`publish.approve = false` turns Ship into a COMMENT review."""
+        publisher(PublishConfig(approve=False)).publish(
+            make_report((), verdict="ship"), make_snapshot(checkout)
+        )
+        assert [p["event"] for p in bodies(rsps, "POST", "/reviews")] == ["COMMENT"]
+
+    def test_check_run_forbidden_falls_back_to_commit_status(self, rsps, fake, checkout):
+        """403 on check runs → a `reviewbot` commit status on the head SHA."""
+        fake.checks_forbidden = True
+        published = publisher().publish(make_report(every_kind()), make_snapshot(checkout))
+        assert calls(rsps)[-2:] == [("POST", f"{R}/check-runs"), ("POST", f"{R}/statuses/{HEAD}")]
+        assert (published.check_run_id, published.commit_status) == (None, True)
+        assert fake.statuses[0]["context"] == "reviewbot" and fake.statuses[0]["state"] == "failure"
+
+    def test_auth_failure_is_a_one_line_auth_error(self, rsps):
+        """401 from GitHub becomes AuthError, not a PyGithub traceback."""
+        rsps.add(
+            "GET",
+            re.compile(rf"https://api\.github\.com(:443)?{R}/pulls/{NUMBER}/comments.*"),
+            json={"message": "Bad credentials"},
+            status=401,
+        )
+        with pytest.raises(AuthError, match="Bad credentials; check GITHUB_TOKEN"):
+            publisher().load_prior_state()
+
+    def test_other_review_refusal_is_a_github_error(self, rsps, fake, checkout):
+        """A 422 no fallback can cure (here: the comments are fine) ends the run with GitHubAPIError."""
+        fake.review_refusal = "commit_id is not part of the pull request"
+        with pytest.raises(GitHubAPIError, match="commit_id is not part of the pull request"):
+            publisher().publish(make_report((), verdict="hold"), make_snapshot(checkout))
+
+
+class TestCheckConclusion:
+    @pytest.mark.parametrize(
+        ("verdict", "partial", "expected"),
+        [
+            ("ship", False, "success"),
+            ("ship", True, "neutral"),
+            ("hold", False, "neutral"),
+            ("block", False, "failure"),
+            ("block", True, "failure"),
+        ],
+        ids=["ship", "ship-partial", "hold", "block", "block-partial"],
+    )
+    def test_conclusion_for_verdict(self, verdict, partial, expected):
+        """Ship/Hold/Block → success/neutral/failure; partial coverage is never success."""
+        assert check_conclusion(make_report((), verdict=verdict, partial=partial)) == expected
+
+    def test_check_run_payload(self, rsps, fake, checkout):
+        """The check run is named `reviewbot`, completed, on the head SHA, with title and summary."""
+        publisher().publish(make_report(every_kind()), make_snapshot(checkout))
+        (payload,) = bodies(rsps, "POST", "/check-runs")
+        assert {k: payload[k] for k in ("name", "head_sha", "status", "conclusion")} == {
+            "name": "reviewbot",
+            "head_sha": HEAD,
+            "status": "completed",
+            "conclusion": "failure",
+        }
+        assert payload["output"]["title"] == "⛔ Block: gated axis `review` failed"
+        assert "### Axes" in payload["output"]["summary"]
+        assert "reviewbot:summary" not in payload["output"]["summary"]

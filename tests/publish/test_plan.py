@@ -1,0 +1,119 @@
+"""Placement: inline only where GitHub accepts it, narrowing by rule, nothing ever dropped."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewbot.nodes import Anchor, Priority, Status
+from reviewbot.publish.plan import BodyReason, LinkBuilder, Target, locate, plan_review
+from tests.publish.conftest import HEAD, REPO, every_kind, make_diff, node
+
+LINKS = LinkBuilder(web_url="https://github.com", repo=REPO, head_sha=HEAD)
+
+
+def anchor(start: int, end: int, path: str = "src/app.py") -> Anchor:
+    return Anchor(path=path, start_line=start, end_line=end, quote="")
+
+
+class TestLocate:
+    @pytest.mark.parametrize(
+        ("lines", "expected"),
+        [
+            ((3, 3), Target(path="src/app.py", line=3)),
+            ((3, 6), Target(path="src/app.py", line=6, start_line=3)),
+            ((1, 8), Target(path="src/app.py", line=8, start_line=1)),
+            ((7, 10), Target(path="src/app.py", line=8, start_line=7, narrowed=True)),
+            ((19, 21), Target(path="src/app.py", line=21, start_line=20, narrowed=True)),
+            ((8, 8), Target(path="src/app.py", line=8)),
+            ((6, 20), Target(path="src/app.py", line=8, start_line=6, narrowed=True)),
+            ((10, 21), BodyReason.OUTSIDE_DIFF),
+            ((12, 14), BodyReason.OUTSIDE_DIFF),
+            ((15, 20), BodyReason.OUTSIDE_DIFF),
+            ((9, 9), BodyReason.OUTSIDE_DIFF),
+        ],
+        ids=[
+            "one-line",
+            "range-in-hunk",
+            "whole-hunk",
+            "narrowed-overlap-holds-first-line",
+            "narrowed-overlap-covers-half",
+            "last-line-of-hunk",
+            "spans-two-hunks-narrowed-to-the-first-line",
+            "late-small-overlap",
+            "between-hunks",
+            "overlap-too-small",
+            "just-after-hunk",
+        ],
+    )
+    def test_target_for_anchor(self, lines, expected):
+        """Lines of one hunk are inline; a partial overlap narrows only by the documented rule."""
+        assert locate(anchor(*lines), make_diff()) == expected
+
+    def test_file_not_in_the_diff(self):
+        """An anchor in an unchanged file cannot be commented inline."""
+        assert locate(anchor(1, 1, "README.md"), make_diff()) is BodyReason.FILE_NOT_IN_DIFF
+
+
+class TestPlanReview:
+    def test_every_node_lands_somewhere(self):
+        """Each node of every kind is inline, in the body, or quiet: none is lost."""
+        plan = plan_review(every_kind(), make_diff(), max_inline=30, link_of=LINKS)
+        inline = {item.node.id: item.target for item in plan.inline}
+        body = {item.node.id: item.reason for item in plan.body}
+        assert inline == {
+            "review-1": Target(path="src/app.py", line=4, start_line=3),
+            "review-2": Target(path="src/app.py", line=8, start_line=7, narrowed=True),
+        }
+        assert body == {
+            "review-3": BodyReason.OUTSIDE_DIFF,
+            "review-4": BodyReason.NO_ANCHOR,
+            "review-5": BodyReason.FILE_NOT_IN_DIFF,
+        }
+        assert [n.id for n in plan.quiet] == ["review-6"]
+
+    def test_outside_the_diff_gets_a_link_to_the_head_lines(self):
+        """A node outside the diff is listed with a link to its lines at the head commit."""
+        plan = plan_review(every_kind(), make_diff(), max_inline=30, link_of=LINKS)
+        links = {item.node.id: item.link for item in plan.body}
+        assert links["review-3"] == f"https://github.com/{REPO}/blob/{HEAD}/src/app.py#L12-L14"
+        assert links["review-4"] is None
+
+    def test_inline_limit_keeps_the_most_severe_then_most_confident(self):
+        """Over the limit, P0 beats P1 and higher confidence wins; the rest go to the body."""
+        nodes = (
+            node(id="low", priority=Priority.P2, title="a", lines=(3, 3)),
+            node(id="sure", priority=Priority.P1, confidence=0.95, title="b", lines=(4, 4)),
+            node(id="unsure", priority=Priority.P1, confidence=0.4, title="c", lines=(5, 5)),
+            node(id="p0", priority=Priority.P0, confidence=0.3, title="d", lines=(6, 6)),
+        )
+        plan = plan_review(nodes, make_diff(), max_inline=2, link_of=LINKS)
+        assert [item.node.id for item in plan.inline] == ["p0", "sure"]
+        assert [(item.node.id, item.reason) for item in plan.body] == [
+            ("unsure", BodyReason.OVER_LIMIT),
+            ("low", BodyReason.OVER_LIMIT),
+        ]
+
+    def test_already_posted_fingerprints_are_not_posted_again(self):
+        """A node whose fingerprint is on the PR is neither inline nor in the body."""
+        nodes = every_kind()
+        posted = frozenset({nodes[0].fingerprint, nodes[3].fingerprint})
+        plan = plan_review(nodes, make_diff(), max_inline=30, posted=posted, link_of=LINKS)
+        assert [n.id for n in plan.already_posted] == ["review-1", "review-4"]
+        placed = {i.node.id for i in plan.inline} | {i.node.id for i in plan.body}
+        assert placed == {"review-2", "review-3", "review-5"}
+
+    @pytest.mark.parametrize("status", [Status.RESOLVED, Status.DISMISSED], ids=["resolved", "dismissed"])
+    def test_closed_nodes_are_never_inline(self, status):
+        """Resolved and dismissed nodes stay out of the review."""
+        plan = plan_review(
+            (node(id="n", status=status),), make_diff(), max_inline=30, link_of=LINKS
+        )
+        assert (plan.inline, plan.body, [n.id for n in plan.quiet]) == ((), (), ["n"])
+
+    def test_rejected_comments_move_to_the_body(self):
+        """Comments GitHub refused become body items with a link, keeping the others inline."""
+        plan = plan_review(every_kind(), make_diff(), max_inline=30, link_of=LINKS)
+        moved = plan.reject(["review-2"], LINKS)
+        assert [i.node.id for i in moved.inline] == ["review-1"]
+        assert (moved.body[-1].node.id, moved.body[-1].reason) == ("review-2", BodyReason.REJECTED)
+        assert moved.body[-1].link == f"https://github.com/{REPO}/blob/{HEAD}/src/app.py#L7-L10"

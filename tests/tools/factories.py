@@ -1,0 +1,162 @@
+"""A real git repository in tmp_path, the diff of its head commit, and sessions over it."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from reviewbot.modes import Mode, Role
+from reviewbot.sources.diff_index import DiffIndex, DiffLine, FileDiff, FileStatus, Hunk, LineKind
+from reviewbot.tools.ask_user import NoOperator, Operator
+from reviewbot.tools.session import NodeStore, ReviewSession, Workspace
+
+APP_BASE = """import os
+
+
+def load(path):
+    with open(path) as handle:
+        return handle.read()
+"""
+
+APP_HEAD = """import os
+
+
+def load(path):
+    with open(path) as handle:
+        return handle.read()
+
+
+def run(command):
+    return os.system(command)
+
+
+def total(items):
+    result = 0
+    for item in items:
+        result += item
+    return result
+"""
+
+UTIL = """def a():
+    return 1
+
+
+def b():
+    return 1
+"""
+
+_ENV = {
+    "GIT_AUTHOR_NAME": "Ada",
+    "GIT_AUTHOR_EMAIL": "ada@example.com",
+    "GIT_COMMITTER_NAME": "Ada",
+    "GIT_COMMITTER_EMAIL": "ada@example.com",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "HOME": "/nonexistent",
+}
+
+
+@dataclass(frozen=True)
+class Repo:
+    root: Path
+    base_sha: str
+    head_sha: str
+    outside: Path  # a file next to the repository, which no tool may read
+
+
+def git(root: Path, *args: str, date: str = "2024-01-01T00:00:00Z") -> str:
+    env = {**os.environ, **_ENV, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
+    done = subprocess.run(
+        ["git", *args], cwd=root, env=env, check=True, capture_output=True, text=True
+    )
+    return done.stdout.strip()
+
+
+def build_repo(tmp_path: Path) -> Repo:
+    """Two commits: the base adds `load`, the head adds `run` and `total` plus fixtures."""
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    outside = tmp_path / "outside-secret.txt"
+    outside.write_text("TOP SECRET\n")
+    git(root, "init", "-q", "-b", "main")
+    (root / "src" / "app.py").write_text(APP_BASE)
+    (root / "README.md").write_text("# demo\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Add load")
+    base = git(root, "rev-parse", "HEAD")
+    (root / "src" / "app.py").write_text(APP_HEAD)
+    (root / "src" / "util.py").write_text(UTIL)
+    (root / "data.bin").write_bytes(b"\x00\x01\x02binary")
+    (root / "crlf.txt").write_bytes(b"one\r\ntwo  \r\nthree\r\n")
+    (root / "big.txt").write_text("".join(f"line {n}\n" for n in range(1, 3001)))
+    (root / "link_in.py").symlink_to("src/app.py")
+    (root / "link_out").symlink_to(outside)
+    (root / "src" / "dir_out").symlink_to(tmp_path)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "Add run and total", date="2024-02-01T00:00:00Z")
+    head = git(root, "rev-parse", "HEAD")
+    return Repo(root=root, base_sha=base, head_sha=head, outside=outside)
+
+
+def app_diff() -> DiffIndex:
+    """The head commit's hunk of src/app.py: lines 7–17 added after context line 6."""
+    added = APP_HEAD.splitlines()[6:]
+    lines = (
+        DiffLine(kind=LineKind.CONTEXT, old_no=6, new_no=6, text="        return handle.read()"),
+        *(
+            DiffLine(kind=LineKind.ADDED, old_no=None, new_no=7 + i, text=text)
+            for i, text in enumerate(added)
+        ),
+    )
+    hunk = Hunk(
+        old_start=6, old_length=1, new_start=6, new_length=1 + len(added), section="", lines=lines
+    )
+    app = FileDiff(
+        path="src/app.py", status=FileStatus.MODIFIED, hunks=(hunk,), additions=len(added)
+    )
+    util = FileDiff(path="src/util.py", status=FileStatus.ADDED, additions=6)
+    return DiffIndex(files={"src/app.py": app, "src/util.py": util})
+
+
+def make_session(
+    repo: Repo,
+    *,
+    mode: Mode = Mode.REVIEW,
+    role: Role = "reviewer",
+    agent: str = "review",
+    store: NodeStore | None = None,
+    operator: Operator | None = None,
+    seen: tuple[str, ...] = ("src/app.py",),
+    max_output_chars: int = 20_000,
+) -> ReviewSession:
+    workspace = Workspace(checkout=repo.root, head_sha=repo.head_sha, diff=app_diff())
+    return ReviewSession(
+        mode=mode,
+        role=role,
+        agent=agent,
+        workspace=workspace,
+        store=store if store is not None else NodeStore(),
+        operator=operator or NoOperator(),
+        seen=seen,
+        max_output_chars=max_output_chars,
+    )
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    """Every entry under root (git's storage included): content hash, link target, mode."""
+    digest: dict[str, str] = {}
+    for directory, subdirs, files in os.walk(root, followlinks=False):
+        subdirs.sort()
+        for name in [*sorted(files), *subdirs]:
+            path = Path(directory, name)
+            rel = path.relative_to(root).as_posix()
+            if path.is_symlink():
+                digest[rel] = f"link:{os.readlink(path)}"
+            elif path.is_file():
+                data = path.read_bytes()
+                digest[rel] = f"{oct(path.stat().st_mode)}:{hashlib.sha256(data).hexdigest()}"
+            else:
+                digest[rel] = f"dir:{oct(path.stat().st_mode)}"
+    return digest

@@ -1,0 +1,246 @@
+"""The read-only repository tools: read_file, list_files, search_code, over a real checkout."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.tools.factories import build_repo, make_session, tree_digest
+
+
+@pytest.fixture
+def repo(tmp_path):
+    return build_repo(tmp_path)
+
+
+class TestReadFile:
+    def test_whole_file_with_line_numbers(self, repo):
+        """A read shows a header and every line prefixed by its 1-based number."""
+        result = make_session(repo).call("read_file", {"path": "src/app.py"})
+        assert not result.is_error
+        lines = result.content.splitlines()
+        assert lines[0] == "src/app.py — lines 1–17 of 17"
+        assert lines[1] == "     1\timport os"
+        assert lines[10] == "    10\t    return os.system(command)"
+
+    def test_line_range(self, repo):
+        """start_line/end_line select exactly those lines."""
+        result = make_session(repo).call(
+            "read_file", {"path": "src/app.py", "start_line": 9, "end_line": 10}
+        )
+        assert result.content.splitlines()[1:] == [
+            "     9\tdef run(command):",
+            "    10\t    return os.system(command)",
+        ]
+
+    def test_end_line_past_the_end_is_clamped(self, repo):
+        """An end_line past the end shows up to the last line."""
+        result = make_session(repo).call(
+            "read_file", {"path": "src/app.py", "start_line": 16, "end_line": 99}
+        )
+        assert result.content.splitlines()[0] == "src/app.py — lines 16–17 of 17"
+
+    def test_start_line_past_the_end_is_an_error(self, repo):
+        """A start_line past the end says how long the file is."""
+        result = make_session(repo).call("read_file", {"path": "src/app.py", "start_line": 40})
+        assert result.is_error
+        assert result.content == "`src/app.py` has 17 lines; start_line 40 is past the end"
+
+    def test_end_before_start_is_an_error(self, repo):
+        """A reversed range is refused with both numbers."""
+        result = make_session(repo).call(
+            "read_file", {"path": "src/app.py", "start_line": 5, "end_line": 2}
+        )
+        assert result.is_error
+        assert result.content == "end_line 2 is before start_line 5"
+
+    def test_large_file_is_cut_head_and_tail_with_a_note(self, repo):
+        """A file over the budget keeps its head and tail; the note names the omitted range."""
+        session = make_session(repo, max_output_chars=2_000)
+        result = session.call("read_file", {"path": "big.txt"})
+        assert len(result.content) <= 2_000
+        lines = result.content.splitlines()
+        assert lines[1] == "     1\tline 1"
+        assert lines[-1] == "  3000\tline 3000"
+        note = next(line for line in lines if line.startswith("…"))
+        first, last = (
+            int(lines[lines.index(note) - 1].split()[0]) + 1,
+            int(lines[lines.index(note) + 1].split()[0]) - 1,
+        )
+        assert note == (
+            f"… {last - first + 1:,} lines omitted; call read_file with "
+            f"start_line={first} end_line={last} to read them"
+        )
+
+    def test_reading_the_omitted_range_from_the_note_works(self, repo):
+        """Following the note's advice returns the lines it named."""
+        session = make_session(repo, max_output_chars=2_000)
+        result = session.call(
+            "read_file", {"path": "big.txt", "start_line": 1500, "end_line": 1502}
+        )
+        assert result.content.splitlines()[1:] == [
+            "  1500\tline 1500",
+            "  1501\tline 1501",
+            "  1502\tline 1502",
+        ]
+
+    def test_crlf_line_endings_are_not_content(self, repo):
+        """CRLF files read like LF files, trailing spaces kept."""
+        result = make_session(repo).call("read_file", {"path": "crlf.txt"})
+        assert result.content.splitlines()[1:] == ["     1\tone", "     2\ttwo  ", "     3\tthree"]
+
+    def test_binary_file_is_not_shown(self, repo):
+        """A binary file is described, not dumped."""
+        result = make_session(repo).call("read_file", {"path": "data.bin"})
+        assert not result.is_error
+        assert result.content == "`data.bin` is a binary file (9 bytes); not shown"
+
+    @pytest.mark.parametrize(
+        ("path", "message"),
+        [
+            ("nope.py", "`nope.py` is not a file in the PR head"),
+            ("src", "`src` is a directory; list its files with a glob like `src/**`"),
+        ],
+        ids=["missing", "directory"],
+    )
+    def test_not_a_file(self, repo, path, message):
+        """A missing path or a directory is a clear error."""
+        result = make_session(repo).call("read_file", {"path": path})
+        assert result.is_error
+        assert result.content == message
+
+    def test_reading_marks_the_file_seen(self, repo):
+        """A file read through read_file counts as seen, under its normalised path."""
+        session = make_session(repo, seen=())
+        session.call("read_file", {"path": "./src//util.py", "start_line": 1, "end_line": 1})
+        assert "src/util.py" in session.seen
+
+    def test_a_symlink_inside_reads_its_target(self, repo):
+        """A link to a file inside the checkout is read and both names are marked seen."""
+        session = make_session(repo, seen=())
+        result = session.call("read_file", {"path": "link_in.py", "end_line": 1})
+        assert result.content.splitlines()[1] == "     1\timport os"
+        assert {"link_in.py", "src/app.py"} <= session.seen
+
+
+class TestPathsStayInside:
+    @pytest.mark.parametrize(
+        ("path", "message"),
+        [
+            ("../../etc/passwd", "path: Value error, must not contain '..'"),
+            ("/etc/passwd", "path: Value error, must be a relative path with forward slashes"),
+            ("src/../../outside-secret.txt", "path: Value error, must not contain '..'"),
+        ],
+        ids=["dotdot", "absolute", "dotdot-inside-path"],
+    )
+    def test_traversal_is_refused_at_the_guard(self, repo, path, message):
+        """`..` and absolute paths never reach the tool: the input schema refuses them."""
+        result = make_session(repo).call("read_file", {"path": path})
+        assert result.is_error
+        assert result.content == f"invalid input for `read_file`: {message}"
+
+    @pytest.mark.parametrize(
+        ("path", "message"),
+        [
+            ("link_out", "`link_out` is a symbolic link that points outside the repository"),
+            (
+                "src/dir_out/outside-secret.txt",
+                "`src/dir_out/outside-secret.txt` is a symbolic link that points outside the repository",
+            ),
+            (
+                ".git/config",
+                "`.git/config` is inside git's own storage, which is not part of the PR",
+            ),
+        ],
+        ids=["file-link-out", "dir-link-out", "git-storage"],
+    )
+    def test_links_out_and_git_storage_are_refused_by_the_tool(self, repo, path, message):
+        """A symlink escaping the checkout (file or directory) or `.git` is refused by the tool."""
+        session = make_session(repo, seen=())
+        result = session.call("read_file", {"path": path})
+        assert result.is_error
+        assert result.content == message
+        assert "TOP SECRET" not in result.content
+        assert session.seen == frozenset()
+
+    def test_nothing_on_disk_changes(self, repo):
+        """A run of reads, listings, searches and refusals leaves the checkout byte-identical."""
+        before = tree_digest(repo.root)
+        session = make_session(repo)
+        for name, tool_input in [
+            ("read_file", {"path": "src/app.py"}),
+            ("read_file", {"path": "link_out"}),
+            ("list_files", {"glob": "**"}),
+            ("search_code", {"regex": "os\\."}),
+            ("git_log", {}),
+            ("git_show", {"rev": "HEAD~1"}),
+            ("git_blame", {"path": "src/app.py", "start_line": 1, "end_line": 5}),
+        ]:
+            session.call(name, tool_input)
+        assert tree_digest(repo.root) == before
+
+
+class TestListFiles:
+    def test_glob_any_depth_and_changed_files_are_marked(self, repo):
+        """`**/*.py` matches at any depth; files changed by the PR say so."""
+        result = make_session(repo).call("list_files", {"glob": "**/*.py"})
+        assert result.content.splitlines() == [
+            "3 files match `**/*.py`",
+            "link_in.py",
+            "src/app.py  (changed in this PR: modified)",
+            "src/util.py  (changed in this PR: added)",
+        ]
+
+    def test_single_star_stays_in_one_directory(self, repo):
+        """`*.py` matches top-level files only, like a shell glob."""
+        result = make_session(repo).call("list_files", {"glob": "*.py"})
+        assert result.content.splitlines()[1:] == ["link_in.py"]
+
+    def test_default_lists_everything_but_git_storage(self, repo):
+        """Without a glob every file is listed, and nothing under `.git`."""
+        result = make_session(repo).call("list_files", {})
+        listed = result.content.splitlines()[1:]
+        assert "README.md" in listed
+        assert not any(line.startswith(".git") for line in listed)
+        assert result.content.startswith(f"{len(listed)} files match `**`")
+
+    def test_no_match(self, repo):
+        """A glob that matches nothing says so, without an error."""
+        result = make_session(repo).call("list_files", {"glob": "**/*.rs"})
+        assert not result.is_error
+        assert result.content == "no file matches `**/*.rs`"
+
+
+class TestSearchCode:
+    def test_matches_are_path_line_text(self, repo):
+        """Each match is `path:line: text`, limited to the glob."""
+        result = make_session(repo).call("search_code", {"regex": r"return \d", "glob": "src/*"})
+        assert result.content.splitlines() == [
+            "2 matching lines (path:line: text)",
+            "src/util.py:2: return 1",
+            "src/util.py:6: return 1",
+        ]
+
+    def test_matches_are_bounded(self, repo):
+        """max_matches stops the search and the note says how to narrow it."""
+        result = make_session(repo).call(
+            "search_code", {"regex": "line", "glob": "big.txt", "max_matches": 3}
+        )
+        assert result.content.splitlines()[1:] == [
+            "big.txt:1: line 1",
+            "big.txt:2: line 2",
+            "big.txt:3: line 3",
+            "… stopped at 3 matches; narrow the regex or the glob",
+        ]
+
+    def test_invalid_regex_is_an_error(self, repo):
+        """A regex that does not compile comes back with Python's reason."""
+        result = make_session(repo).call("search_code", {"regex": "(unclosed"})
+        assert result.is_error
+        assert result.content.startswith("invalid regex '(unclosed': missing ), unterminated")
+
+    def test_links_out_are_not_searched(self, repo):
+        """A link to a file outside the checkout is skipped, never read."""
+        result = make_session(repo).call("search_code", {"regex": "SECRET"})
+        assert "TOP SECRET" not in result.content
+        assert result.content.startswith("no line matches 'SECRET'")
+        assert "were not searched" in result.content

@@ -1,0 +1,327 @@
+"""add_review_node's boundary and anchor checks, finalize_review, and the verifier's verbs."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewbot.nodes import Status
+from reviewbot.tools.session import NodeStore
+from reviewbot.verdict.lattice import Verdict
+from tests.tools.factories import build_repo, make_session
+
+
+@pytest.fixture
+def repo(tmp_path):
+    return build_repo(tmp_path)
+
+
+def finding(
+    *,
+    path="src/app.py",
+    start=10,
+    end=10,
+    quote="    return os.system(command)",
+    title="Shell injection in run()",
+    **extra,
+):
+    anchor = {"path": path, "start_line": start, "end_line": end, "quote": quote}
+    return {
+        "kind": "bug",
+        "priority": "P0",
+        "confidence": 0.9,
+        "title": title,
+        "body": "`command` reaches a shell.",
+        "anchor": anchor,
+        **extra,
+    }
+
+
+class TestAddReviewNode:
+    def test_valid_node_is_stamped(self, repo):
+        """A valid anchored finding becomes an open node with id, author, fingerprint and head sha."""
+        store = NodeStore()
+        result = make_session(repo, store=store).call("add_review_node", finding())
+        assert not result.is_error
+        assert result.content == "added review-1 (P0 bug): Shell injection in run()"
+        [node] = store.all()
+        assert (node.id, node.author, node.status, node.commit_sha) == (
+            "review-1",
+            "review",
+            Status.OPEN,
+            repo.head_sha,
+        )
+        assert len(node.fingerprint) == 16
+        assert node.notes == ()
+
+    def test_ids_count_per_author(self, repo):
+        """Each author gets its own sequence: review-1, review-2, security-1."""
+        store = NodeStore()
+        review = make_session(repo, store=store)
+        security = make_session(repo, store=store, agent="security")
+        review.call("add_review_node", finding())
+        review.call(
+            "add_review_node", finding(title="Another", start=14, end=14, quote="    result = 0")
+        )
+        security.call(
+            "add_review_node", finding(title="Third", start=9, end=9, quote="def run(command):")
+        )
+        assert [n.id for n in store.all()] == ["review-1", "review-2", "security-1"]
+
+    def test_node_without_anchor(self, repo):
+        """A note about the whole PR needs no anchor and no seen file."""
+        store = NodeStore()
+        raw = {"kind": "question", "priority": "P3", "confidence": 0.5, "title": "Why now?"}
+        result = make_session(repo, store=store, seen=()).call("add_review_node", raw)
+        assert result.content == "added review-1 (P3 question): Why now?"
+        assert store.all()[0].anchor is None
+
+    @pytest.mark.parametrize(
+        ("change", "reason"),
+        [
+            ({"priority": None}, "priority: Input should be 'P0', 'P1', 'P2' or 'P3' (got None)"),
+            ({"confidence": 1.5}, "confidence: Input should be less than or equal to 1 (got 1.5)"),
+            ({"severity": "high"}, "severity: is not a field of a review node"),
+        ],
+        ids=["priority-missing", "confidence-out-of-range", "extra-field"],
+    )
+    def test_malformed_input_returns_the_boundary_reason_and_is_discarded(
+        self, repo, change, reason
+    ):
+        """The boundary's reason goes back as an error and the discard is recorded with its origin."""
+        store = NodeStore()
+        raw = {**finding(), **change}
+        result = make_session(repo, store=store).call("add_review_node", raw)
+        assert result.is_error
+        assert result.content == f"the node was not added: {reason}"
+        assert store.all() == []
+        [discarded] = store.discarded
+        assert (discarded.raw, discarded.reason, discarded.origin) == (raw, reason, "model:review")
+
+    def test_non_object_input_is_discarded(self, repo):
+        """A list instead of an object costs one discard, not the run."""
+        store = NodeStore()
+        result = make_session(repo, store=store).call("add_review_node", ["bug"])
+        assert result.content == "the node was not added: expected an object, got list"
+        assert len(store.discarded) == 1
+
+    def test_file_not_seen_is_refused(self, repo):
+        """An anchor on a file the agent has not seen in this run is refused and recorded."""
+        store = NodeStore()
+        raw = finding(path="src/util.py", start=2, end=2, quote="    return 1")
+        result = make_session(repo, store=store).call("add_review_node", raw)
+        assert result.is_error
+        assert result.content == (
+            "you have not seen `src/util.py` in this run; read it with read_file first "
+            "(an anchor may only point at code you have read)"
+        )
+        assert store.all() == []
+        assert store.discarded[0].reason.startswith("anchor refused: you have not seen")
+
+    def test_reading_the_file_makes_the_anchor_acceptable(self, repo):
+        """After read_file, the same anchor is accepted."""
+        session = make_session(repo)
+        raw = finding(
+            path="src/util.py", start=2, end=2, quote="    return 1", title="Magic number"
+        )
+        assert session.call("add_review_node", raw).is_error
+        session.call("read_file", {"path": "src/util.py"})
+        assert session.call("add_review_node", raw).content.startswith("added review-1")
+
+    def test_file_not_in_head_is_refused(self, repo):
+        """An anchor on a file missing from the PR head says so, with the head sha."""
+        raw = finding(path="src/gone.py")
+        result = make_session(repo, seen=("src/gone.py",)).call("add_review_node", raw)
+        assert result.is_error
+        assert result.content == (
+            f"`src/gone.py` is not a file in the PR head ({repo.head_sha[:12]}); anchor on a file "
+            "of the head, or omit the anchor for a note about the whole PR"
+        )
+
+    def test_anchor_through_a_link_out_is_refused(self, repo):
+        """An anchor path that is a symlink out of the checkout is refused like a read."""
+        result = make_session(repo, seen=("link_out",)).call(
+            "add_review_node", finding(path="link_out", start=1, end=1, quote="TOP SECRET")
+        )
+        assert result.content == "`link_out` is a symbolic link that points outside the repository"
+
+    def test_lines_past_the_end_are_refused(self, repo):
+        """An anchor beyond the last line names the file's length."""
+        result = make_session(repo).call("add_review_node", finding(start=17, end=20))
+        assert result.is_error
+        assert result.content == (
+            "`src/app.py` has 17 lines; lines 17–20 go past the end of the file"
+        )
+
+    def test_quote_matches_ignoring_trailing_whitespace_and_crlf(self, repo):
+        """Trailing spaces and CR do not make a correct quote wrong."""
+        store = NodeStore()
+        raw = finding(path="crlf.txt", start=1, end=2, quote="one\ntwo\n", title="Odd lines")
+        result = make_session(repo, store=store, seen=("crlf.txt",)).call("add_review_node", raw)
+        assert result.content.startswith("added review-1 (P0 bug): Odd lines")
+        assert store.all()[0].anchor.start_line == 1
+
+    def test_quote_elsewhere_relocates_with_a_note(self, repo):
+        """Wrong line numbers with a correct quote move the anchor, noted on the node and in the result."""
+        store = NodeStore()
+        result = make_session(repo, store=store).call("add_review_node", finding(start=4, end=4))
+        note = "anchor moved from lines 4–4 to 10–10 of `src/app.py`, where the quoted text is"
+        assert not result.is_error
+        assert result.content.splitlines() == [
+            "added review-1 (P0 bug): Shell injection in run()",
+            note,
+        ]
+        [node] = store.all()
+        assert (node.anchor.start_line, node.anchor.end_line) == (10, 10)
+        assert node.notes == (note,)
+
+    def test_relocation_picks_the_occurrence_nearest_the_named_lines(self, repo):
+        """A quote found twice goes to the occurrence nearest the lines the agent named."""
+        store = NodeStore()
+        session = make_session(repo, store=store, seen=("src/util.py",))
+        raw = finding(path="src/util.py", start=5, end=5, quote="    return 1", title="Magic")
+        result = session.call("add_review_node", raw)
+        assert store.all()[0].anchor.start_line == 6
+        assert "(it occurs 2 times; the one nearest the lines named was used)" in result.content
+
+    def test_quote_nowhere_is_refused_with_the_actual_numbered_lines(self, repo):
+        """A quote that is nowhere in the file is refused, showing what the named lines say."""
+        store = NodeStore()
+        raw = finding(start=9, end=10, quote="def run(cmd):\n    return subprocess.call(cmd)")
+        result = make_session(repo, store=store).call("add_review_node", raw)
+        assert result.is_error
+        assert result.content == (
+            "the quote does not match lines 9–10 of `src/app.py` and is not found elsewhere in the "
+            "file. Those lines are:\n"
+            "     9\tdef run(command):\n"
+            "    10\t    return os.system(command)\n"
+            "Copy the quote from the file (without line numbers) and send the node again."
+        )
+        assert store.all() == []
+
+    def test_duplicate_fingerprint_is_not_added_twice(self, repo):
+        """The same finding at shifted lines answers with the existing id."""
+        store = NodeStore()
+        session = make_session(repo, store=store)
+        session.call("add_review_node", finding())
+        result = session.call("add_review_node", finding(start=3, end=3))
+        assert not result.is_error
+        assert result.content == "already recorded as review-1; a node is not added twice"
+        assert len(store.all()) == 1
+
+    def test_anchor_outside_the_diff_is_accepted_with_a_remark(self, repo):
+        """Lines outside the diff are fine, and the agent learns they go to the review body."""
+        raw = finding(start=1, end=1, quote="import os", title="Imports everything")
+        result = make_session(repo).call("add_review_node", raw)
+        assert result.content.splitlines()[1] == (
+            "note: lines 1–1 are not all in one hunk of the diff, so the node will be listed in "
+            "the review body instead of as an inline comment"
+        )
+
+    def test_anchor_path_is_normalised(self, repo):
+        """`./src/app.py` is stored as `src/app.py`, the form GitHub accepts."""
+        store = NodeStore()
+        make_session(repo, store=store).call("add_review_node", finding(path="./src/app.py"))
+        assert store.all()[0].anchor.path == "src/app.py"
+
+
+class TestFinalizeReview:
+    def test_records_the_proposal_and_ends_the_run(self, repo):
+        """finalize_review stores summary and verdict and asks the loop to stop."""
+        session = make_session(repo)
+        result = session.call("finalize_review", {"summary": "One P0.", "verdict": "block"})
+        assert result.ends_run
+        assert not result.is_error
+        assert session.proposal is not None
+        assert (session.proposal.summary, session.proposal.verdict) == ("One P0.", Verdict.BLOCK)
+
+    def test_the_first_finalize_stands(self, repo):
+        """A second finalize is an error and does not replace the first proposal."""
+        session = make_session(repo)
+        session.call("finalize_review", {"summary": "Bad.", "verdict": "block"})
+        result = session.call("finalize_review", {"summary": "Fine!", "verdict": "ship"})
+        assert result.is_error
+        assert result.ends_run
+        assert session.proposal.verdict is Verdict.BLOCK
+
+    def test_an_unknown_verdict_is_refused(self, repo):
+        """Only ship, hold and block are verdicts."""
+        session = make_session(repo)
+        result = session.call("finalize_review", {"summary": "ok", "verdict": "approve"})
+        assert result.is_error
+        assert result.content == (
+            "invalid input for `finalize_review`: verdict: Input should be 'ship', 'hold' or 'block'"
+        )
+        assert session.proposal is None
+
+
+class TestVerifierVerbs:
+    @pytest.fixture
+    def store(self, repo):
+        store = NodeStore()
+        make_session(repo, store=store).call("add_review_node", finding())
+        return store
+
+    def test_confirm_by_the_verifier_makes_it_consensus_ready(self, repo, store):
+        """The verifier's confirmation moves a reviewer's node to consensusReady."""
+        verifier = make_session(repo, store=store, role="verifier", agent="verifier")
+        result = verifier.call("confirm_review_node", {"id": "review-1", "reason": "os.system"})
+        assert result.content == "confirmed review-1: it is now consensusReady"
+        node = store.get("review-1")
+        assert (node.status, node.confirmed_by) == (Status.CONSENSUS_READY, ("verifier",))
+
+    def test_the_author_confirming_its_own_node_is_a_no_op(self, repo, store):
+        """An author's confirmation changes nothing, and the result says why."""
+        own = make_session(repo, store=store, role="verifier", agent="review")
+        result = own.call("confirm_review_node", {"id": "review-1", "reason": "I am sure"})
+        assert not result.is_error
+        assert result.content == (
+            "no change: you wrote review-1, and an author's own confirmation does not count; "
+            "only a peer's confirmation moves it to consensusReady (it stays open)"
+        )
+        assert store.get("review-1").status is Status.OPEN
+
+    def test_the_verifier_cannot_confirm_its_own_node(self, repo, store):
+        """A node the verifier added itself stays open when the verifier confirms it."""
+        verifier = make_session(repo, store=store, role="verifier", agent="verifier")
+        verifier.call(
+            "add_review_node", finding(title="Own", start=14, end=14, quote="    result = 0")
+        )
+        result = verifier.call("confirm_review_node", {"id": "verifier-1", "reason": "sure"})
+        assert result.content.startswith("no change: you wrote verifier-1")
+        assert store.get("verifier-1").status is Status.OPEN
+
+    def test_confirming_twice_changes_nothing(self, repo, store):
+        """A second confirmation by the same peer is reported as such."""
+        verifier = make_session(repo, store=store, role="verifier", agent="verifier")
+        verifier.call("confirm_review_node", {"id": "review-1", "reason": "yes"})
+        result = verifier.call("confirm_review_node", {"id": "review-1", "reason": "yes"})
+        assert result.content == "no change: you already confirmed review-1"
+
+    def test_dispute_is_kept_and_the_node_stays_open(self, repo, store):
+        """A dispute is recorded on the node with its reason; the status does not move."""
+        verifier = make_session(repo, store=store, role="verifier", agent="verifier")
+        result = verifier.call(
+            "dispute_review_node", {"id": "review-1", "reason": "input is a constant"}
+        )
+        assert (
+            result.content == "dispute recorded on review-1; it stays open and the dispute is shown"
+        )
+        node = store.get("review-1")
+        assert node.status is Status.OPEN
+        assert [(d.by, d.reason) for d in node.disputes] == [("verifier", "input is a constant")]
+
+    def test_unknown_id_lists_the_nodes(self, repo, store):
+        """An id that does not exist is an error naming the ids that do."""
+        verifier = make_session(repo, store=store, role="verifier", agent="verifier")
+        result = verifier.call("confirm_review_node", {"id": "review-9", "reason": "x"})
+        assert result.is_error
+        assert result.content == "no review node `review-9`; the nodes are: review-1"
+
+    def test_illegal_move_comes_back_as_the_lifecycle_message(self, repo, store):
+        """Confirming a dismissed node is refused with the state machine's reason."""
+        node = store.get("review-1")
+        store.replace(node.model_copy(update={"status": Status.DISMISSED}))
+        verifier = make_session(repo, store=store, role="verifier", agent="verifier")
+        result = verifier.call("confirm_review_node", {"id": "review-1", "reason": "x"})
+        assert result.is_error
+        assert result.content.startswith("cannot confirm review node review-1: it is dismissed")
