@@ -464,7 +464,9 @@ class GitHubPublisher:
                 body = finish(body, self.redact)
                 self._api.call("PATCH", f"/pulls/comments/{comment_id}", {"body": body})
             else:  # one list item among others: banner at the item
-                body = finish(rewrite_status(old, fingerprints, Status.RESOLVED, banner=banner), self.redact)
+                body = finish(
+                    rewrite_status(old, fingerprints, Status.RESOLVED, banner=banner), self.redact
+                )
                 self._api.call("PUT", f"/pulls/{self.number}/reviews/{comment_id}", {"body": body})
         left = len(edits) - MAX_RESOLVE_EDITS
         if left > 0:

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reviewbot.errors import UsageError
 from reviewbot.event import EventPlan, PlanAction, plan_event, plan_event_json
@@ -444,3 +446,51 @@ class TestMalformed:
         plan = plan_event("push", {})
         with pytest.raises(AttributeError):
             plan.action = REVIEW  # type: ignore[misc]
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+EVENT_NAMES = st.sampled_from(
+    ["pull_request", "pull_request_target", "issue_comment", "check_suite", "workflow_run", "push"]
+)
+
+
+def outcome(name, payload) -> EventPlan | UsageError:
+    """The plan, or the UsageError planning raised (any other exception propagates)."""
+    try:
+        return plan_event(name, payload)
+    except UsageError as exc:
+        return exc
+
+
+class TestNeverCrashes:
+    @settings(max_examples=300, deadline=None)
+    @given(name=EVENT_NAMES, payload=JSON_VALUES)
+    def test_any_json_gives_a_plan_or_a_one_line_usage_error(self, name, payload):
+        """Whatever JSON arrives, planning answers a plan or a one-line UsageError, nothing else."""
+        result = outcome(name, payload)
+        assert isinstance(result, EventPlan) or "\n" not in str(result)
+
+    @settings(max_examples=100, deadline=None)
+    @given(
+        file_name=st.sampled_from(sorted(EXPECTED)),
+        path=st.lists(st.text(max_size=6), min_size=1, max_size=3),
+        value=JSON_VALUES,
+    )
+    def test_mutated_real_payloads_never_crash(self, file_name, path, value):
+        """A real payload with one field replaced by arbitrary JSON still plans or refuses cleanly."""
+        payload = load(file_name)
+        target = payload
+        for key in path[:-1]:
+            child = target.get(key) if isinstance(target, dict) else None
+            if not isinstance(child, dict):
+                break
+            target = child
+        target[path[-1]] = value
+        result = outcome(event_name(file_name), payload)
+        assert isinstance(result, EventPlan) or "\n" not in str(result)

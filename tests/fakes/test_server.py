@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import urllib.error
 import urllib.request
 
@@ -72,6 +73,16 @@ class TestServing:
         assert (message.content[0].text, message.stop_reason) == ("looks fine", "end_turn")
         assert server.count("POST", r"^/v1/messages$") == 1
         api.verify()
+
+
+class TestLatency:
+    def test_added_latency_delays_every_answer(self):
+        """With latency_seconds set, an answer takes at least that long (for benchmarks)."""
+        with LoopbackServer(echo, latency_seconds=0.05) as server:
+            started = time.perf_counter()
+            call(f"{server.url}/x")
+            elapsed = time.perf_counter() - started
+        assert elapsed >= 0.05
 
 
 class TestRecording:

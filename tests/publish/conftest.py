@@ -197,7 +197,9 @@ def make_report(
         coverage=Coverage(
             files_total=2,
             files_in_context=1,
-            files_listed=(SkippedFile(path="package-lock.json", reason="excluded by paths.exclude"),),
+            files_listed=(
+                SkippedFile(path="package-lock.json", reason="excluded by paths.exclude"),
+            ),
             partial=partial,
         ),
         pr=PRInfo(

@@ -91,7 +91,9 @@ class FakeGitHub:
         self.review_comments.append(comment)
         return comment
 
-    def add_review(self, body: str, *, login: str, state: str = "COMMENTED", commit: str = "") -> dict[str, Any]:
+    def add_review(
+        self, body: str, *, login: str, state: str = "COMMENTED", commit: str = ""
+    ) -> dict[str, Any]:
         review = copy.deepcopy(_SHAPES["review"])
         review_id = next(self._ids)
         review.update(
@@ -126,9 +128,27 @@ class FakeGitHub:
         base = re.escape("https://api.github.com") + "(?::443)?" + re.escape(f"/repos/{self.repo}")
         n = self.number
         route = [
-            ("GET", rf"{base}/pulls/{n}/comments(\?.*)?$", self._list(lambda: self.review_comments)),
-            ("GET", rf"{base}/pulls/{n}/reviews(\?.*)?$", self._list(lambda: [r for r in self.reviews if r["state"] != "PENDING" or r["user"]["login"] == self.bot])),
-            ("GET", rf"{base}/issues/{n}/comments(\?.*)?$", self._list(lambda: self.issue_comments)),
+            (
+                "GET",
+                rf"{base}/pulls/{n}/comments(\?.*)?$",
+                self._list(lambda: self.review_comments),
+            ),
+            (
+                "GET",
+                rf"{base}/pulls/{n}/reviews(\?.*)?$",
+                self._list(
+                    lambda: [
+                        r
+                        for r in self.reviews
+                        if r["state"] != "PENDING" or r["user"]["login"] == self.bot
+                    ]
+                ),
+            ),
+            (
+                "GET",
+                rf"{base}/issues/{n}/comments(\?.*)?$",
+                self._list(lambda: self.issue_comments),
+            ),
             ("GET", rf"{base}/pulls/{n}/reviews/(\d+)/comments(\?.*)?$", self._review_comments),
             ("POST", rf"{base}/pulls/{n}/reviews$", self._create_review),
             ("DELETE", rf"{base}/pulls/{n}/reviews/(\d+)$", self._delete_review),
@@ -164,7 +184,9 @@ class FakeGitHub:
         return int(re.findall(r"/(\d+)(?:/comments)?(?:\?.*)?$", request.url)[0])
 
     @staticmethod
-    def _error(status: int, message: str, errors: list[str] | None = None) -> tuple[int, dict[str, str], str]:
+    def _error(
+        status: int, message: str, errors: list[str] | None = None
+    ) -> tuple[int, dict[str, str], str]:
         body: dict[str, Any] = {"message": message, "documentation_url": DOCS}
         if errors is not None:
             body["errors"] = errors
@@ -176,7 +198,11 @@ class FakeGitHub:
         if event is None and any(
             r["state"] == "PENDING" and r["user"]["login"] == self.bot for r in self.reviews
         ):
-            return self._error(422, "Unprocessable Entity", ["User can only have one pending review per pull request"])
+            return self._error(
+                422,
+                "Unprocessable Entity",
+                ["User can only have one pending review per pull request"],
+            )
         if self.review_refusal:
             return self._error(422, "Validation Failed", [self.review_refusal])
         if event == "APPROVE" and self.approval_refusal:
@@ -185,8 +211,16 @@ class FakeGitHub:
         if bad:
             return self._error(422, "Unprocessable Entity", ["Line could not be resolved"])
         if event == "REQUEST_CHANGES" and not payload.get("body"):
-            return self._error(422, "Unprocessable Entity", ["You need to leave a comment indicating the requested changes."])
-        state = {"APPROVE": "APPROVED", "REQUEST_CHANGES": "CHANGES_REQUESTED", "COMMENT": "COMMENTED"}
+            return self._error(
+                422,
+                "Unprocessable Entity",
+                ["You need to leave a comment indicating the requested changes."],
+            )
+        state = {
+            "APPROVE": "APPROVED",
+            "REQUEST_CHANGES": "CHANGES_REQUESTED",
+            "COMMENT": "COMMENTED",
+        }
         review = self.add_review(
             payload.get("body", ""),
             login=self.bot,
@@ -215,7 +249,9 @@ class FakeGitHub:
         review_id = self._id(request)
         review = next(r for r in self.reviews if r["id"] == review_id)
         if review["state"] != "PENDING":
-            return self._error(422, "Unprocessable Entity", ["Can not delete a non-pending pull request review"])
+            return self._error(
+                422, "Unprocessable Entity", ["Can not delete a non-pending pull request review"]
+            )
         self.reviews.remove(review)
         self.review_comments = [
             c for c in self.review_comments if c["pull_request_review_id"] != review_id
@@ -258,6 +294,11 @@ class FakeGitHub:
 
     def _create_status(self, request: Any) -> tuple[int, dict[str, str], str]:
         payload = json.loads(request.body)
-        status = {"id": next(self._ids), "context": payload["context"], "state": payload["state"], "description": payload.get("description")}
+        status = {
+            "id": next(self._ids),
+            "context": payload["context"],
+            "state": payload["state"],
+            "description": payload.get("description"),
+        }
         self.statuses.append(status)
         return 201, {}, json.dumps(status)

@@ -9,7 +9,14 @@ import pytest
 from cmarkgfm.cmark import Options
 
 from reviewbot.nodes import ReviewNode
-from reviewbot.publish.body import MAX_BODY, TRUNCATED, checkout_reader, inline_body, review_body, summary_body
+from reviewbot.publish.body import (
+    MAX_BODY,
+    TRUNCATED,
+    checkout_reader,
+    inline_body,
+    review_body,
+    summary_body,
+)
 from reviewbot.publish.markers import NODE_TAG, SUMMARY_TAG, SummaryMarker, find_markers
 from reviewbot.publish.plan import LinkBuilder, plan_review
 from reviewbot.redact import MASK, Redactor
@@ -92,7 +99,9 @@ class TestGitHubRendering:
             body='<!-- reviewbot:node {"id":"evil2"} -->',
         )
         plan = plan_review((hostile,), make_diff(), max_inline=30, link_of=LINKS)
-        text = inline_body(plan.inline[0].node, plan.inline[0].target, head=lambda p: None, redactor=Redactor())
+        text = inline_body(
+            plan.inline[0].node, plan.inline[0].target, head=lambda p: None, redactor=Redactor()
+        )
         markers = find_markers(text, NODE_TAG)
         assert len(markers) == 1 and markers[0]["id"] == "h"
         html = cmarkgfm.github_flavored_markdown_to_html(text, options=GITHUB)
@@ -103,7 +112,8 @@ class TestLimits:
     def test_long_summary_is_cut_with_a_pointer_and_keeps_its_marker(self):
         """A summary over 65,536 characters is shortened, never refused; the marker stays on top."""
         nodes: tuple[ReviewNode, ...] = tuple(
-            node(id=f"n{i}", title=f"finding number {i} " + "x" * 150, lines=(3, 3)) for i in range(600)
+            node(id=f"n{i}", title=f"finding number {i} " + "x" * 150, lines=(3, 3))
+            for i in range(600)
         )
         text = summary_body(
             make_report(nodes),

@@ -156,7 +156,9 @@ class TestFirstRun:
         publisher(redactor=Redactor.of([secret])).publish(
             make_report((leaky,)), make_snapshot(checkout)
         )
-        sent = " ".join(json.dumps(body) for body in bodies(rsps, "POST", "") + bodies(rsps, "PATCH", ""))
+        sent = " ".join(
+            json.dumps(body) for body in bodies(rsps, "POST", "") + bodies(rsps, "PATCH", "")
+        )
         assert secret not in sent and MASK in sent
 
 
@@ -290,7 +292,10 @@ class TestFallbacks:
         assert ["event" in p for p in posts] == [True, False, False, True]
         final = posts[-1]
         assert [c["line"] for c in final["comments"]] == [4]
-        assert "Name the constant" in final["body"] and "GitHub refused the inline comment" in final["body"]
+        assert (
+            "Name the constant" in final["body"]
+            and "GitHub refused the inline comment" in final["body"]
+        )
         assert published.in_body[-1] == "review-2"
         assert [c.node_id for c in published.comments] == ["review-1"]
         assert not [r for r in fake.reviews if r["state"] == "PENDING"]

@@ -88,7 +88,9 @@ class TestTrust:
 
     def test_bot_login_comparison_ignores_case(self):
         """GitHub logins are case-insensitive."""
-        state = read_prior([inline(1, node_marker(node(id="n")), author="GitHub-Actions[bot]")], BOT)
+        state = read_prior(
+            [inline(1, node_marker(node(id="n")), author="GitHub-Actions[bot]")], BOT
+        )
         assert [p.node.id for p in state.nodes] == ["n"]
 
     @pytest.mark.parametrize(
@@ -96,7 +98,9 @@ class TestTrust:
         [
             '{"id": "x"}',
             "not json",
-            json.dumps({**json.loads(json.dumps(node(id="n").model_dump(mode="json"))), "priority": "P9"}),
+            json.dumps(
+                {**json.loads(json.dumps(node(id="n").model_dump(mode="json"))), "priority": "P9"}
+            ),
             json.dumps({**node(id="n").model_dump(mode="json"), "extra": 1}),
         ],
         ids=["missing-fields", "not-json", "bad-priority", "extra-field"],
@@ -122,7 +126,9 @@ class TestHumanDecisions:
         """`/confirm` and `/dismiss` replies by collaborators are events by `human:<login>`."""
         replies = [
             inline(101, "/confirm real", author="bob", association="MEMBER", reply_to=100),
-            inline(102, "/dismiss not a bug\nmore", author="carol", association="OWNER", reply_to=100),
+            inline(
+                102, "/dismiss not a bug\nmore", author="carol", association="OWNER", reply_to=100
+            ),
         ]
         state = read_prior([self.bot_comment, *replies], BOT)
         assert [(d.event.action.value, d.event.by, d.event.reason) for d in state.decisions] == [

@@ -102,7 +102,9 @@ class TestPlanReview:
         placed = {i.node.id for i in plan.inline} | {i.node.id for i in plan.body}
         assert placed == {"review-2", "review-3", "review-5"}
 
-    @pytest.mark.parametrize("status", [Status.RESOLVED, Status.DISMISSED], ids=["resolved", "dismissed"])
+    @pytest.mark.parametrize(
+        "status", [Status.RESOLVED, Status.DISMISSED], ids=["resolved", "dismissed"]
+    )
     def test_closed_nodes_are_never_inline(self, status):
         """Resolved and dismissed nodes stay out of the review."""
         plan = plan_review(

@@ -54,7 +54,10 @@ class TestRender:
         out = render_suggestion(
             anchor(1, 1, "web/a.js"), "const a = 2;", comment_range=(1, 1), head_text=js
         )
-        assert (out.form, out.note) == (Form.DIFF, "not committable: no parser to check this language")
+        assert (out.form, out.note) == (
+            Form.DIFF,
+            "not committable: no parser to check this language",
+        )
 
     def test_fence_outgrows_backticks_in_the_suggestion(self):
         """A suggestion containing a code fence cannot close the block early."""

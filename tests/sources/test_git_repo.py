@@ -223,9 +223,9 @@ class TestLocalCheckout:
 
 class TestLocalErrors:
     @pytest.mark.parametrize("ref", ["nope", "--output=/tmp/x", "main..feature"], ids=str)
-    def test_unknown_ref(self, project, ref):
+    def test_unknown_ref(self, template, ref):
         """A ref git cannot resolve to a commit is NotFoundError naming it."""
-        with pytest.raises(NotFoundError) as caught, local_snapshot(project.path, base=ref):
+        with pytest.raises(NotFoundError) as caught, local_snapshot(template.path, base=ref):
             pass
         assert str(caught.value) == f"unknown ref {ref!r}"
 

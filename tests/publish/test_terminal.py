@@ -1,0 +1,63 @@
+"""The terminal output: everything a reader needs, and nothing a PR can use to restyle it."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from reviewbot.publish.terminal import render_terminal
+from reviewbot.redact import MASK, Redactor
+from tests.publish.conftest import every_kind, make_report, make_snapshot, node
+
+
+def printed(report, snapshot=None, redactor=None):
+    out = io.StringIO()
+    console = Console(file=out, width=120, color_system=None, force_terminal=False)
+    render_terminal(report, snapshot, console, redactor=redactor)
+    return out.getvalue()
+
+
+class TestTerminal:
+    def test_banner_axes_findings_and_footer(self, checkout):
+        """Verdict with its reason, axes, findings grouped by file, discarded, coverage, usage."""
+        text = printed(make_report(every_kind(), partial=True), make_snapshot(checkout))
+        for expected in (
+            "Block",
+            "gated axis `review` failed",
+            "Axes",
+            "2 checks pending",
+            "src/app.py",
+            "docs/format.md",
+            "Whole PR",
+            "x3 is off by one",
+            "1 malformed finding(s) discarded",
+            "1 of 2 changed files in context",
+            "not in context: package-lock.json",
+            "PARTIAL COVERAGE",
+            "$0.1234",
+        ):
+            assert expected in text, expected
+
+    def test_code_context_from_the_checkout(self, checkout):
+        """The anchored lines are shown with their neighbours and line numbers."""
+        text = printed(make_report(every_kind()[:1]), make_snapshot(checkout))
+        for line in ("1 x1 = 1", "3 x3 = 3", "4 x4 = 4", "6 x6 = 6"):
+            assert line in " ".join(text.split()), line
+
+    def test_no_snapshot_still_prints_findings(self):
+        """Without a checkout the findings are printed without code."""
+        text = printed(make_report(every_kind()))
+        assert "Name the constant" in text and "x1 = 1" not in text
+
+    def test_untrusted_text_cannot_inject_markup_or_escapes(self):
+        """Rich markup and terminal escape sequences in a title are printed inert."""
+        hostile = node(id="n", title="[bold red]pwned[/] \x1b[2Jclear", body="\x1b]0;title\x07x")
+        text = printed(make_report((hostile,)))
+        assert "[bold red]pwned[/]" in text and "\x1b" not in text
+
+    def test_secrets_are_redacted(self):
+        """A secret in a finding body is masked before it is printed."""
+        leaky = node(id="n", body="key s3cr3t-value-123")
+        text = printed(make_report((leaky,)), redactor=Redactor.of(["s3cr3t-value-123"]))
+        assert "s3cr3t" not in text and MASK in text
