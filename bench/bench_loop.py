@@ -139,7 +139,7 @@ def bench(n_files: int) -> None:
             excluded=lambda path: is_excluded(path, config.paths),
         )
         elapsed = time.perf_counter() - started
-        fake.verify()
+        assert not fake.problems, fake.problems
     stats, usage = fake.stats, outcome.usage
     print(f"PR with {len(diff)} changed files")
     print(
@@ -161,6 +161,10 @@ def bench(n_files: int) -> None:
         "  agents               "
         + ", ".join(f"{a.name}: {a.stop_reason.value} in {a.turns} turns" for a in outcome.agents)
     )
+    if fake.remaining:
+        print(
+            f"  scripted replies     {fake.remaining} unused: an agent stopped early (see its stop reason)"
+        )
     print(
         f"  harness time         {elapsed - fake.busy_seconds:.3f}s (total {elapsed:.3f}s, inside the fake {fake.busy_seconds:.3f}s)"
     )

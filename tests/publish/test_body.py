@@ -103,7 +103,8 @@ class TestGitHubRendering:
             plan.inline[0].node, plan.inline[0].target, head=lambda p: None, redactor=Redactor()
         )
         markers = find_markers(text, NODE_TAG)
-        assert len(markers) == 1 and markers[0]["id"] == "h"
+        assert len(markers) == 1
+        assert markers[0]["id"] == "h"
         html = cmarkgfm.github_flavored_markdown_to_html(text, options=GITHUB)
         assert [m["id"] for m in find_markers(html, NODE_TAG)] == ["h"]
 
@@ -120,7 +121,8 @@ class TestLimits:
             marker=SummaryMarker(head_sha=HEAD, verdict="block"),
             redactor=Redactor(),
         )
-        assert len(text) <= MAX_BODY and text.endswith(TRUNCATED)
+        assert len(text) <= MAX_BODY
+        assert text.endswith(TRUNCATED)
         assert find_markers(text, SUMMARY_TAG)[0]["head_sha"] == HEAD
 
     def test_summary_is_redacted(self):
@@ -129,4 +131,5 @@ class TestLimits:
         secret = "ghp_" + "a" * 36
         axes = (report.axes[0].model_copy(update={"detail": f"token {secret} leaked"}),)
         text = summary_body(report.model_copy(update={"axes": axes}), redactor=Redactor())
-        assert secret not in text and MASK in text
+        assert secret not in text
+        assert MASK in text

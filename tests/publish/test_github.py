@@ -114,7 +114,8 @@ class TestFirstRun:
             assert set(lines) <= fake.commentable[comment["path"]]
         body = review["body"]
         link = f"https://github.com/{REPO}/blob/{HEAD}/src/app.py#L12-L14"
-        assert f"]({link})" in body and "_outside the diff_" in body
+        assert f"]({link})" in body
+        assert "_outside the diff_" in body
         for title in ("Unchanged helper", "Is the migration needed?", "Document the widgets"):
             assert title in body
         assert "Was fine after all" not in body  # dismissed: summary only
@@ -145,7 +146,8 @@ class TestFirstRun:
             ("POST", f"{R}/check-runs"),
         ]
         (review,) = bodies(rsps, "POST", "/reviews")
-        assert len(review["comments"]) == 30 and len(published.in_body) == 15
+        assert len(review["comments"]) == 30
+        assert len(published.in_body) == 15
         inline_ids = {c.node_id for c in published.comments}
         assert {f"n{i}" for i in range(0, 45, 3)} <= inline_ids  # every P0 made it inline
 
@@ -159,7 +161,8 @@ class TestFirstRun:
         sent = " ".join(
             json.dumps(body) for body in bodies(rsps, "POST", "") + bodies(rsps, "PATCH", "")
         )
-        assert secret not in sent and MASK in sent
+        assert secret not in sent
+        assert MASK in sent
 
 
 class TestRerun:
@@ -214,7 +217,8 @@ class TestRerun:
         }
         assert fake.review_comments[0]["body"].startswith("✅ **Resolved**")
         summary = fake.issue_comments[0]["body"]
-        assert "Resolved since the last review" in summary and "~~x3 is off by one~~" in summary
+        assert "Resolved since the last review" in summary
+        assert "~~x3 is off by one~~" in summary
 
     def test_same_head_never_resolves_a_finding_the_model_did_not_repeat(
         self, rsps, fake, checkout
@@ -292,10 +296,8 @@ class TestFallbacks:
         assert ["event" in p for p in posts] == [True, False, False, True]
         final = posts[-1]
         assert [c["line"] for c in final["comments"]] == [4]
-        assert (
-            "Name the constant" in final["body"]
-            and "GitHub refused the inline comment" in final["body"]
-        )
+        assert "Name the constant" in final["body"]
+        assert "GitHub refused the inline comment" in final["body"]
         assert published.in_body[-1] == "review-2"
         assert [c.node_id for c in published.comments] == ["review-1"]
         assert not [r for r in fake.reviews if r["state"] == "PENDING"]
@@ -323,7 +325,8 @@ class TestFallbacks:
         published = publisher().publish(make_report(every_kind()), make_snapshot(checkout))
         assert calls(rsps)[-2:] == [("POST", f"{R}/check-runs"), ("POST", f"{R}/statuses/{HEAD}")]
         assert (published.check_run_id, published.commit_status) == (None, True)
-        assert fake.statuses[0]["context"] == "reviewbot" and fake.statuses[0]["state"] == "failure"
+        assert fake.statuses[0]["context"] == "reviewbot"
+        assert fake.statuses[0]["state"] == "failure"
 
     def test_auth_failure_is_a_one_line_auth_error(self, rsps):
         """401 from GitHub becomes AuthError, not a PyGithub traceback."""

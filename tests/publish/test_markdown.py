@@ -14,11 +14,13 @@ class TestMarkdown:
         report = make_report(every_kind())
         text = summary_markdown(report)
         assert text == summary_body(report, redactor=Redactor())
-        assert "| Posted |" not in text and "reviewbot:summary" not in text
+        assert "| Posted |" not in text
+        assert "reviewbot:summary" not in text
 
     def test_with_snapshot_places_like_a_post(self, checkout):
         """With the snapshot, each finding says where a `--post` run would put it, with links."""
         text = summary_markdown(make_report(every_kind()), snapshot=make_snapshot(checkout))
         assert "| Posted |" in text
-        assert "| inline |" in text and "review body (outside the diff)" in text
+        assert "| inline |" in text
+        assert "review body (outside the diff)" in text
         assert "https://github.com/octo/widgets/blob/" in text

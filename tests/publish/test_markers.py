@@ -63,7 +63,10 @@ class TestWriting:
         """No character of the payload can end the comment early or start another."""
         marker = node_marker(node(id="n", title=title))
         inner = marker.removeprefix("<!-- ").removesuffix(" -->")
-        assert "--" not in inner and "<" not in inner and ">" not in inner and "\n" not in inner
+        assert "--" not in inner
+        assert "<" not in inner
+        assert ">" not in inner
+        assert "\n" not in inner
         assert find_markers(marker, NODE_TAG)[0]["title"] == title
 
     def test_summary_marker_round_trips(self):
@@ -109,7 +112,8 @@ class TestTrust:
         """A malformed marker, even from the bot's account, is discarded with a reason."""
         state = read_prior([inline(1, f"<!-- reviewbot:node {payload} -->")], BOT)
         assert state.nodes == ()
-        assert len(state.discarded) == 1 and state.discarded[0].reason
+        assert len(state.discarded) == 1
+        assert state.discarded[0].reason
 
     def test_own_pending_review_is_collected_for_deletion(self):
         """A PENDING review left by a crashed run is reported so it can be deleted."""
@@ -190,4 +194,5 @@ class TestRewrite:
             "a": Status.RESOLVED,
             "b": Status.OPEN,
         }
-        assert "✅ resolved <!-- reviewbot:node" in out and node_marker(b) in out
+        assert "✅ resolved <!-- reviewbot:node" in out
+        assert node_marker(b) in out

@@ -85,4 +85,5 @@ class TestSarif:
             result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
             == "docs/my%20file.py"
         )
-        assert MASK in result["message"]["text"] and "s3cr3t" not in result["message"]["text"]
+        assert MASK in result["message"]["text"]
+        assert "s3cr3t" not in result["message"]["text"]

@@ -68,7 +68,8 @@ class TestRender:
             comment_range=(1, 1),
             head_text="doc = 1\n",
         )
-        assert out.markdown.startswith("````suggestion\n") and out.markdown.endswith("\n````")
+        assert out.markdown.startswith("````suggestion\n")
+        assert out.markdown.endswith("\n````")
 
 
 class TestParses:
