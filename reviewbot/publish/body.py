@@ -86,12 +86,25 @@ def where(anchor: Anchor | None, link_of: LinkBuilder | None) -> str:
     return f"[{text}]({link})" if link else text
 
 
-def finish(body: str, redactor: Redactor, *, limit: int = MAX_BODY) -> str:
-    """Redact, then cut to `limit` characters with a pointer to the check run."""
-    body = redactor(body)
-    if len(body) <= limit:
-        return body
-    return body[: limit - len(TRUNCATED)].rstrip() + TRUNCATED
+TRUNCATED_CHECK = (
+    "\n\n---\n_This summary was cut to fit GitHub's size limit; "
+    "`reviewbot review --format json` prints the full report._\n"
+)
+
+
+def finish(
+    body: str,
+    redactor: Redactor,
+    *,
+    limit: int = MAX_BODY,
+    tail: str = "",
+    pointer: str = TRUNCATED,
+) -> str:
+    """Redact, then cut to `limit` characters with `pointer`; `tail` (a marker) always survives."""
+    body, tail = redactor(body), redactor(tail)
+    if len(body) + len(tail) <= limit:
+        return body + tail
+    return body[: limit - len(pointer) - len(tail)].rstrip() + pointer + tail
 
 
 # ---- inline comments -------------------------------------------------------------------------
@@ -126,9 +139,9 @@ def inline_body(node: ReviewNode, target: Target, *, head: HeadReader, redactor:
         narrowed=narrowed,
         suggestion=suggestion,
         suggestion_note=note,
-        marker=node_marker(node),
     )
-    return finish(text, redactor)
+    # The marker goes last and is never cut: without it a later run would post the finding again.
+    return finish(text.rstrip() + "\n\n", redactor, tail=node_marker(node) + "\n")
 
 
 # ---- the review body -------------------------------------------------------------------------
@@ -294,6 +307,7 @@ def summary_body(
     notes: Sequence[str] = (),
     redactor: Redactor,
     limit: int = MAX_BODY,
+    pointer: str = TRUNCATED,
 ) -> str:
     """The summary comment (and `--format markdown`): verdict, reasons, axes, findings, coverage, usage."""
     placed = _placements(plan)
@@ -341,4 +355,4 @@ def summary_body(
         errors=[cell(e) for e in report.errors],
         notes=[cell(n) for n in notes],
     )
-    return finish(text, redactor, limit=limit)
+    return finish(text, redactor, limit=limit, pointer=pointer)

@@ -39,6 +39,7 @@ from reviewbot.nodes.boundary import read_boundary
 from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.publish.body import (
     MAX_CHECK_TEXT,
+    TRUNCATED_CHECK,
     VERDICT_LABEL,
     HeadReader,
     checkout_reader,
@@ -507,7 +508,12 @@ class GitHubPublisher:
         conclusion = check_conclusion(report)
         title = finish(_check_title(report), self.redact, limit=1_000)
         summary = summary_body(
-            report, plan=plan, link_of=link_of, redactor=self.redact, limit=MAX_CHECK_TEXT
+            report,
+            plan=plan,
+            link_of=link_of,
+            redactor=self.redact,
+            limit=MAX_CHECK_TEXT,
+            pointer=TRUNCATED_CHECK,
         )
         payload = {
             "name": CHECK_NAME,

@@ -13,6 +13,7 @@ from reviewbot.publish.body import (
     MAX_BODY,
     TRUNCATED,
     checkout_reader,
+    finish,
     inline_body,
     review_body,
     summary_body,
@@ -124,6 +125,12 @@ class TestLimits:
         assert len(text) <= MAX_BODY
         assert text.endswith(TRUNCATED)
         assert find_markers(text, SUMMARY_TAG)[0]["head_sha"] == HEAD
+
+    def test_marker_tail_survives_a_cut(self):
+        """When a body is cut, the marker after it is kept whole: the finding stays known."""
+        out = finish("x" * 500, Redactor(), limit=300, tail="<!-- reviewbot:node {} -->\n")
+        assert len(out) <= 300
+        assert out.endswith(TRUNCATED + "<!-- reviewbot:node {} -->\n")
 
     def test_summary_is_redacted(self):
         """A secret in an axis detail never reaches the summary."""
