@@ -1,21 +1,47 @@
-"""The command line: click commands that parse, call one function, map to an exit code.
+"""The command line: click commands that parse, call one app function, map to an exit code.
 
-No logic lives here beyond argument parsing and the last-resort error mapping:
-a `ReviewbotError` prints its one-line message and exits with its code; any
-other exception is a bug and says so (with the traceback only under --verbose).
+Exit codes (documented in the README and in `reviewbot review --help`):
+
+    0   the review ran (whatever the verdict), or the event needed no review
+    1   --fail-on matched: the verdict reached the given level
+    2   usage or configuration error (bad URL, flag, event, .reviewbot.toml)
+    3   authentication: missing or rejected GitHub / Anthropic credentials
+    4   not found: the PR, repository or ref does not exist or is not visible
+    5   network: GitHub or the Messages API could not be reached or kept failing
+    6   git could not produce the checkout or the diff
+    70  internal error: a bug in reviewbot (run with --verbose for the traceback)
+
+A `ReviewbotError` prints its one-line message; any other exception is a bug and
+says so, with the traceback only under --verbose.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import sys
+from pathlib import Path
+from typing import TextIO
 
 import click
 
 from reviewbot import __version__
+from reviewbot.agent.progress import Progress, RichProgress, SilentProgress
+from reviewbot.app import Job, RunOutcome, review_local, review_pull, review_reference, run_event, save_reference
+from reviewbot.config import CONFIG_FILE
+from reviewbot.errors import ReviewbotError, UsageError, VerdictGateError
+from reviewbot.output import Format, default_report_path, emitter, write_actions_outputs, write_report
+from reviewbot.redact import Redactor
 from reviewbot.report import schema_json
+from reviewbot.settings import Settings
+from reviewbot.tools.ask_user import NoOperator, Operator, TerminalOperator
+from reviewbot.verdict.lattice import Verdict
+
+INTERNAL_ERROR = 70
+log = logging.getLogger("reviewbot")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="reviewbot")
 def cli() -> None:
     """Review GitHub pull requests with Claude as a read-only agent.
@@ -23,9 +49,125 @@ def cli() -> None:
     \b
     Examples:
       reviewbot review https://github.com/octo/app/pull/42
+      reviewbot review https://github.com/octo/app/pull/42 --post
       reviewbot review --local --base main
       reviewbot schema > report.schema.json
     """
+
+
+@cli.command()
+@click.argument("pr_url", required=False)
+@click.option("--local", is_flag=True, help="Review this git repository's HEAD against --base; no GitHub.")
+@click.option("--base", default="main", show_default=True, help="With --local: the ref to compare against.")
+@click.option("--head", default="HEAD", show_default=True, help="With --local: the ref to review.")
+@click.option("--github-event", is_flag=True, help="Review the PR of the GitHub Actions event (GITHUB_EVENT_NAME/PATH).")
+@click.option(
+    "--from-snapshot",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Review the PR named by `reviewbot snapshot` (stage two of the fork-safe setup).",
+)
+@click.option("--post/--no-post", default=False, envvar="REVIEWBOT_POST", show_default=True,
+              help="Publish the review, summary and check run on the PR.")
+@click.option("--format", "fmt", type=click.Choice([f.value for f in Format]), default="text", show_default=True,
+              help="What to print: a readable review, the JSON report, SARIF 2.1.0, or the summary markdown.")
+@click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False),
+              help="Write the output to FILE instead of stdout.")
+@click.option("--report", "report_file", type=click.Path(path_type=Path, dir_okay=False),
+              help="Also write the JSON report to FILE (in GitHub Actions: always, in RUNNER_TEMP).")
+@click.option("--model", envvar="REVIEWBOT_MODEL", help="Claude model (default: `model` in .reviewbot.toml).")
+@click.option("--config", "config_path", default=CONFIG_FILE, envvar="REVIEWBOT_CONFIG", show_default=True,
+              help="Path of the config file, read from the BASE branch (never the PR head).")
+@click.option("--fail-on", type=click.Choice(["none", "hold", "block"]), default="none", envvar="REVIEWBOT_FAIL_ON",
+              show_default=True, help="Exit 1 when the verdict reaches this level.")
+@click.option("--non-interactive", is_flag=True, help="Never ask a question at the terminal (ask_user fails closed).")
+@click.option("--verbose", "-v", is_flag=True, help="Log every step (and tracebacks of internal errors).")
+def review(
+    pr_url: str | None,
+    local: bool,
+    base: str,
+    head: str,
+    github_event: bool,
+    from_snapshot: Path | None,
+    post: bool,
+    fmt: str,
+    output: Path | None,
+    report_file: Path | None,
+    model: str | None,
+    config_path: str,
+    fail_on: str,
+    non_interactive: bool,
+    verbose: bool,
+) -> None:
+    """Review a pull request (or a local branch) and print or publish the result.
+
+    \b
+    Examples:
+      reviewbot review https://github.com/octo/app/pull/42          # print the review
+      reviewbot review https://github.com/octo/app/pull/42 --post   # publish it on the PR
+      reviewbot review https://github.com/octo/app/pull/42 --format json > report.json
+      reviewbot review --local --base origin/main                   # before a PR exists
+      reviewbot review --github-event --post --fail-on block        # in GitHub Actions
+
+    \b
+    Environment: ANTHROPIC_API_KEY (without it the review axis is not_run and the
+    verdict Hold), ANTHROPIC_BASE_URL, GITHUB_TOKEN or GH_TOKEN, GITHUB_API_URL.
+    Exit codes: 0 ran (any verdict), 1 --fail-on matched, 2 usage/config, 3 auth,
+    4 not found, 5 network, 6 git, 70 internal error.
+    """
+    settings = Settings.from_environ(os.environ)
+    _configure_logging(verbose, settings.redactor)
+    modes = sum([bool(pr_url), local, github_event, from_snapshot is not None])
+    if modes > 1:
+        _fail(UsageError("give one of: a PR URL, --local, --github-event, --from-snapshot"), verbose)
+    if modes == 0 and settings.event_name is not None:
+        github_event = True  # in GitHub Actions, the event is the target
+    elif modes == 0:
+        _fail(UsageError("nothing to review: give a PR URL, or --local (see reviewbot review --help)"), verbose)
+    job = Job(
+        progress=_progress(fmt, output),
+        post=post,
+        model=model or None,
+        config_path=config_path,
+        operator=_operator(non_interactive),
+    )
+    outcome = _run(
+        lambda emit: (
+            review_pull(pr_url, settings, job, emit) if pr_url
+            else review_local(Path.cwd(), base=base, head=head, settings=settings, job=job, emit=emit) if local
+            else review_reference(from_snapshot, settings, job, emit) if from_snapshot is not None
+            else run_event(settings, job, emit)
+        ),
+        fmt=Format(fmt),
+        output=output,
+        redactor=settings.redactor,
+        verbose=verbose,
+    )
+    _finish(outcome, settings, report_file or default_report_path(settings), fail_on, verbose)
+
+
+@cli.command()
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), required=True,
+              help="Folder to write the PR reference into (upload it as an artifact).")
+@click.option("--github-event", is_flag=True, default=True, hidden=True)
+@click.option("--verbose", "-v", is_flag=True)
+def snapshot(out: Path, github_event: bool, verbose: bool) -> None:
+    """Stage one of the fork-safe setup: save which PR and head this event is about.
+
+    Runs with no secrets on `pull_request`; a `workflow_run` workflow with secrets
+    then runs `reviewbot review --from-snapshot DIR --post`, which re-reads and
+    re-checks everything from the API and never executes PR code.
+
+    \b
+    Example:
+      reviewbot snapshot --out reviewbot-pr
+    """
+    settings = Settings.from_environ(os.environ)
+    _configure_logging(verbose, settings.redactor)
+    try:
+        reference = save_reference(out, settings)
+    except ReviewbotError as exc:
+        _fail(exc, verbose)
+    click.echo(f"reviewbot: saved {reference.repo}#{reference.number} at {reference.head_sha[:12]} in {out}", err=True)
 
 
 @cli.command()
@@ -48,6 +190,91 @@ def version() -> None:
       reviewbot version
     """
     click.echo(__version__)
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _run(
+    job: object, *, fmt: Format, output: Path | None, redactor: Redactor, verbose: bool
+) -> RunOutcome:
+    stream: TextIO = sys.stdout
+    try:
+        if output is not None:
+            stream = output.open("w", encoding="utf-8")
+        assert callable(job)
+        result = job(emitter(fmt, stream, redactor))
+        assert isinstance(result, RunOutcome)
+        return result
+    except ReviewbotError as exc:
+        _fail(exc, verbose, redactor)
+    except OSError as exc:
+        _fail(UsageError(f"cannot write {output}: {exc.strerror}"), verbose, redactor)
+    except Exception as exc:  # noqa: BLE001 - the CLI's last resort: a bug must exit 70 with one line, not a traceback
+        if verbose:
+            log.exception("internal error")
+        message = redactor(f"{type(exc).__name__}: {exc}")
+        click.echo(f"reviewbot: internal error: {message} (run with --verbose for the traceback)", err=True)
+        sys.exit(INTERNAL_ERROR)
+    finally:
+        if stream is not sys.stdout:
+            stream.close()
+
+
+def _finish(outcome: RunOutcome, settings: Settings, report_path: Path | None, fail_on: str, verbose: bool) -> None:
+    redact = settings.redactor
+    for note in outcome.notes:
+        click.echo(f"reviewbot: {redact(note)}", err=True)
+    if outcome.report is None:
+        click.echo(f"reviewbot: nothing to review: {redact(outcome.skipped or 'no reason given')}", err=True)
+        write_actions_outputs(settings, None, None, redact)
+        return
+    written = write_report(outcome.report, report_path, redact) if report_path is not None else None
+    write_actions_outputs(settings, outcome.report, written, redact)
+    verdict = Verdict.parse(outcome.report.verdict)
+    click.echo(f"reviewbot: verdict {verdict.label}" + (f" (report: {written})" if written else ""), err=True)
+    if fail_on != "none" and verdict >= Verdict.parse(fail_on):
+        _fail(VerdictGateError(f"the verdict is {verdict.label} and --fail-on is {fail_on}"), verbose)
+
+
+def _fail(exc: ReviewbotError, verbose: bool, redactor: Redactor | None = None) -> None:
+    redact = redactor or Redactor()
+    if verbose:
+        log.debug("error", exc_info=exc)
+    click.echo(f"reviewbot: error: {redact(str(exc))}", err=True)
+    sys.exit(exc.exit_code)
+
+
+def _progress(fmt: str, output: Path | None) -> Progress:
+    # A live line only for a person at a terminal; CI logs get the final lines instead.
+    return RichProgress() if sys.stderr.isatty() else SilentProgress()
+
+
+def _operator(non_interactive: bool) -> Operator:
+    if non_interactive or not sys.stdin.isatty():
+        return NoOperator()
+    return TerminalOperator(input=sys.stdin, output=sys.stderr)
+
+
+class _RedactingFilter(logging.Filter):
+    def __init__(self, redactor: Redactor) -> None:
+        super().__init__()
+        self.redactor = redactor
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.msg = self.redactor(record.getMessage())
+        record.args = None
+        return True
+
+
+def _configure_logging(verbose: bool, redactor: Redactor) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("reviewbot: %(message)s" if not verbose else "%(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(_RedactingFilter(redactor))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.DEBUG if verbose else logging.WARNING)
+    logging.getLogger("reviewbot").setLevel(logging.DEBUG if verbose else logging.INFO)
 
 
 def main() -> None:

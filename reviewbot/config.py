@@ -71,7 +71,7 @@ class _Section(BaseModel):
 
 class BudgetConfig(_Section):
     max_turns: int = Field(default=30, ge=1, le=500)
-    max_input_tokens: int = Field(default=2_000_000, ge=1_000)
+    max_input_tokens: int = Field(default=4_000_000, ge=1_000)  # cache reads included
     max_output_tokens: int = Field(default=40_000, ge=256)
     max_cost_usd: float = Field(default=5.0, gt=0)
     timeout_seconds: float = Field(default=900.0, gt=0)
@@ -164,9 +164,9 @@ CONFIG_FILE = ".reviewbot.toml"
 _MAX_REPORTED_ERRORS = 3
 
 
-def config_origin(base_ref: str) -> str:
+def config_origin(base_ref: str, path: str = CONFIG_FILE) -> str:
     """How error messages name the file: "`.reviewbot.toml` (base branch main)"."""
-    return f"`{CONFIG_FILE}` (base branch {base_ref})"
+    return f"`{path}` (base branch {base_ref})"
 
 
 def load_config(text: str, *, origin: str) -> ReviewConfig:

@@ -28,6 +28,7 @@ class Settings:
     workspace: Path | None = None
     output_file: Path | None = None  # GITHUB_OUTPUT: where the Action's outputs go
     step_summary: Path | None = None
+    runner_temp: Path | None = None
     redactor: Redactor = field(default_factory=Redactor, repr=False)
 
     @classmethod
@@ -54,5 +55,6 @@ class Settings:
             workspace=path("GITHUB_WORKSPACE"),
             output_file=path("GITHUB_OUTPUT"),
             step_summary=path("GITHUB_STEP_SUMMARY"),
+            runner_temp=path("RUNNER_TEMP"),
             redactor=Redactor.from_environ(env, extra=[v for v in (token, key) if v]),
         )

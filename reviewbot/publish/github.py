@@ -301,9 +301,9 @@ class GitHubPublisher:
         vanished = _vanished(report, prior, snapshot.head_sha)
         notes.extend(posted.notes)
         notes.extend(self._mark_resolved(vanished, snapshot.head_sha))
-        marker = SummaryMarker(
+        marker = SummaryMarker.of(
+            report,
             head_sha=snapshot.head_sha,
-            verdict=report.verdict,
             review_id=posted.review.id if posted.review else _prior_review(prior),
         )
         summary_id = self._upsert_summary(

@@ -4,11 +4,13 @@ Owns the two markers reviewbot writes into its GitHub comments and the reading
 of them back into review nodes:
 
     <!-- reviewbot:node {"id":"review-1","kind":"bug",…,"fingerprint":"…"} -->
-    <!-- reviewbot:summary {"head_sha":"…","verdict":"hold","review_id":12} -->
+    <!-- reviewbot:summary {"head_sha":"…","verdict":"hold","review_id":12,"axes":[…],…} -->
 
 A node marker is a compact `ReviewNode` (without body, suggestion and quote), so a
 later run can rebuild the node state — id, fingerprint, status, priority, kind,
-title, anchor — and re-fold a verdict without a model call. Every character that
+title, anchor — and re-fold a verdict without a model call; the summary marker
+keeps the verdict, the axes and the coverage counts of the last review for the
+same purpose. Every character that
 could end an HTML comment early or start another one (`<`, `>`, `&`, `-`) is
 written as a JSON `\\u` escape, so the marker stays one hidden HTML comment through
 GitHub's markdown rendering whatever the title says.
@@ -37,6 +39,8 @@ from reviewbot.errors import LifecycleError
 from reviewbot.nodes.boundary import Discarded, admit, read_boundary
 from reviewbot.nodes.lifecycle import Action, Event, apply
 from reviewbot.nodes.model import ReviewNode, Status
+from reviewbot.report import AxisReport, Coverage, Report
+from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.lattice import Label
 
 NODE_TAG = "reviewbot:node"
@@ -47,6 +51,7 @@ _ESCAPES = {c: f"\\u{ord(c):04x}" for c in "<>&-"}
 # GitHub's author_association values of accounts that can push: only they may confirm or dismiss.
 TRUSTED_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 _OPEN_STATUSES = frozenset({Status.OPEN, Status.CONSENSUS_READY})
+MAX_AXIS_DETAIL = 300  # the summary marker stays small; the full detail is in the summary text
 
 
 class Where(StrEnum):
@@ -73,14 +78,64 @@ class CommentRecord:
     state: str | None = None  # reviews only: PENDING, COMMENTED, APPROVED, …
 
 
-class SummaryMarker(BaseModel):
-    """What the summary comment remembers between runs."""
-
+class _Marker(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class AxisMarker(_Marker):
+    """One axis as the last review judged it, so a re-fold can reuse it without a model call."""
+
+    name: str = Field(min_length=1, max_length=100)
+    gated: bool
+    outcome: Outcome
+    detail: str = Field(default="", max_length=MAX_AXIS_DETAIL)
+
+    @classmethod
+    def of(cls, axis: AxisReport) -> AxisMarker:
+        return cls(
+            name=axis.name,
+            gated=axis.gated,
+            outcome=axis.outcome,
+            detail=axis.detail[:MAX_AXIS_DETAIL],
+        )
+
+
+class CoverageMarker(_Marker):
+    """The coverage counts of the last review (the file list stays in the summary text)."""
+
+    files_total: int = Field(ge=0)
+    files_in_context: int = Field(ge=0)
+    files_listed: int = Field(ge=0)
+    partial: bool
+
+    @classmethod
+    def of(cls, coverage: Coverage) -> CoverageMarker:
+        return cls(
+            files_total=coverage.files_total,
+            files_in_context=coverage.files_in_context,
+            files_listed=len(coverage.files_listed),
+            partial=coverage.partial,
+        )
+
+
+class SummaryMarker(_Marker):
+    """What the summary comment remembers between runs."""
 
     head_sha: str = Field(pattern=r"^[0-9a-f]{7,64}$")
     verdict: Label
     review_id: int | None = None
+    axes: tuple[AxisMarker, ...] = ()
+    coverage: CoverageMarker | None = None
+
+    @classmethod
+    def of(cls, report: Report, *, head_sha: str, review_id: int | None) -> SummaryMarker:
+        return cls(
+            head_sha=head_sha,
+            verdict=report.verdict,
+            review_id=review_id,
+            axes=tuple(AxisMarker.of(axis) for axis in report.axes),
+            coverage=CoverageMarker.of(report.coverage) if report.coverage else None,
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -131,6 +186,33 @@ class PriorState:
         standing = _OPEN_STATUSES | {Status.DISMISSED}
         return frozenset(
             fp for fp, prior in self.by_fingerprint().items() if prior.node.status in standing
+        )
+
+    def axes(self) -> tuple[AxisResult, ...]:
+        """The axes the last summary recorded; empty when there is no readable summary."""
+        marker = self.summary.marker if self.summary else None
+        if marker is None:
+            return ()
+        return tuple(
+            AxisResult(name=a.name, gated=a.gated, outcome=a.outcome, detail=a.detail)
+            for a in marker.axes
+        )
+
+    def coverage(self) -> Coverage | None:
+        """The last review's coverage (counts and `partial`), for a re-fold's report."""
+        marker = self.summary.marker if self.summary else None
+        if marker is None or marker.coverage is None:
+            return None
+        recorded = marker.coverage
+        note = (
+            f"as recorded by the review of {marker.head_sha[:12]}; "
+            f"{recorded.files_listed} file(s) were not in the reviewer's context"
+        )
+        return Coverage(
+            files_total=recorded.files_total,
+            files_in_context=recorded.files_in_context,
+            partial=recorded.partial,
+            notes=(note,),
         )
 
     def review_nodes(self) -> tuple[ReviewNode, ...]:

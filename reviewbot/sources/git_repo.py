@@ -134,10 +134,10 @@ def diff_index(repo: Repo, old_sha: str, new_sha: str) -> DiffIndex:
     return index_from_unified_diff(bytes(raw).decode("utf-8", errors="replace"))
 
 
-def config_at(repo: Repo, sha: str, *, origin: str) -> ReviewConfig:
+def config_at(repo: Repo, sha: str, *, origin: str, path: str = CONFIG_FILE) -> ReviewConfig:
     """`.reviewbot.toml` as committed at `sha`; the defaults when there is none."""
     try:
-        entry = repo.commit(sha).tree / CONFIG_FILE
+        entry = repo.commit(sha).tree / path
     except KeyError:
         return ReviewConfig()
     if not isinstance(entry, Blob):
@@ -161,7 +161,9 @@ def _text(message: str | bytes) -> str:
 
 
 @contextmanager
-def local_snapshot(path: Path, *, base: str, head: str = "HEAD") -> Iterator[PRSnapshot]:
+def local_snapshot(
+    path: Path, *, base: str, head: str = "HEAD", config_path: str = CONFIG_FILE
+) -> Iterator[PRSnapshot]:
     """The snapshot of `merge-base(base, head)..head` in the repository at `path`.
 
     `base_sha` is the merge base (what the diff is against); the config is read
@@ -170,7 +172,7 @@ def local_snapshot(path: Path, *, base: str, head: str = "HEAD") -> Iterator[PRS
     repo = open_repo(path)
     base_sha, head_sha = resolve(repo, base), resolve(repo, head)
     fork_point = merge_base(repo, base_sha, head_sha)
-    config = config_at(repo, base_sha, origin=config_origin(base))
+    config = config_at(repo, base_sha, origin=config_origin(base, config_path), path=config_path)
     commits = commits_between(repo, fork_point, head_sha)
     head_commit = repo.commit(head_sha)
     with head_checkout(repo, head_sha) as checkout:

@@ -262,7 +262,9 @@ def _login(user: Any) -> str:
     return str(user.login) if user is not None else "ghost"
 
 
-def fetch_snapshot(client: Github, info: PullRequestInfo, *, checkout: Path) -> PRSnapshot:
+def fetch_snapshot(
+    client: Github, info: PullRequestInfo, *, checkout: Path, config_path: str = CONFIG_FILE
+) -> PRSnapshot:
     """Everything a review reads about the PR; `checkout` is the PR head's working tree.
 
     The files listing stops at 3,000 files (GitHub's limit): then
@@ -295,7 +297,7 @@ def fetch_snapshot(client: Github, info: PullRequestInfo, *, checkout: Path) -> 
         diff=files,
         checkout=checkout,
         comments=comments,
-        config=fetch_base_config(client, info),
+        config=fetch_base_config(client, info, path=config_path),
         commits=commits,
     )
 
@@ -386,15 +388,17 @@ def _comments(repo: Repository, pull: PullRequest, number: int) -> tuple[PRComme
 # ------------------------------------------------------------------ config from the base
 
 
-def fetch_base_config(client: Github, info: PullRequestInfo) -> ReviewConfig:
+def fetch_base_config(
+    client: Github, info: PullRequestInfo, *, path: str = CONFIG_FILE
+) -> ReviewConfig:
     """`.reviewbot.toml` at the BASE commit (never the head: the PR must not set its own policy).
 
     No file → the defaults.
     """
-    ref, origin = info.ref, config_origin(info.base_ref)
+    ref, origin = info.ref, config_origin(info.base_ref, path)
     try:
         with _github_errors(not_found="", api_url=ref.api_url):
-            found = client.get_repo(ref.full_name).get_contents(CONFIG_FILE, ref=info.base_sha)
+            found = client.get_repo(ref.full_name).get_contents(path, ref=info.base_sha)
     except NotFoundError:
         return ReviewConfig()
     if not isinstance(found, ContentFile) or found.type != "file":
@@ -458,3 +462,27 @@ def _parse_status(value: str | None, *, default: CheckStatus) -> CheckStatus:
         return CheckStatus(value or "")
     except ValueError:
         return default
+
+
+# ------------------------------------------------------------------ who is asking
+
+GitHubClient = Github  # the type callers hold without importing PyGithub themselves
+
+
+def fetch_login(client: Github) -> str | None:
+    """The token's own login (GET /user); None when the token may not ask (GITHUB_TOKEN, apps)."""
+    try:
+        return str(client.get_user().login)
+    except GithubException:
+        return None
+    except OSError as exc:
+        raise NetworkError(f"GitHub could not be reached: {_one_line(exc)}") from exc
+
+
+def fetch_permission(client: Github, repo: str, user: str) -> str:
+    """`admin`, `write`, `read` or `none`: what `user` may do on `repo`."""
+    with _github_errors(not_found=f"repository {repo} not found", api_url=client.requester.base_url):
+        try:
+            return str(client.get_repo(repo).get_collaborator_permission(user))
+        except UnknownObjectException:
+            return "none"  # GitHub answers 404 for a user who is not a collaborator

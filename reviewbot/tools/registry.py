@@ -3,13 +3,15 @@
 It includes the write and execute tools of other modes (`other_modes.py`), so
 that computing a surface means excluding something real. A tool's schema for the
 model is generated from its pydantic input model; `add_review_node` uses
-`Finding`, the model the read boundary validates with (STYLE 11). This module
-decides nothing about modes: that is `reviewbot.tools.surface`.
+`Finding`, the model the read boundary validates with (STYLE 11). The schema is
+made self-contained (`self_contained`: every `$ref` inlined, no `$defs`), so the
+model reads each field's type where the field is. This module decides nothing
+about modes: that is `reviewbot.tools.surface`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,8 +44,48 @@ class ToolSpec:
         return {
             "name": self.name,
             "description": self.description,
-            "input_schema": self.input_model.model_json_schema(),
+            "input_schema": self_contained(self.input_model.model_json_schema()),
         }
+
+
+_DEFS = "$defs"
+_REF = "$ref"
+_LOCAL = "#/$defs/"
+
+
+def self_contained(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` with every `#/$defs/…` reference replaced by its definition, and no `$defs`.
+
+    Keys stay in pydantic's order (a reference's own keys, e.g. its `description`,
+    come after and win over the definition's), so the output is byte-stable.
+    A recursive model cannot be inlined: that is a `ValueError`, a programming error.
+    """
+    defs = schema.get(_DEFS, {})
+    return _inline_object({k: v for k, v in schema.items() if k != _DEFS}, defs, ())
+
+
+def _inline(value: Any, defs: Mapping[str, Any], inside: tuple[str, ...]) -> Any:
+    if isinstance(value, list):
+        return [_inline(item, defs, inside) for item in value]
+    if isinstance(value, dict):
+        return _inline_object(value, defs, inside)
+    return value
+
+
+def _inline_object(
+    value: dict[str, Any], defs: Mapping[str, Any], inside: tuple[str, ...]
+) -> dict[str, Any]:
+    """`inside`: the definitions being inlined around `value`, to catch a cycle."""
+    ref = value.get(_REF)
+    own = {key: _inline(item, defs, inside) for key, item in value.items() if key != _REF}
+    if ref is None:
+        return own
+    name = ref.removeprefix(_LOCAL) if isinstance(ref, str) else ""
+    if not name or name == ref or name not in defs:
+        raise ValueError(f"schema reference {ref!r} is not one of its own $defs")
+    if name in inside:
+        raise ValueError(f"schema definition {name!r} is recursive and cannot be inlined")
+    return {**_inline_object(defs[name], defs, (*inside, name)), **own}
 
 
 _R, _W, _X = Tier.READ, Tier.WRITE, Tier.EXECUTE

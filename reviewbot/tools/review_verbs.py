@@ -5,21 +5,26 @@
 error the model can act on. Then it enforces checkable facts about the anchor
 (SPEC 2): the file exists in the PR head, the agent has seen it in this run, the
 lines exist, and the quote is what those lines say (re-located when it is found
-elsewhere). Status changes go through `reviewbot.nodes.apply` only. Nothing here
-decides a verdict.
+elsewhere). The model copies quotes from tool output and patches, which show the
+file through `reviewbot.agent.hygiene` (hidden characters revealed, delimiters
+defused), so quotes are compared with the file *as the model saw it*; the node
+stores the file's actual text. Status changes go through `reviewbot.nodes.apply`
+only. Nothing here decides a verdict.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from reviewbot.agent.hygiene import neutralise_delimiters, reveal_invisible
 from reviewbot.agent.toolbox import ToolResult
 from reviewbot.errors import LifecycleError
 from reviewbot.nodes import Action, Anchor, Discarded, Event, Finding, admit, apply, fingerprint
-from reviewbot.nodes.model import MAX_BODY, ReviewNode
+from reviewbot.nodes.model import MAX_BODY, MAX_QUOTE, ReviewNode
 from reviewbot.nodes.stamp import stamp
 from reviewbot.tools.context import Proposal, ToolContext, ToolRetry
 from reviewbot.tools.paths import normalise, read_lines, resolve_inside
@@ -62,6 +67,19 @@ class _Placed:
     finding: Finding
     notes: tuple[str, ...] = ()
     remarks: tuple[str, ...] = ()  # told to the model, not stored on the node
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Text:
+    """A head file's lines: as they are (stored on the node) and as the model saw them (compared)."""
+
+    path: str
+    actual: tuple[str, ...]
+    shown: tuple[str, ...]
+
+    @classmethod
+    def of(cls, path: str, lines: list[str]) -> _Text:
+        return cls(path=path, actual=tuple(lines), shown=tuple(_as_shown(line) for line in lines))
 
 
 def add_review_node(ctx: ToolContext, raw: object) -> ToolResult:
@@ -176,37 +194,35 @@ def _place(ctx: ToolContext, finding: Finding) -> _Placed:
         raise ToolRetry(
             f"`{path}` has {len(lines):,} lines; lines {start}–{end} go past the end of the file"
         )
-    quote = _block(anchor.quote.split("\n"))
-    if quote == _block(lines[start - 1 : end]):
-        return _with_remarks(ctx, finding, _at(anchor, path, start, end))
-    return _relocate(ctx, finding, anchor, path, lines, quote)
+    text = _Text.of(path, lines)
+    # Both sides go through the same transform, so a quote copied from tool output and
+    # one copied from the raw file (with its hidden characters) both match.
+    quote = _block(_as_shown(anchor.quote).split("\n"))
+    if quote == _block(text.shown[start - 1 : end]):
+        return _with_remarks(ctx, finding, _at(text, start, end))
+    return _relocate(ctx, finding, anchor, text, quote)
 
 
 def _relocate(
-    ctx: ToolContext,
-    finding: Finding,
-    anchor: Anchor,
-    path: str,
-    lines: list[str],
-    quote: list[str],
+    ctx: ToolContext, finding: Finding, anchor: Anchor, text: _Text, quote: list[str]
 ) -> _Placed:
-    starts = _occurrences([line.rstrip() for line in lines], quote) if quote else []
+    starts = _occurrences([line.rstrip() for line in text.shown], quote) if quote else []
     if not starts:
         raise ToolRetry(
-            f"the quote does not match lines {anchor.start_line}–{anchor.end_line} of `{path}` and "
-            f"is not found elsewhere in the file. Those lines are:\n"
-            f"{_numbered(lines, anchor.start_line, anchor.end_line)}\n"
+            f"the quote does not match lines {anchor.start_line}–{anchor.end_line} of "
+            f"`{text.path}` and is not found elsewhere in the file. Those lines are:\n"
+            f"{_numbered(text.shown, anchor.start_line, anchor.end_line)}\n"
             "Copy the quote from the file (without line numbers) and send the node again."
         )
     start = min(starts, key=lambda s: (abs(s - anchor.start_line), s))
     end = start + len(quote) - 1
     note = (
         f"anchor moved from lines {anchor.start_line}–{anchor.end_line} to {start}–{end} of "
-        f"`{path}`, where the quoted text is"
+        f"`{text.path}`, where the quoted text is"
     )
     if len(starts) > 1:
         note += f" (it occurs {len(starts)} times; the one nearest the lines named was used)"
-    placed = _with_remarks(ctx, finding, _at(anchor, path, start, end))
+    placed = _with_remarks(ctx, finding, _at(text, start, end))
     return _Placed(finding=placed.finding, notes=(note,), remarks=placed.remarks)
 
 
@@ -225,11 +241,23 @@ def _with_remarks(ctx: ToolContext, finding: Finding, anchor: Anchor) -> _Placed
     return _Placed(finding=placed, remarks=(remark,))
 
 
-def _at(anchor: Anchor, path: str, start: int, end: int) -> Anchor:
-    return Anchor(path=path, start_line=start, end_line=end, quote=anchor.quote)
+def _at(text: _Text, start: int, end: int) -> Anchor:
+    """The anchor as stored: the file's own text of the lines, so fingerprints and suggestions see the code."""
+    quote = "\n".join(text.actual[start - 1 : end])
+    if len(quote) > MAX_QUOTE:
+        raise ToolRetry(
+            f"lines {start}–{end} of `{text.path}` are {len(quote):,} characters, more than a "
+            f"quote may hold ({MAX_QUOTE:,}); anchor fewer lines"
+        )
+    return Anchor(path=text.path, start_line=start, end_line=end, quote=quote)
 
 
-def _block(lines: list[str]) -> list[str]:
+def _as_shown(text: str) -> str:
+    """Text as tool output and patches show it to the model (`hygiene.clean`, less redaction)."""
+    return neutralise_delimiters(reveal_invisible(text))
+
+
+def _block(lines: Sequence[str]) -> list[str]:
     """Lines compared as the brief says: trailing whitespace and CR ignored, trailing blank lines too."""
     out = [line.rstrip() for line in lines]
     while out and not out[-1]:
@@ -243,7 +271,7 @@ def _occurrences(lines: list[str], quote: list[str]) -> list[int]:
     return [i + 1 for i in range(len(lines) - size + 1) if lines[i : i + size] == quote]
 
 
-def _numbered(lines: list[str], start: int, end: int) -> str:
+def _numbered(lines: tuple[str, ...], start: int, end: int) -> str:
     last = min(end, start + _SHOWN_LINES - 1)
     shown = [f"{n:>6}\t{lines[n - 1][:2_000]}" for n in range(start, last + 1)]
     if last < end:

@@ -42,7 +42,7 @@ def posted(checkout):
     summary = summary_body(
         report,
         plan=plan,
-        marker=SummaryMarker(head_sha=HEAD, verdict="block", review_id=42),
+        marker=SummaryMarker.of(report, head_sha=HEAD, review_id=42),
         link_of=LINKS,
         redactor=Redactor(),
     )
@@ -86,9 +86,10 @@ class TestGitHubRendering:
     def test_summary_marker_survives_and_tables_render(self, posted):
         """The summary marker stays hidden; axes and findings are real tables."""
         html = cmarkgfm.github_flavored_markdown_to_html(posted["summary"], options=GITHUB)
-        assert find_markers(html, SUMMARY_TAG) == [
-            {"head_sha": HEAD, "verdict": "block", "review_id": 42}
-        ]
+        (marker,) = find_markers(html, SUMMARY_TAG)
+        assert marker == find_markers(posted["summary"], SUMMARY_TAG)[0]
+        assert (marker["head_sha"], marker["verdict"], marker["review_id"]) == (HEAD, "block", 42)
+        assert [axis["name"] for axis in marker["axes"]] == ["review", "ci"]
         assert html.count("<table>") == 3  # axes, findings, agents
         assert "reviewbot:summary" not in visible(html)
 

@@ -247,6 +247,18 @@ class TestRerun:
         assert "review-1" in {c.node_id for c in published.comments}
         assert "Ignored 1 reviewbot marker(s) in comments by other accounts." in published.notes
 
+    def test_summary_remembers_verdict_axes_and_review_for_the_next_run(self, rsps, fake, checkout):
+        """The next run (or a check_suite re-fold) reads the verdict and axes back."""
+        first = publisher().publish(make_report(every_kind()), make_snapshot(checkout))
+        prior = publisher().load_prior_state()
+        marker = prior.summary.marker
+        assert (marker.head_sha, marker.verdict, marker.review_id) == (
+            HEAD,
+            "block",
+            first.review_id,
+        )
+        assert [a.name for a in prior.axes()] == ["review", "ci"]
+
     def test_stale_pending_review_is_deleted_first(self, rsps, fake, checkout):
         """A crashed run's PENDING review would block every new review: it is removed."""
         stale = fake.add_review("", login=BOT, state="PENDING")

@@ -20,7 +20,8 @@ from reviewbot.publish.markers import (
     rewrite_status,
     summary_marker,
 )
-from tests.publish.conftest import HEAD, node
+from reviewbot.verdict.axes import Outcome
+from tests.publish.conftest import HEAD, make_report, node
 
 BOT = "github-actions[bot]"
 
@@ -76,6 +77,25 @@ class TestWriting:
         state = read_prior([record], BOT)
         assert state.summary is not None
         assert (state.summary.comment_id, state.summary.marker) == (9, marker)
+
+    def test_summary_marker_keeps_axes_and_coverage_for_a_refold(self):
+        """A re-fold gets the last review's axes and coverage back from the summary marker."""
+        report = make_report((), verdict="hold", partial=True)
+        marker = SummaryMarker.of(report, head_sha=HEAD, review_id=None)
+        record = CommentRecord(id=9, where=Where.ISSUE, author=BOT, body=summary_marker(marker))
+        state = read_prior([record], BOT)
+        assert [(a.name, a.gated, a.outcome, a.detail) for a in state.axes()] == [
+            ("review", True, Outcome.PASSED, ""),
+            ("ci", False, Outcome.NOT_RUN, "2 checks pending"),
+        ]
+        coverage = state.coverage()
+        assert (coverage.files_total, coverage.files_in_context, coverage.partial) == (2, 1, True)
+        assert "1 file(s) were not in the reviewer's context" in coverage.notes[0]
+
+    def test_no_summary_means_no_remembered_axes(self):
+        """Without a readable summary there is nothing to reuse: the re-fold must treat axes as not run."""
+        state = read_prior([], BOT)
+        assert (state.axes(), state.coverage()) == ((), None)
 
     def test_neutralize_disarms_comment_openers(self):
         """Untrusted text cannot open an HTML comment once neutralised."""

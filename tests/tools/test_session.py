@@ -14,7 +14,7 @@ from reviewbot.nodes import Finding
 from reviewbot.sources.diff_index import DiffIndex
 from reviewbot.tools.ask_user import NoOperator
 from reviewbot.tools.context import Plan
-from reviewbot.tools.registry import REGISTRY
+from reviewbot.tools.registry import REGISTRY, self_contained
 from reviewbot.tools.session import NodeStore, ReviewSession, Workspace
 from reviewbot.tools.surface import Surface
 from tests.nodes.factories import make_node
@@ -45,7 +45,8 @@ class TestToolParams:
     def test_add_review_node_schema_is_the_boundary_model(self, repo):
         """The schema the model gets is generated from Finding, the model the boundary uses."""
         params = {p["name"]: p for p in make_session(repo).tool_params()}
-        assert params["add_review_node"]["input_schema"] == Finding.model_json_schema()
+        expected = self_contained(Finding.model_json_schema())
+        assert params["add_review_node"]["input_schema"] == expected
 
     def test_byte_stable_even_when_the_caller_mutates_them(self, repo):
         """The loop may add cache_control to its copy; the next turn's params are unchanged."""

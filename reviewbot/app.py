@@ -1,0 +1,328 @@
+"""The composition root: builds the real clients from settings and runs one job.
+
+Everything else receives its collaborators as arguments; this is the one module
+that wires PyGithub, gitpython and the Anthropic client together. The flows:
+
+    review_pull      a PR URL: fetch → checkout → review → publish
+    review_local     the current repository against a base ref, no GitHub at all
+    run_event        GITHUB_EVENT_NAME + GITHUB_EVENT_PATH → review, refold or skip
+    review_reference stage two of the fork-safe setup: the PR named by stage one's file
+    save_reference   stage one: write the PR reference for stage two
+
+Must not: parse flags or print (cli.py and the `emit` callback do), or decide a
+verdict (review.py).
+"""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from reviewbot.agent.client import AnthropicClient
+from reviewbot.agent.model import ModelClient
+from reviewbot.agent.progress import Progress
+from reviewbot.config import CONFIG_FILE, ReviewConfig
+from reviewbot.errors import AuthError, UsageError
+from reviewbot.event import EventPlan, PlanAction, plan_event_json
+from reviewbot.publish.github import GitHubPublisher
+from reviewbot.report import Report
+from reviewbot.review import Agents, refold, review_snapshot
+from reviewbot.settings import Settings
+from reviewbot.sources.ci import ci_axis
+from reviewbot.sources.git_repo import local_snapshot, pr_checkout
+from reviewbot.sources.github import (
+    GitHubClient,
+    PRRef,
+    PullRequestInfo,
+    fetch_ci_checks,
+    fetch_login,
+    fetch_permission,
+    fetch_pull_request,
+    fetch_snapshot,
+    make_client,
+    parse_pr_url,
+)
+from reviewbot.sources.snapshot import PRSnapshot
+from reviewbot.tools.ask_user import NoOperator, Operator
+from reviewbot.verdict.axes import AxisResult, Outcome
+
+log = logging.getLogger(__name__)
+
+ACTIONS_BOT = "github-actions[bot]"
+PUBLIC_WEB = "https://github.com"
+REFERENCE_FILE = "reviewbot-pr.json"
+WRITERS = frozenset({"admin", "maintain", "write"})
+FORK_HINT = (
+    "fork PR without secrets: GitHub withholds them on `pull_request` from forks, so the "
+    "review axis is not_run and the verdict is Hold. To review forks safely, use the two-stage "
+    "workflows (examples/workflows/reviewbot-snapshot.yml and reviewbot-review.yml)"
+)
+
+Emit = Callable[[Report, PRSnapshot | None], None]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Job:
+    """What to do, as the CLI parsed it."""
+
+    progress: Progress
+    post: bool = False
+    model: str | None = None
+    config_path: str = CONFIG_FILE
+    operator: Operator = NoOperator()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunOutcome:
+    """What a run produced: a report, or the reason nothing was reviewed."""
+
+    report: Report | None = None
+    skipped: str | None = None
+    notes: tuple[str, ...] = ()
+
+
+class PRReference(BaseModel):
+    """Stage one → stage two of the fork-safe setup. Untrusted: stage two re-checks all of it."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    repo: str = Field(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$", max_length=200)
+    number: int = Field(ge=1)
+    head_sha: str = Field(pattern=r"^[0-9a-f]{40}$")
+
+
+# ---------------------------------------------------------------- building blocks
+
+
+def model_client(settings: Settings) -> ModelClient | None:
+    """The Anthropic client, or None without a key (the reviewer axes are then not_run)."""
+    if settings.anthropic_api_key is None:
+        return None
+    return AnthropicClient(settings.anthropic_api_key, base_url=settings.anthropic_base_url)
+
+
+def github_client(ref: PRRef, settings: Settings) -> GitHubClient:
+    # No pacing between reads: one review makes a few dozen sequential requests at most.
+    return make_client(ref.api_url, settings.github_token, pace_seconds=0)
+
+
+def _configured(config: ReviewConfig, job: Job) -> ReviewConfig:
+    return config if job.model is None else config.model_copy(update={"model": job.model})
+
+
+def _agents(settings: Settings, job: Job) -> Agents:
+    return Agents(
+        client=model_client(settings),
+        operator=job.operator,
+        redactor=settings.redactor,
+        progress=job.progress,
+    )
+
+
+def _ref_of(repo: str, number: int, settings: Settings) -> PRRef:
+    web = (settings.github_server_url or PUBLIC_WEB).rstrip("/")
+    return parse_pr_url(f"{web}/{repo}/pull/{number}", api_url=settings.github_api_url)
+
+
+# ---------------------------------------------------------------- a PR on GitHub
+
+
+def review_pull(url: str, settings: Settings, job: Job, emit: Emit) -> RunOutcome:
+    return _review(parse_pr_url(url, api_url=settings.github_api_url), settings, job, emit)
+
+
+def _review(
+    ref: PRRef,
+    settings: Settings,
+    job: Job,
+    emit: Emit,
+    *,
+    expect_head: str | None = None,
+    check_fork: bool = True,
+    actor: str | None = None,
+) -> RunOutcome:
+    client = github_client(ref, settings)
+    info = fetch_pull_request(client, ref)
+    if actor is not None and actor != info.author:
+        refusal = _not_a_writer(ref, actor, settings)
+        if refusal:
+            return RunOutcome(skipped=refusal)
+    if expect_head is not None and info.head_sha != expect_head:
+        return RunOutcome(
+            skipped=f"{ref} moved to {info.head_sha[:12]} after {expect_head[:12]} was pushed; "
+            "the newer push is reviewed by its own run"
+        )
+    with pr_checkout(
+        info.clone_url,
+        number=ref.number,
+        head_sha=info.head_sha,
+        token=settings.github_token,
+        workspace=settings.workspace,
+    ) as path:
+        snapshot = fetch_snapshot(client, info, checkout=path, config_path=job.config_path)
+        snapshot = replace(snapshot, config=_configured(snapshot.config, job))
+        if snapshot.draft and not snapshot.config.publish.review_drafts:
+            return RunOutcome(skipped=f"{ref} is a draft (set publish.review_drafts = true to review drafts)")
+        agents = _agents(settings, job)
+        fork_without_secrets = check_fork and snapshot.fork and agents.client is None
+        publisher = _publisher(client, ref, snapshot.config, settings)
+        report = review_snapshot(
+            snapshot, agents=agents, ci=_ci(client, info, snapshot.config), prior=publisher.load_prior_state()
+        )
+        notes = (FORK_HINT,) if fork_without_secrets else ()
+        if job.post and fork_without_secrets:
+            notes += ("not posting: a fork PR's token on `pull_request` is read-only",)
+        elif job.post:
+            report = report.model_copy(update={"published": publisher.publish(report, snapshot)})
+        emit(report, snapshot)
+        return RunOutcome(report=report, notes=notes)
+
+
+def _publisher(
+    client: GitHubClient, ref: PRRef, config: ReviewConfig, settings: Settings
+) -> GitHubPublisher:
+    # Markers are trusted only in comments by the account we post as: the token's own
+    # login, or the Actions bot when the token may not ask who it is.
+    login = fetch_login(client) if settings.github_token else None
+    return GitHubPublisher(
+        client,
+        ref.full_name,
+        ref.number,
+        bot_login=login or ACTIONS_BOT,
+        config=config.publish,
+        redactor=settings.redactor,
+    )
+
+
+def _ci(client: GitHubClient, info: PullRequestInfo, config: ReviewConfig) -> AxisResult:
+    """The CI axis; a token that may not read checks makes it not_run, never passed."""
+    try:
+        checks = fetch_ci_checks(client, info.ref.full_name, info.head_sha)
+    except AuthError as exc:
+        gated = config.ci.gated or bool(config.ci.gated_checks)
+        return AxisResult(name="ci", gated=gated, outcome=Outcome.NOT_RUN, detail=str(exc))
+    return ci_axis(checks, config.ci)
+
+
+def refold_pull(ref: PRRef, settings: Settings, job: Job, emit: Emit) -> RunOutcome:
+    """check_suite completed: re-judge the nodes already on the PR; no model request."""
+    client = github_client(ref, settings)
+    info = fetch_pull_request(client, ref)
+    # The snapshot gives the config and the diff (for placement), not files for agents: its
+    # checkout is an empty folder, so nothing can read the wrong tree's files.
+    with tempfile.TemporaryDirectory(prefix="reviewbot-refold-") as empty:
+        snapshot = fetch_snapshot(client, info, checkout=Path(empty), config_path=job.config_path)
+        publisher = _publisher(client, ref, snapshot.config, settings)
+        ci = _ci(client, info, snapshot.config)
+        report = refold(snapshot, prior=publisher.load_prior_state(), ci=ci)
+        if job.post:
+            report = report.model_copy(update={"published": publisher.publish(report, snapshot)})
+        emit(report, snapshot)
+        return RunOutcome(report=report)
+
+
+# ---------------------------------------------------------------- a local repository
+
+
+def review_local(repo: Path, *, base: str, head: str, settings: Settings, job: Job, emit: Emit) -> RunOutcome:
+    with local_snapshot(repo, base=base, head=head, config_path=job.config_path) as snapshot:
+        snapshot = replace(snapshot, config=_configured(snapshot.config, job))
+        report = review_snapshot(snapshot, agents=_agents(settings, job))
+        emit(report, snapshot)
+        return RunOutcome(report=report)
+
+
+# ---------------------------------------------------------------- GitHub Actions events
+
+
+def run_event(settings: Settings, job: Job, emit: Emit) -> RunOutcome:
+    """Review, refold or skip the PR(s) of the event GitHub Actions describes."""
+    plan = read_event(settings)
+    log.info("event %s: %s — %s", plan.trigger, plan.action.value, plan.reason)
+    if plan.action is PlanAction.SKIP or plan.repo is None:
+        return RunOutcome(skipped=plan.reason)
+    if plan.action is PlanAction.REFOLD:
+        outcomes = [refold_pull(_ref_of(plan.repo, n, settings), settings, job, emit) for n in plan.numbers]
+        return outcomes[-1] if outcomes else RunOutcome(skipped="the check suite names no pull request")
+    if plan.number is None:
+        return RunOutcome(skipped=f"{plan.trigger}: the event names no pull request")
+    ref = _ref_of(plan.repo, plan.number, settings)
+    if plan.trigger == "issue_comment":
+        # /review by the PR's author counts only when the author may write: re-checked always.
+        refusal = _not_a_writer(ref, plan.actor, settings)
+        if refusal:
+            return RunOutcome(skipped=refusal)
+    return _review(ref, settings, job, emit, expect_head=plan.head_sha)
+
+
+def read_event(settings: Settings) -> EventPlan:
+    if settings.event_name is None or settings.event_path is None:
+        raise UsageError("--github-event needs GITHUB_EVENT_NAME and GITHUB_EVENT_PATH (set by GitHub Actions)")
+    try:
+        text = settings.event_path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read GITHUB_EVENT_PATH {settings.event_path}: {exc.strerror}") from exc
+    # Drafts are planned as reviews; the base branch's config decides once it is read.
+    return plan_event_json(settings.event_name, text, review_drafts=True)
+
+
+def _not_a_writer(ref: PRRef, actor: str | None, settings: Settings) -> str | None:
+    """The API's word on the commenter's permission: the payload's association is a hint only."""
+    if actor is None:
+        return "the comment has no author"
+    permission = fetch_permission(github_client(ref, settings), ref.full_name, actor)
+    if permission not in WRITERS:
+        return f"/review by {actor} ignored: they have {permission} access, and write access is required"
+    return None
+
+
+# ---------------------------------------------------------------- the fork-safe two stages
+
+
+def save_reference(out: Path, settings: Settings) -> PRReference:
+    """Stage one (no secrets): write which PR and head this run saw, for stage two."""
+    plan = read_event(settings)
+    if plan.repo is None or plan.number is None or plan.head_sha is None:
+        raise UsageError(f"{plan.trigger}: the event names no single pull request head to review")
+    reference = PRReference(repo=plan.repo, number=plan.number, head_sha=plan.head_sha)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / REFERENCE_FILE).write_text(reference.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    return reference
+
+
+def review_reference(folder: Path, settings: Settings, job: Job, emit: Emit) -> RunOutcome:
+    """Stage two (secrets): review the PR stage one named, after re-checking everything it says.
+
+    The file comes from an untrusted run: it only names a PR and a head. The PR is read
+    again from the API, its head must equal the named head and the head of the
+    `workflow_run` event (when there is one), and no PR code is ever executed.
+    """
+    reference = _read_reference(folder / REFERENCE_FILE)
+    actor: str | None = None
+    if settings.event_name == "workflow_run":
+        plan = read_event(settings)
+        if plan.head_sha is not None and plan.head_sha != reference.head_sha:
+            raise UsageError(
+                f"the snapshot names head {reference.head_sha[:12]} but the workflow run built {plan.head_sha[:12]}"
+            )
+        actor = plan.actor  # who triggered stage one: the PR's author or someone with write access
+    ref = _ref_of(reference.repo, reference.number, settings)
+    return _review(
+        ref, settings, job, emit, expect_head=reference.head_sha, check_fork=False, actor=actor
+    )
+
+
+def _read_reference(path: Path) -> PRReference:
+    try:
+        return PRReference.model_validate_json(path.read_bytes())
+    except OSError as exc:
+        raise UsageError(f"cannot read the PR snapshot {path}: {exc.strerror}") from exc
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        where = ".".join(map(str, first["loc"])) or "file"
+        raise UsageError(f"the PR snapshot {path} is not valid: {where}: {first['msg']}") from exc

@@ -1,0 +1,79 @@
+"""Where a finished review goes on this machine: stdout formats, the report file, Actions outputs.
+
+Every text leaves through the run's Redactor. Must not: talk to GitHub or the
+model (that is publishing and the agents).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from enum import StrEnum
+from pathlib import Path
+from typing import TextIO
+
+from reviewbot.publish.markdown import summary_markdown
+from reviewbot.publish.sarif import to_sarif
+from reviewbot.publish.terminal import print_report
+from reviewbot.redact import Redactor
+from reviewbot.report import Report
+from reviewbot.settings import Settings
+from reviewbot.sources.snapshot import PRSnapshot
+
+REPORT_NAME = "reviewbot-report.json"
+
+
+class Format(StrEnum):
+    TEXT = "text"
+    JSON = "json"
+    SARIF = "sarif"
+    MARKDOWN = "markdown"
+
+
+def report_json(report: Report, redactor: Redactor) -> str:
+    return redactor(report.model_dump_json(indent=2)) + "\n"
+
+
+def emitter(fmt: Format, stream: TextIO, redactor: Redactor) -> Callable[[Report, PRSnapshot | None], None]:
+    """A callback that writes one finished review to `stream` in `fmt`."""
+
+    def emit(report: Report, snapshot: PRSnapshot | None) -> None:
+        match fmt:
+            case Format.TEXT:
+                print_report(report, snapshot, stream, redactor=redactor)
+            case Format.JSON:
+                stream.write(report_json(report, redactor))
+            case Format.SARIF:
+                stream.write(json.dumps(to_sarif(report, redactor=redactor), indent=2) + "\n")
+            case Format.MARKDOWN:
+                stream.write(summary_markdown(report, snapshot=snapshot, redactor=redactor))
+        stream.flush()
+
+    return emit
+
+
+def default_report_path(settings: Settings) -> Path | None:
+    """In GitHub Actions the report always lands in RUNNER_TEMP, for the `report-path` output."""
+    if settings.in_actions:
+        return (settings.runner_temp or Path.cwd()) / REPORT_NAME
+    return None
+
+
+def write_report(report: Report, path: Path, redactor: Redactor) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(report_json(report, redactor), encoding="utf-8")
+    return path.resolve()
+
+
+def write_actions_outputs(
+    settings: Settings, report: Report | None, report_path: Path | None, redactor: Redactor
+) -> None:
+    """`verdict` and `report-path` for the action's outputs; the summary for the job page."""
+    if settings.output_file is not None:
+        verdict = report.verdict if report is not None else ""
+        lines = [f"verdict={verdict}", f"report-path={report_path or ''}"]
+        with settings.output_file.open("a", encoding="utf-8") as out:
+            out.write("\n".join(lines) + "\n")
+    if settings.step_summary is not None and report is not None:
+        with settings.step_summary.open("a", encoding="utf-8") as out:
+            out.write(summary_markdown(report, redactor=redactor) + "\n")

@@ -1,0 +1,166 @@
+"""One review, start to verdict: snapshot → agents → boundary → axes → fold → report.
+
+`review_snapshot` runs the agents over a PR snapshot; `refold` re-judges the
+nodes already on a PR with fresh CI results and makes no model request. Both end
+in `finalize`, so the published verdict is the strictest of the agents'
+proposals, every axis and every node — nothing here can loosen it.
+
+Must not: read the environment, build clients or publish (that is `app.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from reviewbot import __version__
+from reviewbot.agent.model import ModelClient
+from reviewbot.agent.panel import run_panel
+from reviewbot.agent.progress import Progress
+from reviewbot.config import ReviewConfig, is_excluded
+from reviewbot.nodes.boundary import Discarded
+from reviewbot.nodes.model import ReviewNode
+from reviewbot.publish.markers import PriorState, carry_over
+from reviewbot.redact import Redactor
+from reviewbot.report import (
+    AgentReport,
+    AxisReport,
+    Coverage,
+    DiscardReport,
+    PRInfo,
+    Report,
+    Usage,
+)
+from reviewbot.sources.snapshot import PRSnapshot
+from reviewbot.tools.ask_user import Operator
+from reviewbot.verdict.axes import AxisResult, Outcome
+from reviewbot.verdict.fold import finalize
+from reviewbot.verdict.lattice import Verdict
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Agents:
+    """What the agents need besides the snapshot; `client` is None without credentials."""
+
+    client: ModelClient | None
+    operator: Operator
+    redactor: Redactor
+    progress: Progress
+
+
+def review_snapshot(
+    snapshot: PRSnapshot,
+    *,
+    agents: Agents,
+    ci: AxisResult | None = None,
+    prior: PriorState | None = None,
+    errors: Sequence[str] = (),
+) -> Report:
+    """Run the reviewers and the verifier over `snapshot` and fold everything into a report."""
+    config = snapshot.config
+    panel = run_panel(
+        snapshot,
+        config,
+        client=agents.client,
+        operator=agents.operator,
+        redactor=agents.redactor,
+        progress=agents.progress,
+        excluded=lambda path: is_excluded(path, config.paths),
+    )
+    # Human /confirm and /dismiss replies, and earlier peers' confirmations, are peers too.
+    nodes = carry_over(panel.nodes, prior) if prior is not None else panel.nodes
+    axes = (*panel.axes, ci) if ci is not None else panel.axes
+    discarded = (*panel.discarded, *(prior.discarded if prior else ()))
+    return build_report(
+        snapshot,
+        config=config,
+        proposed=panel.proposed,
+        axes=axes,
+        nodes=nodes,
+        discarded=discarded,
+        agents=panel.agents,
+        usage=panel.usage,
+        coverage=panel.coverage,
+        errors=errors,
+    )
+
+
+def refold(
+    snapshot: PRSnapshot,
+    *,
+    prior: PriorState,
+    ci: AxisResult | None,
+    errors: Sequence[str] = (),
+) -> Report:
+    """Re-judge the nodes already on the PR with fresh CI results: no model request.
+
+    The reviewer axes are those the last published summary recorded; when it
+    recorded none (no summary yet, or an unreadable one), each reviewer axis is
+    `not_run`: absence of evidence never turns a gate green.
+    """
+    config = snapshot.config
+    remembered = {axis.name: axis for axis in prior.axes()}
+    reviewer_axes = tuple(
+        remembered.get(reviewer.name)
+        or AxisResult(
+            name=reviewer.name,
+            gated=reviewer.gated,
+            outcome=Outcome.NOT_RUN,
+            detail="no earlier review of this PR recorded this axis",
+        )
+        for reviewer in config.all_reviewers
+    )
+    axes = (*reviewer_axes, ci) if ci is not None else reviewer_axes
+    return build_report(
+        snapshot,
+        config=config,
+        proposed=None,
+        axes=axes,
+        nodes=prior.review_nodes(),
+        discarded=prior.discarded,
+        agents=(),
+        usage=Usage(),
+        coverage=None,
+        errors=errors,
+    )
+
+
+def build_report(
+    snapshot: PRSnapshot,
+    *,
+    config: ReviewConfig,
+    proposed: Verdict | None,
+    axes: Sequence[AxisResult],
+    nodes: Sequence[ReviewNode],
+    discarded: Sequence[Discarded],
+    agents: Sequence[AgentReport],
+    usage: Usage,
+    coverage: Coverage | None,
+    errors: Sequence[str],
+) -> Report:
+    decision = finalize(proposed, axes, nodes, config.policy.node_policy())
+    return Report(
+        tool_version=__version__,
+        verdict=decision.verdict.label,
+        reasons=Report.reasons_of(decision),
+        axes=tuple(AxisReport.of(axis) for axis in axes),
+        nodes=tuple(nodes),
+        discarded=tuple(DiscardReport.of(d) for d in discarded),
+        usage=usage,
+        agents=tuple(agents),
+        coverage=coverage,
+        pr=pr_info(snapshot),
+        errors=tuple(errors),
+    )
+
+
+def pr_info(snapshot: PRSnapshot) -> PRInfo:
+    return PRInfo(
+        origin=snapshot.origin.value,
+        url=snapshot.url,
+        repo=snapshot.repo,
+        number=snapshot.number,
+        title=snapshot.title,
+        base_sha=snapshot.base_sha,
+        head_sha=snapshot.head_sha,
+    )
