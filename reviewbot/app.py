@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -74,7 +74,7 @@ class Job:
     post: bool = False
     model: str | None = None
     config_path: str = CONFIG_FILE
-    operator: Operator = NoOperator()
+    operator: Operator = field(default_factory=NoOperator)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -167,14 +167,19 @@ def _review(
         snapshot = fetch_snapshot(client, info, checkout=path, config_path=job.config_path)
         snapshot = replace(snapshot, config=_configured(snapshot.config, job))
         if snapshot.draft and not snapshot.config.publish.review_drafts:
-            return RunOutcome(skipped=f"{ref} is a draft (set publish.review_drafts = true to review drafts)")
+            return RunOutcome(
+                skipped=f"{ref} is a draft (set publish.review_drafts = true to review drafts)"
+            )
         agents = _agents(settings, job)
         fork_without_secrets = check_fork and snapshot.fork and agents.client is None
         publisher = _publisher(client, ref, snapshot.config, settings)
         report = review_snapshot(
-            snapshot, agents=agents, ci=_ci(client, info, snapshot.config), prior=publisher.load_prior_state()
+            snapshot,
+            agents=agents,
+            ci=_ci(client, info, snapshot.config),
+            prior=publisher.load_prior_state(),
         )
-        notes = (FORK_HINT,) if fork_without_secrets else ()
+        notes: tuple[str, ...] = (FORK_HINT,) if fork_without_secrets else ()
         if job.post and fork_without_secrets:
             notes += ("not posting: a fork PR's token on `pull_request` is read-only",)
         elif job.post:
@@ -229,7 +234,9 @@ def refold_pull(ref: PRRef, settings: Settings, job: Job, emit: Emit) -> RunOutc
 # ---------------------------------------------------------------- a local repository
 
 
-def review_local(repo: Path, *, base: str, head: str, settings: Settings, job: Job, emit: Emit) -> RunOutcome:
+def review_local(
+    repo: Path, *, base: str, head: str, settings: Settings, job: Job, emit: Emit
+) -> RunOutcome:
     with local_snapshot(repo, base=base, head=head, config_path=job.config_path) as snapshot:
         snapshot = replace(snapshot, config=_configured(snapshot.config, job))
         report = review_snapshot(snapshot, agents=_agents(settings, job))
@@ -247,8 +254,14 @@ def run_event(settings: Settings, job: Job, emit: Emit) -> RunOutcome:
     if plan.action is PlanAction.SKIP or plan.repo is None:
         return RunOutcome(skipped=plan.reason)
     if plan.action is PlanAction.REFOLD:
-        outcomes = [refold_pull(_ref_of(plan.repo, n, settings), settings, job, emit) for n in plan.numbers]
-        return outcomes[-1] if outcomes else RunOutcome(skipped="the check suite names no pull request")
+        outcomes = [
+            refold_pull(_ref_of(plan.repo, n, settings), settings, job, emit) for n in plan.numbers
+        ]
+        return (
+            outcomes[-1]
+            if outcomes
+            else RunOutcome(skipped="the check suite names no pull request")
+        )
     if plan.number is None:
         return RunOutcome(skipped=f"{plan.trigger}: the event names no pull request")
     ref = _ref_of(plan.repo, plan.number, settings)
@@ -262,11 +275,15 @@ def run_event(settings: Settings, job: Job, emit: Emit) -> RunOutcome:
 
 def read_event(settings: Settings) -> EventPlan:
     if settings.event_name is None or settings.event_path is None:
-        raise UsageError("--github-event needs GITHUB_EVENT_NAME and GITHUB_EVENT_PATH (set by GitHub Actions)")
+        raise UsageError(
+            "--github-event needs GITHUB_EVENT_NAME and GITHUB_EVENT_PATH (set by GitHub Actions)"
+        )
     try:
         text = settings.event_path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise UsageError(f"cannot read GITHUB_EVENT_PATH {settings.event_path}: {exc.strerror}") from exc
+        raise UsageError(
+            f"cannot read GITHUB_EVENT_PATH {settings.event_path}: {exc.strerror}"
+        ) from exc
     # Drafts are planned as reviews; the base branch's config decides once it is read.
     return plan_event_json(settings.event_name, text, review_drafts=True)
 

@@ -21,16 +21,30 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import NoReturn, TextIO
 
 import click
 
 from reviewbot import __version__
 from reviewbot.agent.progress import Progress, RichProgress, SilentProgress
-from reviewbot.app import Job, RunOutcome, review_local, review_pull, review_reference, run_event, save_reference
+from reviewbot.app import (
+    Job,
+    RunOutcome,
+    review_local,
+    review_pull,
+    review_reference,
+    run_event,
+    save_reference,
+)
 from reviewbot.config import CONFIG_FILE
 from reviewbot.errors import ReviewbotError, UsageError, VerdictGateError
-from reviewbot.output import Format, default_report_path, emitter, write_actions_outputs, write_report
+from reviewbot.output import (
+    Format,
+    default_report_path,
+    emitter,
+    write_actions_outputs,
+    write_report,
+)
 from reviewbot.redact import Redactor
 from reviewbot.report import schema_json
 from reviewbot.settings import Settings
@@ -57,30 +71,77 @@ def cli() -> None:
 
 @cli.command()
 @click.argument("pr_url", required=False)
-@click.option("--local", is_flag=True, help="Review this git repository's HEAD against --base; no GitHub.")
-@click.option("--base", default="main", show_default=True, help="With --local: the ref to compare against.")
+@click.option(
+    "--local", is_flag=True, help="Review this git repository's HEAD against --base; no GitHub."
+)
+@click.option(
+    "--base", default="main", show_default=True, help="With --local: the ref to compare against."
+)
 @click.option("--head", default="HEAD", show_default=True, help="With --local: the ref to review.")
-@click.option("--github-event", is_flag=True, help="Review the PR of the GitHub Actions event (GITHUB_EVENT_NAME/PATH).")
+@click.option(
+    "--github-event",
+    is_flag=True,
+    help="Review the PR of the GitHub Actions event (GITHUB_EVENT_NAME/PATH).",
+)
 @click.option(
     "--from-snapshot",
     type=click.Path(path_type=Path, file_okay=False),
     help="Review the PR named by `reviewbot snapshot` (stage two of the fork-safe setup).",
 )
-@click.option("--post/--no-post", default=False, envvar="REVIEWBOT_POST", show_default=True,
-              help="Publish the review, summary and check run on the PR.")
-@click.option("--format", "fmt", type=click.Choice([f.value for f in Format]), default="text", show_default=True,
-              help="What to print: a readable review, the JSON report, SARIF 2.1.0, or the summary markdown.")
-@click.option("--output", "-o", type=click.Path(path_type=Path, dir_okay=False),
-              help="Write the output to FILE instead of stdout.")
-@click.option("--report", "report_file", type=click.Path(path_type=Path, dir_okay=False),
-              help="Also write the JSON report to FILE (in GitHub Actions: always, in RUNNER_TEMP).")
-@click.option("--model", envvar="REVIEWBOT_MODEL", help="Claude model (default: `model` in .reviewbot.toml).")
-@click.option("--config", "config_path", default=CONFIG_FILE, envvar="REVIEWBOT_CONFIG", show_default=True,
-              help="Path of the config file, read from the BASE branch (never the PR head).")
-@click.option("--fail-on", type=click.Choice(["none", "hold", "block"]), default="none", envvar="REVIEWBOT_FAIL_ON",
-              show_default=True, help="Exit 1 when the verdict reaches this level.")
-@click.option("--non-interactive", is_flag=True, help="Never ask a question at the terminal (ask_user fails closed).")
-@click.option("--verbose", "-v", is_flag=True, help="Log every step (and tracebacks of internal errors).")
+@click.option(
+    "--post/--no-post",
+    default=False,
+    envvar="REVIEWBOT_POST",
+    show_default=True,
+    help="Publish the review, summary and check run on the PR.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice([f.value for f in Format]),
+    default="text",
+    show_default=True,
+    help="What to print: a readable review, the JSON report, SARIF 2.1.0, or the summary markdown.",
+)
+@click.option(
+    "--output",
+    "-o",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the output to FILE instead of stdout.",
+)
+@click.option(
+    "--report",
+    "report_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Also write the JSON report to FILE (in GitHub Actions: always, in RUNNER_TEMP).",
+)
+@click.option(
+    "--model", envvar="REVIEWBOT_MODEL", help="Claude model (default: `model` in .reviewbot.toml)."
+)
+@click.option(
+    "--config",
+    "config_path",
+    default=CONFIG_FILE,
+    envvar="REVIEWBOT_CONFIG",
+    show_default=True,
+    help="Path of the config file, read from the BASE branch (never the PR head).",
+)
+@click.option(
+    "--fail-on",
+    type=click.Choice(["none", "hold", "block"]),
+    default="none",
+    envvar="REVIEWBOT_FAIL_ON",
+    show_default=True,
+    help="Exit 1 when the verdict reaches this level.",
+)
+@click.option(
+    "--non-interactive",
+    is_flag=True,
+    help="Never ask a question at the terminal (ask_user fails closed).",
+)
+@click.option(
+    "--verbose", "-v", is_flag=True, help="Log every step (and tracebacks of internal errors)."
+)
 def review(
     pr_url: str | None,
     local: bool,
@@ -118,11 +179,18 @@ def review(
     _configure_logging(verbose, settings.redactor)
     modes = sum([bool(pr_url), local, github_event, from_snapshot is not None])
     if modes > 1:
-        _fail(UsageError("give one of: a PR URL, --local, --github-event, --from-snapshot"), verbose)
+        _fail(
+            UsageError("give one of: a PR URL, --local, --github-event, --from-snapshot"), verbose
+        )
     if modes == 0 and settings.event_name is not None:
         github_event = True  # in GitHub Actions, the event is the target
     elif modes == 0:
-        _fail(UsageError("nothing to review: give a PR URL, or --local (see reviewbot review --help)"), verbose)
+        _fail(
+            UsageError(
+                "nothing to review: give a PR URL, or --local (see reviewbot review --help)"
+            ),
+            verbose,
+        )
     job = Job(
         progress=_progress(fmt, output),
         post=post,
@@ -132,9 +200,14 @@ def review(
     )
     outcome = _run(
         lambda emit: (
-            review_pull(pr_url, settings, job, emit) if pr_url
-            else review_local(Path.cwd(), base=base, head=head, settings=settings, job=job, emit=emit) if local
-            else review_reference(from_snapshot, settings, job, emit) if from_snapshot is not None
+            review_pull(pr_url, settings, job, emit)
+            if pr_url
+            else review_local(
+                Path.cwd(), base=base, head=head, settings=settings, job=job, emit=emit
+            )
+            if local
+            else review_reference(from_snapshot, settings, job, emit)
+            if from_snapshot is not None
             else run_event(settings, job, emit)
         ),
         fmt=Format(fmt),
@@ -146,8 +219,12 @@ def review(
 
 
 @cli.command()
-@click.option("--out", type=click.Path(path_type=Path, file_okay=False), required=True,
-              help="Folder to write the PR reference into (upload it as an artifact).")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="Folder to write the PR reference into (upload it as an artifact).",
+)
 @click.option("--github-event", is_flag=True, default=True, hidden=True)
 @click.option("--verbose", "-v", is_flag=True)
 def snapshot(out: Path, github_event: bool, verbose: bool) -> None:
@@ -167,7 +244,10 @@ def snapshot(out: Path, github_event: bool, verbose: bool) -> None:
         reference = save_reference(out, settings)
     except ReviewbotError as exc:
         _fail(exc, verbose)
-    click.echo(f"reviewbot: saved {reference.repo}#{reference.number} at {reference.head_sha[:12]} in {out}", err=True)
+    click.echo(
+        f"reviewbot: saved {reference.repo}#{reference.number} at {reference.head_sha[:12]} in {out}",
+        err=True,
+    )
 
 
 @cli.command()
@@ -210,34 +290,46 @@ def _run(
         _fail(exc, verbose, redactor)
     except OSError as exc:
         _fail(UsageError(f"cannot write {output}: {exc.strerror}"), verbose, redactor)
-    except Exception as exc:  # noqa: BLE001 - the CLI's last resort: a bug must exit 70 with one line, not a traceback
+    except Exception as exc:
         if verbose:
             log.exception("internal error")
         message = redactor(f"{type(exc).__name__}: {exc}")
-        click.echo(f"reviewbot: internal error: {message} (run with --verbose for the traceback)", err=True)
+        click.echo(
+            f"reviewbot: internal error: {message} (run with --verbose for the traceback)", err=True
+        )
         sys.exit(INTERNAL_ERROR)
     finally:
         if stream is not sys.stdout:
             stream.close()
 
 
-def _finish(outcome: RunOutcome, settings: Settings, report_path: Path | None, fail_on: str, verbose: bool) -> None:
+def _finish(
+    outcome: RunOutcome, settings: Settings, report_path: Path | None, fail_on: str, verbose: bool
+) -> None:
     redact = settings.redactor
     for note in outcome.notes:
         click.echo(f"reviewbot: {redact(note)}", err=True)
     if outcome.report is None:
-        click.echo(f"reviewbot: nothing to review: {redact(outcome.skipped or 'no reason given')}", err=True)
+        click.echo(
+            f"reviewbot: nothing to review: {redact(outcome.skipped or 'no reason given')}",
+            err=True,
+        )
         write_actions_outputs(settings, None, None, redact)
         return
     written = write_report(outcome.report, report_path, redact) if report_path is not None else None
     write_actions_outputs(settings, outcome.report, written, redact)
     verdict = Verdict.parse(outcome.report.verdict)
-    click.echo(f"reviewbot: verdict {verdict.label}" + (f" (report: {written})" if written else ""), err=True)
+    click.echo(
+        f"reviewbot: verdict {verdict.label}" + (f" (report: {written})" if written else ""),
+        err=True,
+    )
     if fail_on != "none" and verdict >= Verdict.parse(fail_on):
-        _fail(VerdictGateError(f"the verdict is {verdict.label} and --fail-on is {fail_on}"), verbose)
+        _fail(
+            VerdictGateError(f"the verdict is {verdict.label} and --fail-on is {fail_on}"), verbose
+        )
 
 
-def _fail(exc: ReviewbotError, verbose: bool, redactor: Redactor | None = None) -> None:
+def _fail(exc: ReviewbotError, verbose: bool, redactor: Redactor | None = None) -> NoReturn:
     redact = redactor or Redactor()
     if verbose:
         log.debug("error", exc_info=exc)
@@ -269,7 +361,11 @@ class _RedactingFilter(logging.Filter):
 
 def _configure_logging(verbose: bool, redactor: Redactor) -> None:
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(logging.Formatter("reviewbot: %(message)s" if not verbose else "%(levelname)s %(name)s: %(message)s"))
+    handler.setFormatter(
+        logging.Formatter(
+            "reviewbot: %(message)s" if not verbose else "%(levelname)s %(name)s: %(message)s"
+        )
+    )
     handler.addFilter(_RedactingFilter(redactor))
     root = logging.getLogger()
     root.handlers[:] = [handler]

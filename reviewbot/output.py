@@ -34,7 +34,9 @@ def report_json(report: Report, redactor: Redactor) -> str:
     return redactor(report.model_dump_json(indent=2)) + "\n"
 
 
-def emitter(fmt: Format, stream: TextIO, redactor: Redactor) -> Callable[[Report, PRSnapshot | None], None]:
+def emitter(
+    fmt: Format, stream: TextIO, redactor: Redactor
+) -> Callable[[Report, PRSnapshot | None], None]:
     """A callback that writes one finished review to `stream` in `fmt`."""
 
     def emit(report: Report, snapshot: PRSnapshot | None) -> None:

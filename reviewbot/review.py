@@ -120,7 +120,7 @@ def refold(
         discarded=prior.discarded,
         agents=(),
         usage=Usage(),
-        coverage=None,
+        coverage=prior.coverage(),
         errors=errors,
     )
 

@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from itertools import groupby
 from pathlib import PurePosixPath
+from typing import TextIO
 
 from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
@@ -165,3 +166,10 @@ def _footer(report: Report, clean: Clean) -> RenderableType:
     )
     lines.extend(f"error: {clean(e)}" for e in report.errors)
     return Text("\n".join(lines), style="dim")
+
+
+def print_report(
+    report: Report, snapshot: PRSnapshot | None, stream: TextIO, *, redactor: Redactor | None = None
+) -> None:
+    """Print the review to `stream`, in colour only when it is a terminal."""
+    render_terminal(report, snapshot, Console(file=stream, soft_wrap=False), redactor=redactor)

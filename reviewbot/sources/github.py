@@ -481,7 +481,9 @@ def fetch_login(client: Github) -> str | None:
 
 def fetch_permission(client: Github, repo: str, user: str) -> str:
     """`admin`, `write`, `read` or `none`: what `user` may do on `repo`."""
-    with _github_errors(not_found=f"repository {repo} not found", api_url=client.requester.base_url):
+    with _github_errors(
+        not_found=f"repository {repo} not found", api_url=client.requester.base_url
+    ):
         try:
             return str(client.get_repo(repo).get_collaborator_permission(user))
         except UnknownObjectException:
