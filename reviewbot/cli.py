@@ -176,7 +176,7 @@ def review(
     4 not found, 5 network, 6 git, 70 internal error.
     """
     settings = Settings.from_environ(os.environ)
-    _configure_logging(verbose, settings.redactor)
+    _configure_logging(verbose, settings)
     modes = sum([bool(pr_url), local, github_event, from_snapshot is not None])
     if modes > 1:
         _fail(
@@ -239,7 +239,7 @@ def snapshot(out: Path, github_event: bool, verbose: bool) -> None:
       reviewbot snapshot --out reviewbot-pr
     """
     settings = Settings.from_environ(os.environ)
-    _configure_logging(verbose, settings.redactor)
+    _configure_logging(verbose, settings)
     try:
         reference = save_reference(out, settings)
     except ReviewbotError as exc:
@@ -359,7 +359,8 @@ class _RedactingFilter(logging.Filter):
         return True
 
 
-def _configure_logging(verbose: bool, redactor: Redactor) -> None:
+def _configure_logging(verbose: bool, settings: Settings) -> None:
+    redactor, in_actions = settings.redactor, settings.in_actions
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
         logging.Formatter(
@@ -370,7 +371,11 @@ def _configure_logging(verbose: bool, redactor: Redactor) -> None:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.DEBUG if verbose else logging.WARNING)
-    logging.getLogger("reviewbot").setLevel(logging.DEBUG if verbose else logging.INFO)
+    # Our own steps (event decisions, request ids) belong in a CI log; at a terminal, the result is enough.
+    ours = logging.DEBUG if verbose else logging.INFO if in_actions else logging.WARNING
+    logging.getLogger("reviewbot").setLevel(ours)
+    # PyGithub logs every failed request, including the ones we expect and handle (GET /user → 403).
+    logging.getLogger("github").setLevel(logging.DEBUG if verbose else logging.ERROR)
 
 
 def main() -> None:

@@ -210,6 +210,7 @@ class FakeRepo:
     check_runs: list[dict[str, Any]] = field(default_factory=list)
     statuses: list[dict[str, Any]] = field(default_factory=list)
     permissions: dict[str, str] = field(default_factory=dict)  # login → admin|write|read|none
+    clone_url: str | None = None  # e.g. file:///… of a real repository the test built
 
     def resolve(self, ref: str) -> str | None:
         if re.fullmatch(r"[0-9a-f]{40}", ref):
@@ -399,6 +400,8 @@ class FakeGitHub:
         repo = self.repos.get(full_name)
         if repo is not None:
             data.update(default_branch=repo.default_branch, private=repo.private)
+            if repo.clone_url:
+                data["clone_url"] = repo.clone_url
         data["fork"] = repo is None
         return data
 

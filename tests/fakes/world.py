@@ -1,0 +1,116 @@
+"""A real git repository mirrored into the fake GitHub: what end-to-end tests and benches review.
+
+`seed_pull(fake, repo, base, head)` lists the PR's files with GitHub-style patches
+(hunks only, no `diff --git` header; none for binary files), puts the base
+branch's `.reviewbot.toml` into the contents API, and points the repository's
+`clone_url` at the real repository on disk (`file://`), so reviewbot's clone of
+`refs/pull/N/head` works with no network. The real repository must have that ref:
+`seed_pull` creates it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from tests.fakes.github_api import FakeFile, FakeGitHub, FakePull
+
+_STATUS = {"A": "added", "D": "removed", "M": "modified", "R": "renamed", "C": "copied", "T": "changed"}
+GIT_ENV = {
+    "GIT_AUTHOR_NAME": "test",
+    "GIT_AUTHOR_EMAIL": "test@example.invalid",
+    "GIT_COMMITTER_NAME": "test",
+    "GIT_COMMITTER_EMAIL": "test@example.invalid",
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "PATH": "/usr/bin:/bin:/usr/local/bin",
+}
+
+
+def git(repo: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=repo, env=GIT_ENV, check=True, capture_output=True)
+    return done.stdout.decode("utf-8", "replace").strip()
+
+
+def github_files(repo: Path, base: str, head: str) -> list[FakeFile]:
+    """The PR's files as GitHub's files API lists them, patches included."""
+    text = subprocess.run(
+        ["git", "diff", "-M", "--no-color", "--no-ext-diff", "--full-index", base, head],
+        cwd=repo, env=GIT_ENV, check=True, capture_output=True,
+    ).stdout.decode("utf-8", "replace")
+    statuses = _name_status(repo, base, head)
+    files = []
+    for block in _blocks(text):
+        header, _, rest = block.partition("\n@@")
+        patch = ("@@" + rest).rstrip("\n") if rest else None
+        path, old = _paths(header)
+        status = statuses.get(path, "modified")
+        files.append(FakeFile(filename=path, status=status, patch=patch,
+                              previous_filename=old if status in ("renamed", "copied") else None))
+    return files
+
+
+def _name_status(repo: Path, base: str, head: str) -> dict[str, str]:
+    found = {}
+    for line in git(repo, "diff", "-M", "--name-status", base, head).splitlines():
+        parts = line.split("\t")
+        found[parts[-1]] = _STATUS.get(parts[0][0], "modified")
+    return found
+
+
+def _blocks(diff: str) -> list[str]:
+    blocks = diff.split("\ndiff --git ")
+    blocks[0] = blocks[0].removeprefix("diff --git ")
+    return [b for b in blocks if b.strip()]
+
+
+def _paths(header: str) -> tuple[str, str | None]:
+    old = new = None
+    for line in header.splitlines():
+        if line.startswith("rename from ") or line.startswith("copy from "):
+            old = line.split(" from ", 1)[1]
+        elif line.startswith("rename to ") or line.startswith("copy to "):
+            new = line.split(" to ", 1)[1]
+        elif line.startswith("+++ b/"):
+            new = new or line[6:]
+        elif line.startswith("--- a/"):
+            old = old or line[6:]
+    if new is None:  # a deletion, or a binary/mode-only change without ---/+++ lines
+        first = header.splitlines()[0]
+        new = first.split(" b/", 1)[1] if " b/" in first else first
+    return new, old
+
+
+def seed_pull(
+    fake: FakeGitHub,
+    repo: Path,
+    base: str,
+    head: str,
+    *,
+    full_name: str = "octo/app",
+    number: int = 7,
+    **fields: Any,
+) -> FakePull:
+    """Mirror `base..head` of the real `repo` as PR `number` of `full_name` in `fake`."""
+    base_sha, head_sha = git(repo, "rev-parse", base), git(repo, "rev-parse", head)
+    git(repo, "update-ref", f"refs/pull/{number}/head", head_sha)
+    fake_repo = fake.repos.get(full_name) or fake.add_repo(full_name)
+    fake_repo.clone_url = repo.resolve().as_uri()
+    fake_repo.branches[fields.get("base_ref", "main")] = base_sha
+    try:
+        config = git(repo, "show", f"{base_sha}:.reviewbot.toml")
+    except subprocess.CalledProcessError:
+        config = None
+    if config is not None:
+        fake.set_content(full_name, base_sha, ".reviewbot.toml", config + "\n")
+    commits = git(repo, "rev-list", "--reverse", f"{base_sha}..{head_sha}").split()
+    return fake.add_pull(
+        full_name,
+        number=number,
+        base_sha=base_sha,
+        head_sha=head_sha,
+        files=github_files(repo, base_sha, head_sha),
+        commits=commits or [head_sha],
+        **fields,
+    )
