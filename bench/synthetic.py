@@ -72,7 +72,10 @@ def make_pr_repo(root: Path, n_files: int, *, seed: int = 7) -> PRRepo:
         k=n_files - 1,
     )
     kinds.append("lockfile")
-    sizes = {k: (rnd.randint(20, 120) if kinds[k] != "large" else rnd.randint(400, 1500)) for k in range(n_files)}
+    sizes = {
+        k: (rnd.randint(20, 120) if kinds[k] != "large" else rnd.randint(400, 1500))
+        for k in range(n_files)
+    }
     for i, kind in enumerate(kinds):
         path = root / f"pkg{i % 50}" / f"mod_{i}.py"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -117,5 +120,9 @@ if __name__ == "__main__":
         with tempfile.TemporaryDirectory() as tmp:
             started = time.perf_counter()
             repo = make_pr_repo(Path(tmp) / "repo", n)
-            changed = git(repo.path, "diff", "--name-status", "-M", repo.base_sha, repo.head_sha).splitlines()
-            print(f"{n:>5} files requested, {len(changed):>5} changed, built in {time.perf_counter() - started:.1f}s")
+            changed = git(
+                repo.path, "diff", "--name-status", "-M", repo.base_sha, repo.head_sha
+            ).splitlines()
+            print(
+                f"{n:>5} files requested, {len(changed):>5} changed, built in {time.perf_counter() - started:.1f}s"
+            )

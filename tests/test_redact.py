@@ -14,7 +14,9 @@ FAKE_KEY = "sk-ant-api03-" + "x" * 40
 class TestRedactor:
     def test_masks_secret_values_from_the_environment(self):
         """A value whose variable name says secret is masked wherever it appears."""
-        redact = Redactor.from_environ({"MY_SERVICE_PASSWORD": "hunter2hunter2", "HOME": "/root/home/dir"})
+        redact = Redactor.from_environ(
+            {"MY_SERVICE_PASSWORD": "hunter2hunter2", "HOME": "/root/home/dir"}
+        )
         assert redact("pw=hunter2hunter2 home=/root/home/dir") == f"pw={MASK} home=/root/home/dir"
 
     def test_masks_token_shapes_from_anywhere(self):

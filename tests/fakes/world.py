@@ -16,7 +16,14 @@ from typing import Any
 
 from tests.fakes.github_api import FakeFile, FakeGitHub, FakePull
 
-_STATUS = {"A": "added", "D": "removed", "M": "modified", "R": "renamed", "C": "copied", "T": "changed"}
+_STATUS = {
+    "A": "added",
+    "D": "removed",
+    "M": "modified",
+    "R": "renamed",
+    "C": "copied",
+    "T": "changed",
+}
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "test",
     "GIT_AUTHOR_EMAIL": "test@example.invalid",
@@ -37,7 +44,10 @@ def github_files(repo: Path, base: str, head: str) -> list[FakeFile]:
     """The PR's files as GitHub's files API lists them, patches included."""
     text = subprocess.run(
         ["git", "diff", "-M", "--no-color", "--no-ext-diff", "--full-index", base, head],
-        cwd=repo, env=GIT_ENV, check=True, capture_output=True,
+        cwd=repo,
+        env=GIT_ENV,
+        check=True,
+        capture_output=True,
     ).stdout.decode("utf-8", "replace")
     statuses = _name_status(repo, base, head)
     files = []
@@ -46,8 +56,14 @@ def github_files(repo: Path, base: str, head: str) -> list[FakeFile]:
         patch = ("@@" + rest).rstrip("\n") if rest else None
         path, old = _paths(header)
         status = statuses.get(path, "modified")
-        files.append(FakeFile(filename=path, status=status, patch=patch,
-                              previous_filename=old if status in ("renamed", "copied") else None))
+        files.append(
+            FakeFile(
+                filename=path,
+                status=status,
+                patch=patch,
+                previous_filename=old if status in ("renamed", "copied") else None,
+            )
+        )
     return files
 
 
@@ -68,9 +84,9 @@ def _blocks(diff: str) -> list[str]:
 def _paths(header: str) -> tuple[str, str | None]:
     old = new = None
     for line in header.splitlines():
-        if line.startswith("rename from ") or line.startswith("copy from "):
+        if line.startswith(("rename from ", "copy from ")):
             old = line.split(" from ", 1)[1]
-        elif line.startswith("rename to ") or line.startswith("copy to "):
+        elif line.startswith(("rename to ", "copy to ")):
             new = line.split(" to ", 1)[1]
         elif line.startswith("+++ b/"):
             new = new or line[6:]
