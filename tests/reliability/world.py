@@ -1,0 +1,317 @@
+"""A whole reviewbot world for reliability tests: real git, fake GitHub, fake Messages API, the CLI.
+
+`World` builds a real git repository in `tmp_path` (a `main` branch and a
+`feature` branch), mirrors it as PR #7 of `octo/app` into a `FakeGitHub`
+(`tests.fakes.world.seed_pull`), serves that fake and a scripted
+`FakeMessagesAPI` on loopback, and runs `reviewbot review URL …` in-process with
+click's `CliRunner` — the real command, the real composition root, the real
+PyGithub and Anthropic clients — returning the exit code, stdout, stderr and the
+JSON report.
+
+Two seams of the composition root are replaced, and only to keep the clients'
+*waits* tiny (no test sleeps for seconds): the Anthropic client gets a recording
+`sleep` (so a test can assert the retry-after it honoured), and the PyGithub
+client keeps its retries (`GithubRetry`, 5 attempts, Retry-After honoured) with
+a zero exponential backoff. Everything else is the product as shipped.
+
+Must not: reach anything but 127.0.0.1, or leave a server running after the test.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import socket
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from http.server import ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from reviewbot import app
+from reviewbot.agent.client import AnthropicClient
+from reviewbot.agent.model import ModelClient
+from reviewbot.cli import cli
+from reviewbot.settings import Settings
+from reviewbot.sources.github import GitHubClient, PRRef, make_client
+from tests.fakes.github_api import FakeGitHub, FakePull
+from tests.fakes.messages_api import FakeMessagesAPI, Scripted
+from tests.fakes.server import LoopbackServer, Request, Response, json_function_handler
+from tests.fakes.server import _handler_class as handler_class
+from tests.fakes.world import git, seed_pull
+
+REPO = "octo/app"
+NUMBER = 7
+PR_URL = f"https://github.com/{REPO}/pull/{NUMBER}"
+# Real shapes, built by concatenation so no literal token sits in the source.
+GITHUB_TOKEN = "ghs_" + "Z" * 36
+ANTHROPIC_KEY = "sk-ant-" + "K" * 40
+OTHER_SECRET = "hunter2-" + "Q" * 24  # an unrelated secret in the environment (DEPLOY_PASSWORD)
+SECRETS = (GITHUB_TOKEN, ANTHROPIC_KEY, OTHER_SECRET)
+
+BASE_APP = "def handler(value):\n    return value\n\n\ndef other():\n    return 1\n"
+HEAD_APP = (
+    "def handler(value):\n"
+    "    checked = validate(value)\n"
+    "    return eval(checked)\n"
+    "\n"
+    "\n"
+    "def other():\n"
+    "    return 2\n"
+)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Run:
+    """What one `reviewbot review` invocation produced."""
+
+    exit_code: int
+    stdout: str
+    stderr: str
+    report: dict[str, Any] | None
+
+    @property
+    def error_lines(self) -> list[str]:
+        return [line for line in self.stderr.splitlines() if line.startswith("reviewbot: error:")]
+
+    def axis(self, name: str) -> dict[str, Any]:
+        assert self.report is not None, self.stderr
+        return next(a for a in self.report["axes"] if a["name"] == name)
+
+
+class DroppingServer(LoopbackServer):
+    """A `LoopbackServer` that can cut a connection instead of answering.
+
+    `drop_next(method, route, partial=…)` makes the next matching request read in
+    full and then answered with `partial` bytes (e.g. a status line and half a
+    body) before the socket is shut: a connection reset mid-response.
+    """
+
+    def __init__(self, handler: Callable[[Request], Response]) -> None:
+        super().__init__(handler)
+        self._drops: list[tuple[str, str, bytes]] = []
+        self.dropped = 0
+
+    def drop_next(self, method: str, route: str, *, partial: bytes = b"", times: int = 1) -> None:
+        self._drops.extend([(method.upper(), route, partial)] * times)
+
+    def _take_drop(self, method: str, path: str) -> bytes | None:
+        with self._lock:
+            for index, (m, route, partial) in enumerate(self._drops):
+                if m == method and re.search(route, path):
+                    del self._drops[index]
+                    self.dropped += 1
+                    return partial
+        return None
+
+    def start(self) -> None:
+        server = self
+        base = handler_class(self)
+
+        class Dropping(base):  # type: ignore[misc,valid-type]
+            def _serve(self) -> None:
+                partial = server._take_drop(self.command, self.path.split("?")[0])
+                if partial is None:
+                    super()._serve()
+                    return
+                length = int(self.headers.get("Content-Length") or 0)
+                self.rfile.read(length)
+                self.wfile.write(partial)
+                self.wfile.flush()
+                self.close_connection = True
+                self.connection.shutdown(socket.SHUT_RDWR)
+
+            do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
+
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), Dropping)
+        httpd.daemon_threads = True
+        self._httpd = httpd
+        self._thread = threading.Thread(
+            target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
+        )
+        self._thread.start()
+
+
+@dataclass
+class World:
+    """One PR in a fake GitHub, one scripted model, and the CLI to review it with."""
+
+    tmp: Path
+    monkeypatch: pytest.MonkeyPatch
+    github: FakeGitHub = field(default_factory=lambda: FakeGitHub(user_endpoint=False))
+    api: FakeMessagesAPI = field(default_factory=FakeMessagesAPI)
+    sleeps: list[float] = field(default_factory=list)
+    gh: DroppingServer | None = None
+    ms: DroppingServer | None = None
+    pull: FakePull | None = None
+    _stack: ExitStack = field(default_factory=ExitStack)
+
+    # -- the repository --------------------------------------------------------------------
+
+    @property
+    def repo(self) -> Path:
+        return self.tmp / "repo"
+
+    def build(
+        self,
+        base: Mapping[str, str | bytes] | None = None,
+        head: Mapping[str, str | bytes | None] | None = None,
+    ) -> None:
+        """Commit `base` on main, then `head` (None deletes a file) on feature."""
+        self.repo.mkdir()
+        git(self.repo, "init", "-q", "-b", "main")
+        self._write(base if base is not None else {"app.py": BASE_APP})
+        git(self.repo, "add", "-A")
+        git(self.repo, "commit", "-q", "--allow-empty", "-m", "base")
+        git(self.repo, "checkout", "-q", "-b", "feature")
+        self._write(head if head is not None else {"app.py": HEAD_APP})
+        git(self.repo, "add", "-A")
+        git(self.repo, "commit", "-q", "--allow-empty", "-m", "head")
+
+    def _write(self, files: Mapping[str, str | bytes | None]) -> None:
+        for name, content in files.items():
+            path = self.repo / name
+            if content is None:
+                path.unlink()
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_bytes(content.encode("utf-8"))
+
+    def seed(self, **fields: Any) -> FakePull:
+        """Mirror main..feature as PR #7 in the fake GitHub."""
+        self.pull = seed_pull(self.github, self.repo, "main", "feature", number=NUMBER, **fields)
+        return self.pull
+
+    # -- the servers -----------------------------------------------------------------------
+
+    def serve(self, *script: Scripted) -> None:
+        self.api.add(*script)
+        self.gh = self._stack.enter_context(DroppingServer(self.github))
+        handler = json_function_handler(self.api.handle, path="/v1/messages")
+        self.ms = self._stack.enter_context(DroppingServer(handler))
+
+    def close(self) -> None:
+        self._stack.close()
+
+    @property
+    def github_server(self) -> DroppingServer:
+        assert self.gh is not None, "call serve() first"
+        return self.gh
+
+    @property
+    def model_server(self) -> DroppingServer:
+        assert self.ms is not None, "call serve() first"
+        return self.ms
+
+    # -- running ---------------------------------------------------------------------------
+
+    def env(self, **overrides: str | None) -> dict[str, str | None]:
+        env: dict[str, str | None] = {
+            "GITHUB_TOKEN": GITHUB_TOKEN,
+            "GH_TOKEN": None,
+            "ANTHROPIC_API_KEY": ANTHROPIC_KEY,
+            "ANTHROPIC_BASE_URL": self.model_server.url,
+            "GITHUB_API_URL": self.github_server.url,
+            "GITHUB_SERVER_URL": "https://github.com",
+            "DEPLOY_PASSWORD": OTHER_SECRET,
+            "GITHUB_ACTIONS": None,
+            "GITHUB_EVENT_NAME": None,
+            "GITHUB_EVENT_PATH": None,
+            "GITHUB_WORKSPACE": None,
+            "GITHUB_OUTPUT": None,
+            "GITHUB_STEP_SUMMARY": None,
+            "RUNNER_TEMP": None,
+            "REVIEWBOT_POST": None,
+            "REVIEWBOT_MODEL": None,
+            "REVIEWBOT_CONFIG": None,
+            "REVIEWBOT_FAIL_ON": None,
+        }
+        env.update(overrides)
+        return env
+
+    def review(self, *args: str, url: str = PR_URL, **env: str | None) -> Run:
+        """`reviewbot review URL --format json --report FILE ARGS…`, in-process."""
+        report_file = self.tmp / "report.json"
+        report_file.unlink(missing_ok=True)
+        self._fast_clients()
+        argv = ["review", url, "--format", "json", "--report", str(report_file), *args]
+        result = CliRunner().invoke(cli, argv, env=self.env(**env), catch_exceptions=False)
+        report = json.loads(report_file.read_text()) if report_file.exists() else None
+        return Run(
+            exit_code=result.exit_code, stdout=result.stdout, stderr=result.stderr, report=report
+        )
+
+    def _fast_clients(self) -> None:
+        sleeps = self.sleeps
+
+        def model_client(settings: Settings) -> ModelClient | None:
+            if settings.anthropic_api_key is None:
+                return None
+            return AnthropicClient(
+                settings.anthropic_api_key,
+                base_url=settings.anthropic_base_url,
+                sleep=sleeps.append,
+            )
+
+        def github_client(ref: PRRef, settings: Settings) -> GitHubClient:
+            return make_client(ref.api_url, settings.github_token, pace_seconds=0, backoff=0)
+
+        self.monkeypatch.setattr(app, "model_client", model_client)
+        self.monkeypatch.setattr(app, "github_client", github_client)
+
+    # -- reading what happened -------------------------------------------------------------
+
+    def posted_reviews(self) -> list[dict[str, Any]]:
+        return self.github.repo(REPO).reviews.get(NUMBER, [])
+
+    def inline_comments(self) -> list[dict[str, Any]]:
+        return self.github.repo(REPO).review_comments.get(NUMBER, [])
+
+    def issue_comments(self) -> list[dict[str, Any]]:
+        return self.github.repo(REPO).issue_comments.get(NUMBER, [])
+
+    def check_runs(self) -> list[dict[str, Any]]:
+        return [r for r in self.github.repo(REPO).check_runs if r["name"] == "reviewbot"]
+
+    def everything_sent(self) -> str:
+        """Every request body sent to both fakes, as text."""
+        bodies = [r.body.decode("utf-8", "replace") for r in self.github_server.snapshot()]
+        bodies += [json.dumps(request) for request in self.api.requests]
+        return "\n".join(bodies)
+
+    def tool_results(self) -> list[dict[str, Any]]:
+        """Every tool_result block the harness sent back to the model (the last request has all)."""
+        seen: dict[str, dict[str, Any]] = {}
+        for request in self.api.requests:
+            for message in request["messages"]:
+                content = message["content"]
+                if isinstance(content, list):
+                    for block in content:
+                        if block.get("type") == "tool_result":
+                            seen[block["tool_use_id"]] = block
+        return list(seen.values())
+
+
+@pytest.fixture
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
+    """A fresh world; the servers stop and the logging the CLI configured is undone afterwards."""
+    root = logging.getLogger()
+    saved = root.handlers[:], root.level
+    levels = {name: logging.getLogger(name).level for name in ("reviewbot", "github")}
+    made = World(tmp=tmp_path, monkeypatch=monkeypatch)
+    try:
+        yield made
+    finally:
+        made.close()
+        root.handlers[:], root.level = saved[0], saved[1]
+        for name, level in levels.items():
+            logging.getLogger(name).setLevel(level)
