@@ -176,7 +176,7 @@ def _review(
         report = review_snapshot(
             snapshot,
             agents=agents,
-            ci=_ci(client, info, snapshot.config),
+            ci=_ci(client, info, snapshot.config, settings),
             prior=publisher.load_prior_state(),
         )
         notes: tuple[str, ...] = (FORK_HINT,) if fork_without_secrets else ()
@@ -204,14 +204,17 @@ def _publisher(
     )
 
 
-def _ci(client: GitHubClient, info: PullRequestInfo, config: ReviewConfig) -> AxisResult:
+def _ci(
+    client: GitHubClient, info: PullRequestInfo, config: ReviewConfig, settings: Settings
+) -> AxisResult:
     """The CI axis; a token that may not read checks makes it not_run, never passed."""
     try:
         checks = fetch_ci_checks(client, info.ref.full_name, info.head_sha)
     except AuthError as exc:
         gated = config.ci.gated or bool(config.ci.gated_checks)
         return AxisResult(name="ci", gated=gated, outcome=Outcome.NOT_RUN, detail=str(exc))
-    return ci_axis(checks, config.ci)
+    # The job running reviewbot is always in progress: it never counts.
+    return ci_axis(checks, config.ci, exclude=(settings.job,) if settings.job else ())
 
 
 def refold_pull(ref: PRRef, settings: Settings, job: Job, emit: Emit) -> RunOutcome:
@@ -223,7 +226,7 @@ def refold_pull(ref: PRRef, settings: Settings, job: Job, emit: Emit) -> RunOutc
     with tempfile.TemporaryDirectory(prefix="reviewbot-refold-") as empty:
         snapshot = fetch_snapshot(client, info, checkout=Path(empty), config_path=job.config_path)
         publisher = _publisher(client, ref, snapshot.config, settings)
-        ci = _ci(client, info, snapshot.config)
+        ci = _ci(client, info, snapshot.config, settings)
         report = refold(snapshot, prior=publisher.load_prior_state(), ci=ci)
         if job.post:
             report = report.model_copy(update={"published": publisher.publish(report, snapshot)})

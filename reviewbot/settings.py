@@ -29,6 +29,7 @@ class Settings:
     output_file: Path | None = None  # GITHUB_OUTPUT: where the Action's outputs go
     step_summary: Path | None = None
     runner_temp: Path | None = None
+    job: str | None = None  # GITHUB_JOB: this job's check run is in progress while it runs
     redactor: Redactor = field(default_factory=Redactor, repr=False)
 
     @classmethod
@@ -56,5 +57,6 @@ class Settings:
             output_file=path("GITHUB_OUTPUT"),
             step_summary=path("GITHUB_STEP_SUMMARY"),
             runner_temp=path("RUNNER_TEMP"),
+            job=text("GITHUB_JOB"),
             redactor=Redactor.from_environ(env, extra=[v for v in (token, key) if v]),
         )
