@@ -62,6 +62,10 @@ FORK_HINT = (
     "review axis is not_run and the verdict is Hold. To review forks safely, use the two-stage "
     "workflows (examples/workflows/reviewbot-snapshot.yml and reviewbot-review.yml)"
 )
+NO_KEY_HINT = (
+    "ANTHROPIC_API_KEY is not set: no model ran, so the reviewer axes are not_run and the "
+    "verdict is at least Hold. Set ANTHROPIC_API_KEY (a repository secret in GitHub Actions)"
+)
 
 Emit = Callable[[Report, PRSnapshot | None], None]
 
@@ -179,7 +183,11 @@ def _review(
             ci=_ci(client, info, snapshot.config, settings),
             prior=publisher.load_prior_state(),
         )
-        notes: tuple[str, ...] = (FORK_HINT,) if fork_without_secrets else ()
+        notes: tuple[str, ...] = ()
+        if fork_without_secrets:
+            notes = (FORK_HINT,)
+        elif agents.client is None:
+            notes = (NO_KEY_HINT,)
         if job.post and fork_without_secrets:
             notes += ("not posting: a fork PR's token on `pull_request` is read-only",)
         elif job.post:
@@ -242,9 +250,10 @@ def review_local(
 ) -> RunOutcome:
     with local_snapshot(repo, base=base, head=head, config_path=job.config_path) as snapshot:
         snapshot = replace(snapshot, config=_configured(snapshot.config, job))
-        report = review_snapshot(snapshot, agents=_agents(settings, job))
+        agents = _agents(settings, job)
+        report = review_snapshot(snapshot, agents=agents)
         emit(report, snapshot)
-        return RunOutcome(report=report)
+        return RunOutcome(report=report, notes=() if agents.client else (NO_KEY_HINT,))
 
 
 # ---------------------------------------------------------------- GitHub Actions events

@@ -375,7 +375,12 @@ def _configure_logging(verbose: bool, settings: Settings) -> None:
     ours = logging.DEBUG if verbose else logging.INFO if in_actions else logging.WARNING
     logging.getLogger("reviewbot").setLevel(ours)
     # PyGithub logs every failed request, including the ones we expect and handle (GET /user → 403).
-    logging.getLogger("github").setLevel(logging.DEBUG if verbose else logging.ERROR)
+    github = logging.getLogger("github")
+    github.setLevel(logging.DEBUG if verbose else logging.ERROR)
+    # PyGithub attaches its own stderr handler at import: it would print request and response
+    # bodies (PR text, pasted secrets) unredacted. Its records go through the handler above only.
+    github.handlers.clear()
+    github.propagate = True
 
 
 def main() -> None:

@@ -28,6 +28,7 @@ from reviewbot.verdict.lattice import Verdict
 
 MAX_BODY = 65_536  # GitHub: comment, review and issue-comment bodies
 MAX_CHECK_TEXT = 65_535  # GitHub: check-run output.summary / output.text
+MAX_LISTED_FILES = 200  # skipped files named in the summary; the JSON report has them all
 TRUNCATED = (
     "\n\n---\n_This comment was cut to fit GitHub's size limit; "
     "the full report is in the `reviewbot` check run._\n"
@@ -279,12 +280,16 @@ def _coverage(report: Report) -> list[str]:
         f"Files reviewed: {coverage.files_in_context} of {coverage.files_total} changed files "
         "were in the reviewer's context"
     )
-    lines.extend(
-        f"Not in context: `{cell(f.path)}` — {cell(f.reason)}" for f in coverage.files_listed
-    )
+    # What matters most first: a long list of skipped files must not push the partial-coverage
+    # notes past GitHub's size limit, so the list comes last and is capped.
     if coverage.partial:
         lines.append("**Partial coverage**: this review does not cover the whole PR")
     lines.extend(cell(note) for note in coverage.notes)
+    shown = coverage.files_listed[:MAX_LISTED_FILES]
+    lines.extend(f"Not in context: `{cell(f.path)}` — {cell(f.reason)}" for f in shown)
+    if len(coverage.files_listed) > len(shown):
+        more = len(coverage.files_listed) - len(shown)
+        lines.append(f"… and {more:,} more file(s) not in context (the JSON report lists them all)")
     return lines
 
 

@@ -333,7 +333,10 @@ def _file_diff(item: File) -> FileDiff:
         FileStatus.COPIED,
         FileStatus.MODE_CHANGED,
     )
-    missing = patch is None and not contentless
+    # A binary file comes without a patch and with no line counted; a text file too large
+    # for a patch still has its additions/deletions counted.
+    binary = patch is None and item.changes == 0 and not contentless
+    missing = patch is None and not contentless and not binary
     return file_diff_from_patch(
         item.filename,
         patch,
@@ -343,6 +346,7 @@ def _file_diff(item: File) -> FileDiff:
         else None,
         additions=item.additions,
         deletions=item.deletions,
+        binary=binary,
         submodule=_is_submodule(patch),
         patch_missing=missing,
     )

@@ -24,6 +24,7 @@ import logging
 import re
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -80,6 +81,11 @@ class Run:
     def error_lines(self) -> list[str]:
         return [line for line in self.stderr.splitlines() if line.startswith("reviewbot: error:")]
 
+    @property
+    def verdict(self) -> str:
+        assert self.report is not None, self.stderr
+        return str(self.report["verdict"])
+
     def axis(self, name: str) -> dict[str, Any]:
         assert self.report is not None, self.stderr
         return next(a for a in self.report["axes"] if a["name"] == name)
@@ -97,6 +103,11 @@ class DroppingServer(LoopbackServer):
         super().__init__(handler)
         self._drops: list[tuple[str, str, bytes]] = []
         self.dropped = 0
+        self.times: list[tuple[str, str, float]] = []  # (method, path, monotonic time) answered
+
+    def _answer(self, request: Request) -> Response:
+        self.times.append((request.method, request.path, time.monotonic()))
+        return super()._answer(request)
 
     def drop_next(self, method: str, route: str, *, partial: bytes = b"", times: int = 1) -> None:
         self._drops.extend([(method.upper(), route, partial)] * times)
@@ -162,17 +173,28 @@ class World:
         self,
         base: Mapping[str, str | bytes] | None = None,
         head: Mapping[str, str | bytes | None] | None = None,
+        *,
+        base_links: Mapping[str, str] | None = None,
+        head_links: Mapping[str, str] | None = None,
     ) -> None:
-        """Commit `base` on main, then `head` (None deletes a file) on feature."""
+        """Commit `base` on main, then `head` (None deletes a file) on feature.
+
+        `*_links` map a path to a commit SHA recorded as a submodule pointer (a gitlink).
+        """
         self.repo.mkdir()
         git(self.repo, "init", "-q", "-b", "main")
-        self._write(base if base is not None else {"app.py": BASE_APP})
-        git(self.repo, "add", "-A")
-        git(self.repo, "commit", "-q", "--allow-empty", "-m", "base")
+        self._commit(base if base is not None else {"app.py": BASE_APP}, base_links, "base")
         git(self.repo, "checkout", "-q", "-b", "feature")
-        self._write(head if head is not None else {"app.py": HEAD_APP})
+        self._commit(head if head is not None else {"app.py": HEAD_APP}, head_links, "head")
+
+    def _commit(
+        self, files: Mapping[str, str | bytes | None], links: Mapping[str, str] | None, message: str
+    ) -> None:
+        self._write(files)
         git(self.repo, "add", "-A")
-        git(self.repo, "commit", "-q", "--allow-empty", "-m", "head")
+        for path, sha in (links or {}).items():
+            git(self.repo, "update-index", "--add", "--cacheinfo", f"160000,{sha},{path}")
+        git(self.repo, "commit", "-q", "--allow-empty", "-m", message)
 
     def _write(self, files: Mapping[str, str | bytes | None]) -> None:
         for name, content in files.items():
@@ -307,6 +329,8 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
     root = logging.getLogger()
     saved = root.handlers[:], root.level
     levels = {name: logging.getLogger(name).level for name in ("reviewbot", "github")}
+    github = logging.getLogger("github")
+    github_handlers = github.handlers[:]
     made = World(tmp=tmp_path, monkeypatch=monkeypatch)
     try:
         yield made
@@ -315,3 +339,24 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
         root.handlers[:], root.level = saved[0], saved[1]
         for name, level in levels.items():
             logging.getLogger(name).setLevel(level)
+        github.handlers[:] = github_handlers
+
+
+def finding(
+    path: str = "app.py",
+    line: int = 3,
+    quote: str = "    return eval(checked)",
+    *,
+    priority: str = "P0",
+    title: str = "eval on user input",
+    kind: str = "bug",
+) -> dict[str, Any]:
+    """An `add_review_node` input anchored on one line of the PR head."""
+    return {
+        "kind": kind,
+        "priority": priority,
+        "confidence": 0.95,
+        "title": title,
+        "body": "Remote code execution: the value comes from the request.",
+        "anchor": {"path": path, "start_line": line, "end_line": line, "quote": quote},
+    }

@@ -1,0 +1,245 @@
+"""Fault injection: GitHub and the Messages API fail mid-review, and the review still ends well.
+
+Each case runs the whole `reviewbot review URL --post` against the loopback fakes
+with one injected fault and asserts the specific outcome: what was retried, what
+was posted (once), which axis could not run, that nothing already found is lost,
+and that an unrecoverable error is one `reviewbot: error:` line with its exit code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from reviewbot.agent.loop import CUT_OFF_TOOL
+from tests.fakes.github_api import FakeGitHub, bad_gateway, secondary_rate_limit
+from tests.fakes.messages_api import (
+    Failure,
+    overloaded,
+    rate_limited,
+    reply,
+    server_error,
+    text,
+    tool_use,
+)
+from tests.fakes.server import Request, Response
+from tests.reliability.world import HEAD_APP, NUMBER, World, finding
+
+REVIEWS = rf"/pulls/{NUMBER}/reviews$"
+MESSAGES = r"^/v1/messages$"
+HEAD_UTIL = "def util(items):\n    return items[0]\n"
+UTIL_QUOTE = "    return items[0]"
+
+
+def _block_script() -> list[Any]:
+    """Reviewer: one P0 and finalize; verifier: confirms it."""
+    return [
+        reply(tool_use("add_review_node", finding())),
+        reply(tool_use("finalize_review", {"summary": "One P0.", "verdict": "block"})),
+        reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "eval of input"})),
+        reply(text("Checked.")),
+    ]
+
+
+def _assert_posted_once(world: World, event: str) -> None:
+    reviews = world.posted_reviews()
+    assert [r["state"] for r in reviews] == [event]
+    assert [(c["path"], c["line"]) for c in world.inline_comments()] == [("app.py", 3)]
+    assert len(world.issue_comments()) == 1
+    assert len(world.check_runs()) == 1
+
+
+class TestGitHubFaults:
+    """GitHub answers errors or drops the connection."""
+
+    def test_bad_gateway_on_a_read_is_retried(self, world: World) -> None:
+        """A 502 on the files listing is retried once and the review is posted once."""
+        world.build()
+        world.seed()
+        world.serve(*_block_script())
+        world.github_server.fail_next("GET", rf"/pulls/{NUMBER}/files$", bad_gateway())
+        run = world.review("--post")
+        assert run.exit_code == 0, run.stderr
+        assert world.github_server.count("GET", rf"/pulls/{NUMBER}/files$") == 2
+        assert world.github_server.pending_faults == 0
+        assert run.verdict == "block"
+        _assert_posted_once(world, "CHANGES_REQUESTED")
+        world.api.verify()
+
+    def test_secondary_rate_limit_on_the_review_post_honours_retry_after(
+        self, world: World
+    ) -> None:
+        """A 403 secondary rate limit with Retry-After: 1 is waited out, then the review is posted once."""
+        world.build()
+        world.seed()
+        world.serve(*_block_script())
+        world.github_server.fail_next("POST", REVIEWS, secondary_rate_limit(retry_after=1))
+        run = world.review("--post")
+        assert run.exit_code == 0, run.stderr
+        posts = [
+            t for m, p, t in world.github_server.times if m == "POST" and p.endswith("/reviews")
+        ]
+        assert len(posts) == 2
+        assert posts[1] - posts[0] >= 0.9  # the Retry-After second was honoured
+        _assert_posted_once(world, "CHANGES_REQUESTED")
+        world.api.verify()
+
+    def test_unprocessable_comment_is_bisected_into_the_body(self, world: World) -> None:
+        """GitHub refusing one inline comment (422) moves that finding into the body; the rest post."""
+        world.build(head={"app.py": HEAD_APP, "util.py": HEAD_UTIL})
+        world.seed()
+        util = finding("util.py", 2, UTIL_QUOTE, priority="P2", title="IndexError on empty input")
+        world.serve(
+            reply(tool_use("add_review_node", finding()), tool_use("add_review_node", util)),
+            reply(tool_use("finalize_review", {"summary": "Two.", "verdict": "block"})),
+            reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "eval of input"})),
+            reply(text("Checked.")),
+        )
+        world.github_server.handler = _refusing_comments_on("util.py", world.github)
+        run = world.review("--post")
+        assert run.exit_code == 0, run.stderr
+        submitted = [r for r in world.posted_reviews() if r["state"] != "PENDING"]
+        assert len(submitted) == 1
+        assert not [r for r in world.posted_reviews() if r["state"] == "PENDING"]
+        assert [c["path"] for c in world.inline_comments()] == ["app.py"]
+        assert "IndexError on empty input" in submitted[0]["body"]
+        assert run.report is not None
+        published = run.report["published"]
+        assert published["in_body"] == ["review-2"]
+        assert any("refused 1 inline comment" in note for note in published["notes"])
+        world.api.verify()
+
+    @pytest.mark.parametrize(
+        "partial",
+        [
+            b"",
+            b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 4000\r\n\r\n{"url',
+        ],
+        ids=["closed-before-answer", "cut-mid-body"],
+    )
+    def test_connection_dropped_is_one_network_error_line(
+        self, world: World, partial: bytes
+    ) -> None:
+        """A GitHub that keeps closing the connection ends the run with exit 5 and one clear line."""
+        world.build()
+        world.seed()
+        world.serve()
+        world.github_server.drop_next("GET", rf"/pulls/{NUMBER}$", partial=partial, times=10)
+        run = world.review("--post")
+        assert run.exit_code == 5, run.stderr
+        assert len(run.error_lines) == 1, run.stderr
+        assert "GitHub" in run.error_lines[0]
+        assert "Traceback" not in run.stderr + run.stdout
+        assert world.api.requests == []
+        assert world.posted_reviews() == []
+
+
+def _refusing_comments_on(path: str, fake: FakeGitHub) -> Any:
+    """GitHub's all-or-nothing 422 for any review carrying a comment on `path` (it says not which)."""
+
+    def handle(request: Request) -> Response:
+        payload = request.json() if request.method == "POST" else None
+        if (
+            request.path.endswith(f"/pulls/{NUMBER}/reviews")
+            and isinstance(payload, dict)
+            and any(c.get("path") == path for c in payload.get("comments") or [])
+        ):
+            return Response.json(
+                422,
+                {"message": "Unprocessable Entity", "errors": ["Line could not be resolved"]},
+            )
+        return fake(request)
+
+    return handle
+
+
+def _retried_script(failure: Failure) -> list[Any]:
+    return [failure, *_block_script()]
+
+
+class TestMessagesAPIFaults:
+    """The Messages API is overloaded, rate limited, failing, or cuts a reply short."""
+
+    @pytest.mark.parametrize(
+        ("failure", "expected_wait"),
+        [
+            (overloaded(retry_after="0"), (0.0, 0.0)),
+            (rate_limited(retry_after="1"), (1.0, 1.0)),
+            (server_error(), (0.75, 1.0)),  # no retry-after: first backoff step, with jitter
+        ],
+        ids=["529-overloaded", "429-retry-after", "500-api-error"],
+    )
+    def test_transient_error_is_retried_then_succeeds(
+        self, world: World, failure: Failure, expected_wait: tuple[float, float]
+    ) -> None:
+        """One transient error is retried after the wait it asks for, and the review is unchanged."""
+        world.build()
+        world.seed()
+        world.serve(*_retried_script(failure))
+        run = world.review("--post")
+        assert run.exit_code == 0, run.stderr
+        assert len(world.sleeps) == 1
+        assert expected_wait[0] <= world.sleeps[0] <= expected_wait[1]
+        assert run.verdict == "block"
+        assert run.axis("review")["outcome"] == "failed"
+        _assert_posted_once(world, "CHANGES_REQUESTED")
+        world.api.verify()
+
+    def test_retries_exhausted_keep_the_nodes_and_hold(self, world: World) -> None:
+        """When retries run out mid-review the axis is not_run, the verdict Hold, the node posted."""
+        world.build()
+        world.seed()
+        world.serve(
+            reply(tool_use("add_review_node", finding(priority="P1", title="eval is risky"))),
+            *[server_error()] * 5,  # the first try and 4 retries
+            reply(text("Could not confirm it from the code.")),  # the verifier still runs
+        )
+        run = world.review("--post")
+        assert run.exit_code == 0, run.stderr
+        review = run.axis("review")
+        assert review["outcome"] == "not_run"
+        assert "500" in review["detail"]
+        assert run.verdict == "hold"
+        assert [n["title"] for n in run.report["nodes"]] == ["eval is risky"]
+        assert [(c["path"], c["line"]) for c in world.inline_comments()] == [("app.py", 3)]
+        errors = [line for line in run.stderr.splitlines() if "Messages API error 500" in line]
+        assert len(errors) == 1, run.stderr
+        assert len(world.sleeps) == 4
+        world.api.verify()
+
+    def test_connection_reset_mid_response_is_retried(self, world: World) -> None:
+        """A reply cut off mid-body by a closed socket is retried; the review completes unchanged."""
+        world.build()
+        world.seed()
+        world.serve(*_block_script())
+        half = b'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 900\r\n\r\n{"id":"msg_'
+        world.model_server.drop_next("POST", MESSAGES, partial=half)
+        run = world.review("--post")
+        assert run.exit_code == 0, run.stderr
+        assert world.model_server.dropped == 1
+        assert len(world.sleeps) == 1
+        assert run.verdict == "block"
+        _assert_posted_once(world, "CHANGES_REQUESTED")
+        world.api.verify()
+
+    def test_tool_call_cut_at_max_tokens_is_not_run(self, world: World) -> None:
+        """A tool call cut off at max_tokens is not executed, the model is told, and the run goes on."""
+        world.build()
+        world.seed()
+        cut = {"kind": "bug", "priority": "P0", "confidence": 0.9, "title": "eval on"}
+        world.serve(
+            reply(tool_use("add_review_node", cut, id="toolu_cut"), stop_reason="max_tokens"),
+            *_block_script(),
+        )
+        run = world.review("--post")
+        assert run.exit_code == 0, run.stderr
+        results = {r["tool_use_id"]: r for r in world.tool_results()}
+        assert results["toolu_cut"]["is_error"] is True
+        assert results["toolu_cut"]["content"] == CUT_OFF_TOOL
+        assert run.report is not None
+        assert [n["id"] for n in run.report["nodes"]] == ["review-1"]
+        assert run.report["discarded"] == []
+        assert run.report["verdict"] == "block"
+        _assert_posted_once(world, "CHANGES_REQUESTED")
+        world.api.verify()
