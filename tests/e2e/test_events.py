@@ -113,6 +113,8 @@ class TestReviewCommandByAWriter:
         assert run.returncode == 0, run.stderr
         assert len(run.model) == 1
         assert run.outputs["verdict"] == "ship"
+        attempts = [(p.json()["event"], p.status) for p in run.calls("POST", "/reviews")]
+        assert attempts == [("APPROVE", 422), ("COMMENT", 200)]
         reviews = runs.writer_world.github.repo(REPO).reviews[runs.writer_world.pull.number]
         # GITHUB_TOKEN may not approve: the publisher falls back to a comment review.
         assert [r["state"] for r in reviews] == ["COMMENTED"]
@@ -178,12 +180,12 @@ class TestCheckSuiteRefold:
         checks = [p.json() for p in run.calls("POST", f"/repos/{REPO}/check-runs")]
         assert [(c["name"], c["conclusion"]) for c in checks] == [("reviewbot", "failure")]
 
-    def test_reposts_no_finding(self, runs):
-        """The node already inline on the PR is not posted again."""
+    def test_posts_the_new_verdict_without_reposting_findings(self, runs):
+        """The verdict changed, so one review requests changes; the node already inline is not repeated."""
         comments = runs.suite_world.github.repo(REPO).review_comments[runs.suite_world.pull.number]
         assert len(comments) == 1
-        for post in runs.refold.calls("POST", "/reviews"):
-            assert post.json()["comments"] == []
+        posts = [p.json() for p in runs.refold.calls("POST", "/reviews")]
+        assert [(p["event"], p["comments"]) for p in posts] == [("REQUEST_CHANGES", [])]
 
 
 class TestForkWithoutSecrets:

@@ -1,0 +1,145 @@
+"""The fork-safe two stages: `snapshot` on `pull_request` (no secrets), then `review
+--from-snapshot` on `workflow_run` (secrets); a tampered snapshot is refused in one line.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.harness import REPO, Run, World, pull_request_event, workflow_run_event
+from tests.fakes.messages_api import reply, tool_use
+
+BASE = {"app.py": "def greet(name):\n    return 'hi ' + name\n"}
+HEAD = {"app.py": "def greet(name):\n    return 'hi ' + name.strip()\n"}
+NOTE = {
+    "kind": "question",
+    "priority": "P2",
+    "confidence": 0.5,
+    "title": "Why strip here?",
+    "anchor": {
+        "path": "app.py",
+        "start_line": 2,
+        "end_line": 2,
+        "quote": "    return 'hi ' + name.strip()",
+    },
+}
+REFERENCE = "reviewbot-pr.json"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Stages:
+    world: World
+    folder: Path
+    stage_one: Run
+    stage_two: Run
+    extra_field: Run
+    other_head: Run
+
+
+def _tampered(world: World, name: str, source: Path, **changes: object) -> Path:
+    folder = world.folder(name)
+    data = json.loads(source.read_text(encoding="utf-8")) | changes
+    (folder / REFERENCE).write_text(json.dumps(data), encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def stages(worlds) -> Stages:
+    """Snapshot a fork PR, review the snapshot, then try two tampered snapshots."""
+    world = worlds(
+        "fork-safe",
+        base=BASE,
+        head=HEAD,
+        fork=True,
+        script=[
+            reply(tool_use("add_review_node", NOTE)),
+            reply(tool_use("finalize_review", {"summary": "A question.", "verdict": "hold"})),
+        ],
+    )
+    folder = world.folder("artifact")
+    stage_one = world.run(
+        ["snapshot", "--out", str(folder)],
+        event_name="pull_request",
+        event=pull_request_event(world),
+        anthropic=False,  # stage one runs without secrets
+    )
+    review = ["review", "--from-snapshot"]
+    stage_two = world.run(
+        [*review, str(folder), "--post"], event_name="workflow_run", event=workflow_run_event(world)
+    )
+    extra = _tampered(world, "extra-field", folder / REFERENCE, extra="injected")
+    moved = _tampered(world, "other-head", folder / REFERENCE, head_sha=world.pull.base_sha)
+    started = [
+        world.start([*review, str(path), "--post"], event_name="workflow_run", event=workflow_run_event(world))
+        for path in (extra, moved)
+    ]
+    extra_field, other_head = (pending.wait() for pending in started)
+    world.model.verify()
+    return Stages(
+        world=world,
+        folder=folder,
+        stage_one=stage_one,
+        stage_two=stage_two,
+        extra_field=extra_field,
+        other_head=other_head,
+    )
+
+
+class TestStageOne:
+    def test_saves_the_pr_reference_without_secrets(self, stages):
+        """Stage one writes which PR and head it saw, and exits 0 with no model request."""
+        run = stages.stage_one
+        assert run.returncode == 0, run.stderr
+        saved = json.loads((stages.folder / REFERENCE).read_text(encoding="utf-8"))
+        assert saved == {"repo": REPO, "number": 7, "head_sha": stages.world.pull.head_sha}
+        assert run.model == ()
+        assert run.writes() == []
+
+
+class TestStageTwo:
+    def test_reviews_the_named_pr_and_posts(self, stages):
+        """Stage two re-reads the PR, reviews it with the model and posts one review."""
+        run = stages.stage_two
+        assert run.returncode == 0, run.stderr
+        assert len(run.model) == 2
+        posts = run.calls("POST", f"/repos/{REPO}/pulls/7/reviews")
+        assert [p.json()["event"] for p in posts] == ["COMMENT"]
+        assert [c["line"] for c in posts[0].json()["comments"]] == [2]
+        assert run.calls("POST", f"/repos/{REPO}/check-runs")
+
+    def test_reviews_the_fork_despite_the_fork_rule(self, stages):
+        """Unlike a fork `pull_request` run, stage two has secrets: the review axis ran."""
+        report = stages.stage_two.report()
+        review = next(a for a in report["axes"] if a["name"] == "review")
+        assert review["outcome"] == "passed"
+        assert report["verdict"] == "hold"
+        assert report["pr"]["head_sha"] == stages.world.pull.head_sha
+
+
+@pytest.mark.parametrize(
+    ("which", "message"),
+    [
+        ("extra_field", "is not valid: extra: Extra inputs are not permitted"),
+        ("other_head", "but the workflow run built"),
+    ],
+    ids=["extra-field", "other-head-sha"],
+)
+class TestTamperedSnapshot:
+    def test_is_refused_with_one_line(self, stages, which, message):
+        """A snapshot with an extra field or another head is a usage error, said in one line."""
+        run: Run = getattr(stages, which)
+        assert run.returncode == 2
+        lines = [line for line in run.stderr.splitlines() if line.strip()]
+        assert len(lines) == 1, run.stderr
+        assert lines[0].startswith("reviewbot: error: ") and message in lines[0]
+        assert "Traceback" not in run.stderr
+
+    def test_reaches_neither_the_model_nor_github(self, stages, which, message):
+        """Nothing is read, spent or posted for a refused snapshot."""
+        run: Run = getattr(stages, which)
+        assert run.model == ()
+        assert run.github == ()
