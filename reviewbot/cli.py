@@ -172,8 +172,17 @@ def review(
     \b
     Environment: ANTHROPIC_API_KEY (without it the review axis is not_run and the
     verdict Hold), ANTHROPIC_BASE_URL, GITHUB_TOKEN or GH_TOKEN, GITHUB_API_URL.
-    Exit codes: 0 ran (any verdict), 1 --fail-on matched, 2 usage/config, 3 auth,
-    4 not found, 5 network, 6 git, 70 internal error.
+
+    \b
+    Exit codes:
+      0   the review ran (whatever the verdict), or the event needed no review
+      1   --fail-on matched: the verdict reached the given level
+      2   usage or configuration error (bad URL, flag, event, .reviewbot.toml)
+      3   authentication: missing or rejected GitHub / Anthropic credentials
+      4   not found: the PR, repository or ref does not exist or is not visible
+      5   network: GitHub or the Messages API could not be reached or kept failing
+      6   git could not produce the checkout or the diff
+      70  internal error: a bug in reviewbot (run with --verbose for the traceback)
     """
     settings = Settings.from_environ(os.environ)
     _configure_logging(verbose, settings)
@@ -226,7 +235,7 @@ def review(
     help="Folder to write the PR reference into (upload it as an artifact).",
 )
 @click.option("--github-event", is_flag=True, default=True, hidden=True)
-@click.option("--verbose", "-v", is_flag=True)
+@click.option("--verbose", "-v", is_flag=True, help="Log every step.")
 def snapshot(out: Path, github_event: bool, verbose: bool) -> None:
     """Stage one of the fork-safe setup: save which PR and head this event is about.
 
@@ -237,6 +246,11 @@ def snapshot(out: Path, github_event: bool, verbose: bool) -> None:
     \b
     Example:
       reviewbot snapshot --out reviewbot-pr
+
+    \b
+    Exit codes:
+      0   the reference was saved
+      2   usage error: no GitHub event, or it names no single pull request head
     """
     settings = Settings.from_environ(os.environ)
     _configure_logging(verbose, settings)

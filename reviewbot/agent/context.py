@@ -40,6 +40,8 @@ MAX_BODY_CHARS = 20_000
 _NUMBER_WIDTH = 4
 _MARK = {LineKind.ADDED: "+", LineKind.DELETED: "-", LineKind.CONTEXT: " "}
 _FILE_OVERHEAD = 24  # tokens for a file's heading and data delimiters
+LISTING_SHARE = 4  # the file listing may take at most 1/4 of the context budget
+MAX_GROUPS = 40  # directories named when files are only counted
 
 REASON_BINARY = "binary file"
 REASON_SUBMODULE = "submodule pointer change"
@@ -67,6 +69,16 @@ class ListedFile:
     additions: int
     deletions: int
     reason: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DirectoryCount:
+    """Listed files past the listing's share of the budget, counted per directory."""
+
+    folder: str
+    files: int
+    additions: int
+    deletions: int
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -114,22 +126,27 @@ def pack_context(
 
     metadata, notes = _metadata(snapshot, redactor)
     # Start as if every candidate were only listed, then swap listings for patches
-    # while the budget allows: the listing is part of the message and costs tokens too.
+    # while the budget allows: the listing is part of the message and costs tokens too,
+    # so it gets a bounded share of the budget (files past it are counted per directory).
     for diff in candidates:
         listed[diff.path] = _listed(diff, REASON_BUDGET, redactor)
-    remaining = budget_tokens - estimate_text(render(TEMPLATE, **metadata, files=(), listed=()))
-    remaining -= sum(_listing_cost(item) for item in listed.values())
+    listing_share = min(sum(map(_listing_cost, listed.values())), budget_tokens // LISTING_SHARE)
+    remaining = budget_tokens - estimate_text(
+        render(TEMPLATE, **metadata, files=(), listed=(), grouped=())
+    )
+    remaining -= listing_share
     packed: list[PackedFile] = []
     for diff in candidates:
         item = _packed(diff, redactor)
-        extra = _packed_cost(item) - _listing_cost(listed[diff.path])
-        if extra <= remaining:
+        cost = _packed_cost(item)
+        if cost <= remaining:
             packed.append(item)
             del listed[diff.path]
-            remaining -= extra
+            remaining -= cost
     packed.sort(key=lambda f: f.path)  # file order in the message follows the tree, not the rank
     ordered_listing = tuple(sorted(listed.values(), key=lambda f: f.path))
-    text = render(TEMPLATE, **metadata, files=packed, listed=ordered_listing)
+    named, grouped = _name_within(ordered_listing, listing_share + max(remaining, 0))
+    text = render(TEMPLATE, **metadata, files=packed, listed=named, grouped=grouped)
     coverage = _coverage(snapshot, packed, ordered_listing, notes)
     return PackedContext(
         text=text,
@@ -138,6 +155,47 @@ def pack_context(
         tokens=estimate_text(text),
         coverage=coverage,
     )
+
+
+def _name_within(
+    listing: Sequence[ListedFile], budget: int
+) -> tuple[tuple[ListedFile, ...], tuple[DirectoryCount, ...]]:
+    """Name listed files while `budget` lasts (reviewable source first); count the rest by directory."""
+    ranked = sorted(
+        listing, key=lambda f: (f.reason != REASON_BUDGET, -(f.additions + f.deletions), f.path)
+    )
+    named: list[ListedFile] = []
+    for item in ranked:
+        budget -= _listing_cost(item)
+        if budget < 0:
+            break
+        named.append(item)
+    rest = ranked[len(named) :]
+    counts: dict[str, list[int]] = {}
+    for item in rest:
+        folder = item.path.rsplit("/", 1)[0] + "/" if "/" in item.path else "./"
+        entry = counts.setdefault(folder, [0, 0, 0])
+        entry[0] += 1
+        entry[1] += item.additions
+        entry[2] += item.deletions
+    biggest = sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0]))
+    grouped = [
+        DirectoryCount(
+            folder=hygiene.one_line(folder, Redactor()), files=n, additions=a, deletions=d
+        )
+        for folder, (n, a, d) in biggest[:MAX_GROUPS]
+    ]
+    others = biggest[MAX_GROUPS:]
+    if others:
+        grouped.append(
+            DirectoryCount(
+                folder=f"({len(others)} other directories)",
+                files=sum(n for _, (n, _, _) in others),
+                additions=sum(a for _, (_, a, _) in others),
+                deletions=sum(d for _, (_, _, d) in others),
+            )
+        )
+    return tuple(sorted(named, key=lambda f: f.path)), tuple(grouped)
 
 
 def _unpackable(diff: FileDiff, excluded: Callable[[str], bool]) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -183,3 +184,26 @@ class TestUntrustedText:
         assert "⟨U+202E⟩" in packed.text
         assert "⟨U+2066⟩" in packed.text
         assert "\u202e" not in packed.text
+
+
+class TestHugeListings:
+    def test_a_listing_of_thousands_of_files_stays_within_the_budget(self):
+        """3,000 unpacked files are named up to a share of the budget, then counted per directory."""
+        files = [file_diff(f"pkg{i % 60}/mod_{i}.py", lines_patch(40)) for i in range(3_000)]
+        packed = pack(index(*files), budget=20_000)
+        assert packed.tokens <= 20_000 * 1.1
+        assert packed.in_context, "small patches still get in"
+        assert "More changed files, too many to name here" in packed.text
+        named = packed.text.count(REASON_BUDGET)
+        section = packed.text.split("too many to name here", 1)[1]
+        counted = sum(int(n) for n in re.findall(r"^- .*: (\d+) file\(s\), \+", section, re.M))
+        assert re.search(r"^- \(\d+ other directories\): ", section, re.M)
+        assert len(packed.in_context) + named + counted == 3_000
+        assert len(packed.coverage.files_listed) == 3_000 - len(packed.in_context)
+
+    def test_a_short_listing_is_named_in_full(self):
+        """When every listed file fits its share, nothing is counted by directory."""
+        files = [file_diff(f"src/m{i}.py", lines_patch(400)) for i in range(30)]
+        packed = pack(index(*files), budget=8_000)
+        assert "too many to name here" not in packed.text
+        assert packed.text.count(REASON_BUDGET) == 30 - len(packed.in_context)
