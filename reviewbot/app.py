@@ -335,6 +335,11 @@ def review_reference(folder: Path, settings: Settings, job: Job, emit: Emit) -> 
     actor: str | None = None
     if settings.event_name == "workflow_run":
         plan = read_event(settings)
+        # Stage one ran in this same repository: a snapshot naming another one was forged.
+        if plan.repo is not None and plan.repo != reference.repo:
+            raise UsageError(
+                f"the snapshot names {reference.repo} but this workflow runs in {plan.repo}"
+            )
         if plan.head_sha is not None and plan.head_sha != reference.head_sha:
             raise UsageError(
                 f"the snapshot names head {reference.head_sha[:12]} but the workflow run built {plan.head_sha[:12]}"

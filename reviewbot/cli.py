@@ -258,6 +258,8 @@ def snapshot(out: Path, github_event: bool, verbose: bool) -> None:
         reference = save_reference(out, settings)
     except ReviewbotError as exc:
         _fail(exc, verbose)
+    except OSError as exc:  # --out under a file, a read-only folder: the user's path, not a bug
+        _fail(UsageError(f"cannot write the PR reference into {out}: {exc.strerror}"), verbose)
     click.echo(
         f"reviewbot: saved {reference.repo}#{reference.number} at {reference.head_sha[:12]} in {out}",
         err=True,

@@ -49,9 +49,7 @@ RUN_TIMEOUT = 120
 # ---------------------------------------------------------------- the repository
 
 
-def make_repo(
-    path: Path, *, base: Mapping[str, str], head: Mapping[str, str | None]
-) -> Path:
+def make_repo(path: Path, *, base: Mapping[str, str], head: Mapping[str, str | None]) -> Path:
     """A repository with `main` holding `base` and `feature` (checked out) changing it by `head`."""
     path.mkdir(parents=True)
     git(path, "init", "-q", "-b", "main")
@@ -205,7 +203,9 @@ class World:
     ) -> Pending:
         folder = self.root / f"run-{next(self._runs)}"
         folder.mkdir()
-        env = self.env(folder, event_name=event_name, event=event, anthropic=anthropic, github=github)
+        env = self.env(
+            folder, event_name=event_name, event=event, anthropic=anthropic, github=github
+        )
         process = subprocess.Popen(
             [sys.executable, "-m", "reviewbot", *args],
             cwd=cwd or folder,
@@ -249,7 +249,9 @@ def open_world(
     repo = make_repo(root / "repo", base=base, head=head)
     # Like GITHUB_TOKEN: may not ask who it is (GET /user → 403), may not approve.
     github = FakeGitHub(user_endpoint=False, approve_allowed=False, tokens=tokens)
-    pull = seed_pull(github, repo, "main", "feature", head_repo=FORK if fork else None, author=AUTHOR)
+    pull = seed_pull(
+        github, repo, "main", "feature", head_repo=FORK if fork else None, author=AUTHOR
+    )
     github.repo(REPO).permissions.update(permissions or {})
     model = FakeMessagesAPI(script)
     with ExitStack() as stack:
@@ -360,7 +362,10 @@ def workflow_run_event(world: World, *, head_sha: str | None = None) -> dict[str
     return {
         "action": "completed",
         "workflow_run": run,
-        "workflow": {"name": "reviewbot snapshot", "path": ".github/workflows/reviewbot-snapshot.yml"},
+        "workflow": {
+            "name": "reviewbot snapshot",
+            "path": ".github/workflows/reviewbot-snapshot.yml",
+        },
         "repository": source["repository"],
         "sender": source["sender"],
     }

@@ -28,7 +28,12 @@ MINOR = {
     "confidence": 0.5,
     "title": "Drop the + 0",
     "body": "Adding zero does nothing.",
-    "anchor": {"path": "app.py", "start_line": 2, "end_line": 2, "quote": "    return sum(items) + 0"},
+    "anchor": {
+        "path": "app.py",
+        "start_line": 2,
+        "end_line": 2,
+        "quote": "    return sum(items) + 0",
+    },
 }
 ARGS = ["review", "--github-event", "--post"]
 

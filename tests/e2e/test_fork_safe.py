@@ -38,6 +38,7 @@ class Stages:
     stage_two: Run
     extra_field: Run
     other_head: Run
+    other_repo: Run
 
 
 def _tampered(world: World, name: str, source: Path, **changes: object) -> Path:
@@ -49,7 +50,7 @@ def _tampered(world: World, name: str, source: Path, **changes: object) -> Path:
 
 @pytest.fixture(scope="module")
 def stages(worlds) -> Stages:
-    """Snapshot a fork PR, review the snapshot, then try two tampered snapshots."""
+    """Snapshot a fork PR, review the snapshot, then try three tampered snapshots."""
     world = worlds(
         "fork-safe",
         base=BASE,
@@ -73,11 +74,13 @@ def stages(worlds) -> Stages:
     )
     extra = _tampered(world, "extra-field", folder / REFERENCE, extra="injected")
     moved = _tampered(world, "other-head", folder / REFERENCE, head_sha=world.pull.base_sha)
+    elsewhere = _tampered(world, "other-repo", folder / REFERENCE, repo="octo/other")
+    event = workflow_run_event(world)
     started = [
-        world.start([*review, str(path), "--post"], event_name="workflow_run", event=workflow_run_event(world))
-        for path in (extra, moved)
+        world.start([*review, str(path), "--post"], event_name="workflow_run", event=event)
+        for path in (extra, moved, elsewhere)
     ]
-    extra_field, other_head = (pending.wait() for pending in started)
+    extra_field, other_head, other_repo = (pending.wait() for pending in started)
     world.model.verify()
     return Stages(
         world=world,
@@ -86,6 +89,7 @@ def stages(worlds) -> Stages:
         stage_two=stage_two,
         extra_field=extra_field,
         other_head=other_head,
+        other_repo=other_repo,
     )
 
 
@@ -125,17 +129,19 @@ class TestStageTwo:
     [
         ("extra_field", "is not valid: extra: Extra inputs are not permitted"),
         ("other_head", "but the workflow run built"),
+        ("other_repo", "the snapshot names octo/other but this workflow runs in octo/app"),
     ],
-    ids=["extra-field", "other-head-sha"],
+    ids=["extra-field", "other-head-sha", "other-repository"],
 )
 class TestTamperedSnapshot:
     def test_is_refused_with_one_line(self, stages, which, message):
-        """A snapshot with an extra field or another head is a usage error, said in one line."""
+        """A snapshot with an extra field, another head or repository is refused in one line."""
         run: Run = getattr(stages, which)
         assert run.returncode == 2
         lines = [line for line in run.stderr.splitlines() if line.strip()]
         assert len(lines) == 1, run.stderr
-        assert lines[0].startswith("reviewbot: error: ") and message in lines[0]
+        assert lines[0].startswith("reviewbot: error: ")
+        assert message in lines[0]
         assert "Traceback" not in run.stderr
 
     def test_reaches_neither_the_model_nor_github(self, stages, which, message):

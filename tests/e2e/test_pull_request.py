@@ -8,6 +8,7 @@ every way out is exercised, not just assumed.
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,7 +41,12 @@ P0 = {
     "confidence": 0.95,
     "title": "eval() on the command",
     "body": "Any caller can run arbitrary code.",
-    "anchor": {"path": "app.py", "start_line": 2, "end_line": 2, "quote": "    return eval(command)"},
+    "anchor": {
+        "path": "app.py",
+        "start_line": 2,
+        "end_line": 2,
+        "quote": "    return eval(command)",
+    },
 }
 OUTSIDE = {
     "kind": "suggestion",
@@ -158,7 +164,9 @@ class TestFirstRun:
     def test_no_secret_leaves_the_process(self, flow):
         """Neither secret reaches stdout, stderr, the report, the summary, GitHub or the model."""
         patch = flow.world.pull.file("deploy.env").patch
-        assert GITHUB_TOKEN in patch and ANTHROPIC_KEY in patch  # the PR really carries them
+        assert GITHUB_TOKEN in patch  # the PR really carries both secrets...
+        assert ANTHROPIC_KEY in patch
+        assert "DEPLOY_TOKEN=[REDACTED]" in json.dumps(flow.first.model[0])  # ...masked on the way
         assert leaked(everything_sent(flow.first)) == []
         assert leaked(everything_sent(flow.second)) == []
 
@@ -198,4 +206,3 @@ class TestRerunOnTheSameHead:
         """The new check run carries the same failure."""
         posts = flow.second.calls("POST", _pr(flow, "check-runs"))
         assert [p.json()["conclusion"] for p in posts] == ["failure"]
-

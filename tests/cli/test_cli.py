@@ -1,0 +1,311 @@
+"""The click surface through CliRunner: help texts, and the exit code of every kind of failure.
+
+Runs in-process against the loopback fakes (tests/e2e/harness.py builds the world), so a
+user mistake must come out as one `reviewbot: error:` line — never a traceback.
+"""
+
+from __future__ import annotations
+
+import re
+import socket
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pytest
+import urllib3
+from click.testing import CliRunner, Result
+
+from reviewbot import cli as cli_module
+from reviewbot.cli import cli
+from tests.e2e.harness import ANTHROPIC_KEY, GITHUB_TOKEN, World, make_repo, open_world
+from tests.fakes.messages_api import Scripted, reply, text, tool_use
+
+PR_URL = "https://github.com/octo/app/pull/7"
+APP_BASE = "def run(command):\n    return command\n"
+APP_HEAD = "def run(command):\n    return eval(command)\n"
+P0 = {
+    "kind": "bug",
+    "priority": "P0",
+    "confidence": 0.95,
+    "title": "eval() on the command",
+    "anchor": {
+        "path": "app.py",
+        "start_line": 2,
+        "end_line": 2,
+        "quote": "    return eval(command)",
+    },
+}
+P2 = {**P0, "priority": "P2", "title": "A nit"}
+
+
+def block_script() -> list[Scripted]:
+    """A confirmed P0: the verdict is Block."""
+    return [
+        reply(tool_use("add_review_node", P0)),
+        reply(text("One P0.")),
+        reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "eval of input"})),
+        reply(text("Confirmed.")),
+    ]
+
+
+def hold_script() -> list[Scripted]:
+    """A P2 and a proposed Hold (the verifier has nothing to check): the verdict is Hold."""
+    return [
+        reply(tool_use("add_review_node", P2)),
+        reply(tool_use("finalize_review", {"summary": "A nit.", "verdict": "hold"})),
+    ]
+
+
+def invoke(args: list[str], env: Mapping[str, str] | None = None) -> Result:
+    """Run the CLI; anything but a clean exit (a crash inside click) fails the test."""
+    result = CliRunner().invoke(cli, args, env=dict(env or {}))
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    assert "Traceback" not in result.output
+    return result
+
+
+def world_env(world: World) -> dict[str, str]:
+    return {
+        "GITHUB_API_URL": world.github_server.url,
+        "GITHUB_TOKEN": GITHUB_TOKEN,
+        "ANTHROPIC_API_KEY": ANTHROPIC_KEY,
+        "ANTHROPIC_BASE_URL": world.model_server.url,
+        "HOME": str(world.root),
+    }
+
+
+def error_lines(result: Result) -> list[str]:
+    return [line for line in result.stderr.splitlines() if line.startswith("reviewbot: error:")]
+
+
+@pytest.fixture
+def world(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[World]:
+    """PR #7 of octo/app whose head adds eval(); `open_world` options come as an indirect param."""
+    options = dict(getattr(request, "param", {}))
+    base = {"app.py": APP_BASE, **options.pop("base", {})}
+    head = {"app.py": APP_HEAD, **options.pop("head", {})}
+    with open_world(tmp_path / "world", base=base, head=head, **options) as built:
+        yield built
+
+
+# ---------------------------------------------------------------- help
+
+COMMANDS = [[], ["review"], ["snapshot"], ["schema"], ["version"]]
+COMMAND_IDS = ["reviewbot", "review", "snapshot", "schema", "version"]
+# The module docstring's table is the source of truth: "    N   meaning" lines.
+EXIT_TABLE = re.findall(r"^ {4}(\d+) +(.+)$", cli_module.__doc__ or "", flags=re.MULTILINE)
+
+
+class TestHelp:
+    @pytest.mark.parametrize("command", COMMANDS, ids=COMMAND_IDS)
+    def test_shows_examples(self, command):
+        """Every command's --help carries at least one example invocation."""
+        result = invoke([*command, "--help"])
+        assert result.exit_code == 0
+        assert re.search(r"Examples?:\n +reviewbot ", result.stdout)
+
+    def test_review_help_has_the_whole_exit_code_table(self):
+        """`review --help` lists every exit code with the meaning the module documents."""
+        assert len(EXIT_TABLE) == 8
+        result = invoke(["review", "--help"])
+        for code, meaning in EXIT_TABLE:
+            assert re.search(rf"^ +{code} +{re.escape(meaning)}$", result.stdout, re.MULTILINE)
+
+    def test_snapshot_help_has_its_exit_codes(self):
+        """`snapshot --help` says what 0 and 2 mean for it."""
+        result = invoke(["snapshot", "--help"])
+        assert re.search(r"^ +0 +the reference was saved$", result.stdout, re.MULTILINE)
+        assert re.search(r"^ +2 +usage error", result.stdout, re.MULTILINE)
+
+
+# ---------------------------------------------------------------- usage errors (2)
+
+
+class TestUsageErrors:
+    @pytest.mark.parametrize(
+        ("args", "message"),
+        [
+            (["review", "https://github.com/octo/app/issues/7"], "not a pull request URL"),
+            (["review", "octo/app#7"], "not a pull request URL"),
+            (["review", PR_URL, "--local"], "give one of"),
+            (["review", "--local", "--github-event"], "give one of"),
+            (["review"], "nothing to review"),
+            (["review", "--github-event"], "needs GITHUB_EVENT_NAME and GITHUB_EVENT_PATH"),
+            (["snapshot", "--out", "out"], "needs GITHUB_EVENT_NAME and GITHUB_EVENT_PATH"),
+        ],
+        ids=[
+            "issue-url",
+            "not-a-url",
+            "url-and-local",
+            "local-and-event",
+            "nothing",
+            "event-without-env",
+            "snapshot-without-env",
+        ],
+    )
+    def test_exit_2_with_one_line(self, args, message):
+        """A usage mistake exits 2 with one `reviewbot: error:` line naming it."""
+        result = invoke(args)
+        assert result.exit_code == 2
+        lines = error_lines(result)
+        assert len(lines) == 1
+        assert message in lines[0]
+
+    def test_a_bad_option_value_is_clicks_usage_error(self):
+        """An unknown --format is refused by click with exit 2 and the valid choices."""
+        result = invoke(["review", PR_URL, "--format", "yaml"])
+        assert result.exit_code == 2
+        assert "'yaml' is not one of 'text', 'json', 'sarif', 'markdown'" in result.stderr
+
+    def test_an_event_file_that_is_not_json(self, tmp_path):
+        """A GITHUB_EVENT_PATH that is not JSON exits 2 and says so."""
+        event = tmp_path / "event.json"
+        event.write_text("{not json", encoding="utf-8")
+        env = {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(event)}
+        result = invoke(["review", "--github-event"], env)
+        assert result.exit_code == 2
+        assert "the pull_request event payload is not valid JSON" in error_lines(result)[0]
+
+    def test_snapshot_into_a_path_that_is_a_file(self, tmp_path):
+        """`snapshot --out` under a regular file exits 2 with a message, not a traceback."""
+        event = tmp_path / "event.json"
+        event.write_text(
+            (
+                Path(__file__).parents[1] / "data/github-webhooks/pull_request.opened.payload.json"
+            ).read_text(encoding="utf-8"),
+            encoding="utf-8",
+        )
+        blocker = tmp_path / "file"
+        blocker.write_text("", encoding="utf-8")
+        env = {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(event)}
+        result = invoke(["snapshot", "--out", str(blocker / "out")], env)
+        assert result.exit_code == 2
+        assert "cannot write the PR reference" in error_lines(result)[0]
+
+    def test_a_missing_snapshot_folder(self, tmp_path):
+        """`--from-snapshot` naming a folder without the reference exits 2."""
+        result = invoke(["review", "--from-snapshot", str(tmp_path / "gone")])
+        assert result.exit_code == 2
+        assert "cannot read the PR snapshot" in error_lines(result)[0]
+
+
+# ---------------------------------------------------------------- local repository (4, 6)
+
+
+class TestLocalErrors:
+    def test_outside_a_repository_exits_6(self, tmp_path, monkeypatch):
+        """`--local` in a folder that is not a git checkout is a git error: exit 6."""
+        monkeypatch.chdir(tmp_path)
+        result = invoke(["review", "--local"])
+        assert result.exit_code == 6
+        assert "is not inside a git repository" in error_lines(result)[0]
+
+    def test_an_unknown_base_ref_exits_4(self, tmp_path, monkeypatch):
+        """`--local --base REF` with a ref the repository lacks is not found: exit 4."""
+        monkeypatch.chdir(
+            make_repo(tmp_path / "repo", base={"a.py": "a = 1\n"}, head={"a.py": "a = 2\n"})
+        )
+        result = invoke(["review", "--local", "--base", "nosuchref"])
+        assert result.exit_code == 4
+        assert error_lines(result) == ["reviewbot: error: unknown ref 'nosuchref'"]
+
+
+# ---------------------------------------------------------------- configuration (2)
+
+
+def _configs(base_text: str) -> dict[str, dict[str, str]]:
+    # The head carries a valid file: only the base branch's may count.
+    return {"base": {".reviewbot.toml": base_text}, "head": {".reviewbot.toml": "model = 'x'\n"}}
+
+
+class TestConfigError:
+    @pytest.mark.parametrize(
+        ("world", "where"),
+        [
+            (_configs("[ci]\ngated = maybe\n"), "line 2: Invalid value"),
+            (_configs("[ci]\ngated = true\nflaky = 3\n"), "line 3: ci.flaky: Extra inputs"),
+        ],
+        ids=["toml-syntax", "unknown-key"],
+        indirect=["world"],
+    )
+    def test_malformed_base_config_exits_2_with_the_line(self, world, where):
+        """A malformed `.reviewbot.toml` on the BASE branch exits 2 naming the file and line."""
+        result = invoke(["review", PR_URL], world_env(world))
+        assert result.exit_code == 2
+        (message,) = error_lines(result)
+        assert f"`.reviewbot.toml` (base branch main) {where}" in message
+        assert world.model.requests == []  # nothing is spent before the config is known
+
+
+# ---------------------------------------------------------------- GitHub failures (3, 4, 5)
+
+
+class TestGitHubFailures:
+    @pytest.mark.parametrize(
+        "world", [{"tokens": frozenset({"ghs_" + "Y" * 36})}], ids=["other-token"], indirect=True
+    )
+    def test_a_refused_token_exits_3(self, world):
+        """GitHub answering 401 is an authentication error: exit 3."""
+        result = invoke(["review", PR_URL], world_env(world))
+        assert result.exit_code == 3
+        assert "GitHub rejected the token — check GITHUB_TOKEN" in error_lines(result)[0]
+        assert world.github_server.count(None, None) >= 1
+
+    def test_a_missing_pull_request_exits_4(self, world):
+        """A PR number the repository does not have exits 4."""
+        result = invoke(["review", "https://github.com/octo/app/pull/99"], world_env(world))
+        assert result.exit_code == 4
+        assert "pull request octo/app#99 not found" in error_lines(result)[0]
+
+    def test_an_unreachable_github_exits_5(self, monkeypatch):
+        """A closed port behind GITHUB_API_URL exits 5 after the client's retries."""
+        with socket.socket() as probe:  # a port that was free a moment ago, and is closed now
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        waits: list[object] = []
+        # The retries back off for ~30 s in real life; record them instead of waiting.
+        monkeypatch.setattr(
+            urllib3.util.retry.Retry, "sleep", lambda self, response=None: waits.append(response)
+        )
+        env = {"GITHUB_API_URL": f"http://127.0.0.1:{port}", "GITHUB_TOKEN": GITHUB_TOKEN}
+        result = invoke(["review", PR_URL], env)
+        assert result.exit_code == 5
+        assert f"GitHub at http://127.0.0.1:{port} could not be reached" in error_lines(result)[0]
+        assert len(waits) == 5  # every retry was tried before giving up
+
+
+# ---------------------------------------------------------------- --fail-on (0 or 1)
+
+
+class TestFailOn:
+    @pytest.mark.parametrize(
+        ("script", "fail_on", "code"),
+        [
+            (block_script, "none", 0),
+            (block_script, "hold", 1),
+            (block_script, "block", 1),
+            (hold_script, "block", 0),
+            (hold_script, "hold", 1),
+        ],
+        ids=["block-none", "block-hold", "block-block", "hold-block", "hold-hold"],
+    )
+    def test_exit_code_follows_the_verdict(self, tmp_path, script, fail_on, code):
+        """Exit 1 only when the verdict reaches the --fail-on level; a verdict is never a crash."""
+        with open_world(
+            tmp_path / "world",
+            base={"app.py": APP_BASE},
+            head={"app.py": APP_HEAD},
+            script=script(),
+        ) as world:
+            result = invoke(["review", PR_URL, "--fail-on", fail_on], world_env(world))
+            world.model.verify()
+        verdict = "block" if script is block_script else "hold"
+        assert result.exit_code == code
+        assert f"reviewbot: verdict {verdict}" in result.stderr
+        gate = error_lines(result)
+        assert gate == (
+            [f"reviewbot: error: the verdict is {verdict} and --fail-on is {fail_on}"]
+            if code
+            else []
+        )
