@@ -249,3 +249,28 @@ class TestValidFindings:
         assert admit(finding.model_dump_json(), Finding, origin="json") == finding
         node = stamp(finding, id="n-1", author="review", commit_sha=None)
         assert admit(node.model_dump(mode="json"), ReviewNode, origin="marker") == node
+
+
+class TestHostileInternals:
+    def test_an_unexpected_validation_failure_is_one_discard(self, monkeypatch):
+        """Whatever validation raises becomes a discard with the exception's type, never an escape."""
+
+        def explode(cls, raw):
+            raise RuntimeError("boom")
+
+        monkeypatch.setattr(Finding, "model_validate", classmethod(explode))
+        result = admit(GOOD, Finding, origin="m")
+        assert isinstance(result, Discarded)
+        assert result.reason == "unreadable input (RuntimeError)"
+
+    def test_a_value_whose_repr_raises_still_gets_a_reason(self):
+        """The reason names the field even when the offending value cannot be printed."""
+
+        class Unprintable:
+            def __repr__(self):
+                raise ValueError("no")
+
+        result = admit(with_(kind=Unprintable()), Finding, origin="m")
+        assert isinstance(result, Discarded)
+        assert "kind:" in result.reason
+        assert "<Unprintable>" in result.reason

@@ -68,3 +68,15 @@ class TestFingerprint:
         fp = fingerprint(finding())
         assert len(fp) == 16
         assert int(fp, 16) >= 0
+
+
+class TestPriority:
+    def test_rank_orders_by_severity(self):
+        """P0 ranks first: sorting by rank puts the most severe finding first."""
+        assert sorted(Priority, key=lambda p: p.rank) == [
+            Priority.P0,
+            Priority.P1,
+            Priority.P2,
+            Priority.P3,
+        ]
+        assert Priority.P2.rank == 2
