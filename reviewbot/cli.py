@@ -5,7 +5,7 @@ Exit codes (documented in the README and in `reviewbot review --help`):
     0   the review ran (whatever the verdict), or the event needed no review
     1   --fail-on matched: the verdict reached the given level
     2   usage or configuration error (bad URL, flag, event, .reviewbot.toml)
-    3   authentication: missing or rejected GitHub / Anthropic credentials
+    3   authentication: GitHub refused the token, or the Messages API rejected the key
     4   not found: the PR, repository or ref does not exist or is not visible
     5   network: GitHub or the Messages API could not be reached or kept failing
     6   git could not produce the checkout or the diff
@@ -20,6 +20,8 @@ from __future__ import annotations
 import logging
 import os
 import sys
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import NoReturn, TextIO
 
@@ -37,7 +39,7 @@ from reviewbot.app import (
     save_reference,
 )
 from reviewbot.config import CONFIG_FILE
-from reviewbot.errors import ReviewbotError, UsageError, VerdictGateError
+from reviewbot.errors import AuthError, ReviewbotError, UsageError, VerdictGateError
 from reviewbot.output import (
     Format,
     default_report_path,
@@ -46,12 +48,13 @@ from reviewbot.output import (
     write_report,
 )
 from reviewbot.redact import Redactor
-from reviewbot.report import schema_json
+from reviewbot.report import StopReason, schema_json
 from reviewbot.settings import Settings
 from reviewbot.tools.ask_user import NoOperator, Operator, TerminalOperator
 from reviewbot.verdict.lattice import Verdict
 
 INTERNAL_ERROR = 70
+Target = Callable[..., RunOutcome]  # called with emit=…: one of the app flows
 log = logging.getLogger("reviewbot")
 
 
@@ -178,7 +181,7 @@ def review(
       0   the review ran (whatever the verdict), or the event needed no review
       1   --fail-on matched: the verdict reached the given level
       2   usage or configuration error (bad URL, flag, event, .reviewbot.toml)
-      3   authentication: missing or rejected GitHub / Anthropic credentials
+      3   authentication: GitHub refused the token, or the Messages API rejected the key
       4   not found: the PR, repository or ref does not exist or is not visible
       5   network: GitHub or the Messages API could not be reached or kept failing
       6   git could not produce the checkout or the diff
@@ -207,22 +210,16 @@ def review(
         config_path=config_path,
         operator=_operator(non_interactive),
     )
+    if pr_url:
+        target: Target = partial(review_pull, pr_url, settings, job)
+    elif local:
+        target = partial(review_local, Path.cwd(), base=base, head=head, settings=settings, job=job)
+    elif from_snapshot is not None:
+        target = partial(review_reference, from_snapshot, settings, job)
+    else:
+        target = partial(run_event, settings, job)
     outcome = _run(
-        lambda emit: (
-            review_pull(pr_url, settings, job, emit)
-            if pr_url
-            else review_local(
-                Path.cwd(), base=base, head=head, settings=settings, job=job, emit=emit
-            )
-            if local
-            else review_reference(from_snapshot, settings, job, emit)
-            if from_snapshot is not None
-            else run_event(settings, job, emit)
-        ),
-        fmt=Format(fmt),
-        output=output,
-        redactor=settings.redactor,
-        verbose=verbose,
+        target, fmt=Format(fmt), output=output, redactor=settings.redactor, verbose=verbose
     )
     _finish(outcome, settings, report_file or default_report_path(settings), fail_on, verbose)
 
@@ -292,16 +289,13 @@ def version() -> None:
 
 
 def _run(
-    job: object, *, fmt: Format, output: Path | None, redactor: Redactor, verbose: bool
+    target: Target, *, fmt: Format, output: Path | None, redactor: Redactor, verbose: bool
 ) -> RunOutcome:
     stream: TextIO = sys.stdout
     try:
         if output is not None:
             stream = output.open("w", encoding="utf-8")
-        assert callable(job)
-        result = job(emitter(fmt, stream, redactor))
-        assert isinstance(result, RunOutcome)
-        return result
+        return target(emit=emitter(fmt, stream, redactor))
     except ReviewbotError as exc:
         _fail(exc, verbose, redactor)
     except OSError as exc:
@@ -339,6 +333,15 @@ def _finish(
         f"reviewbot: verdict {verdict.label}" + (f" (report: {written})" if written else ""),
         err=True,
     )
+    refused = next(
+        (a for a in outcome.report.agents if a.stop_reason is StopReason.CREDENTIALS_REFUSED), None
+    )
+    if refused is not None:  # a broken secret must fail the step, after the Hold is published
+        _fail(
+            AuthError(refused.error or "the Messages API rejected ANTHROPIC_API_KEY"),
+            verbose,
+            redact,
+        )
     if fail_on != "none" and verdict >= Verdict.parse(fail_on):
         _fail(
             VerdictGateError(f"the verdict is {verdict.label} and --fail-on is {fail_on}"), verbose

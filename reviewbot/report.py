@@ -41,7 +41,8 @@ class StopReason(StrEnum):
     TIMEOUT = "timeout"
     REFUSAL = "refusal"
     ERROR = "error"
-    NO_CREDENTIALS = "no_credentials"
+    NO_CREDENTIALS = "no_credentials"  # no ANTHROPIC_API_KEY
+    CREDENTIALS_REFUSED = "credentials_refused"  # the Messages API rejected the key
     SKIPPED = "skipped"  # nothing to do (e.g. the verifier with no high-priority nodes)
 
     @property

@@ -51,6 +51,9 @@ from reviewbot.verdict.lattice import Verdict
 VERIFIER = "verifier"
 Role = Literal["reviewer", "verifier"]
 NO_CREDENTIALS = "ANTHROPIC_API_KEY is not set"
+_SELF_EXPLAINED = frozenset(
+    {StopReason.NO_CREDENTIALS, StopReason.CREDENTIALS_REFUSED, StopReason.ERROR}
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -199,7 +202,7 @@ class _Panel:
         if self.client is None:
             return _not_started(name, role, model, StopReason.NO_CREDENTIALS, NO_CREDENTIALS)
         if self.refused is not None:
-            return _not_started(name, role, model, StopReason.ERROR, self.refused)
+            return _not_started(name, role, model, StopReason.CREDENTIALS_REFUSED, self.refused)
         session = ReviewSession(
             mode=Mode.REVIEW,
             role=role,
@@ -234,7 +237,9 @@ class _Panel:
             name=name,
             role=role,
             model=model,
-            stop_reason=result.stop_reason,
+            stop_reason=StopReason.CREDENTIALS_REFUSED
+            if result.auth_failed
+            else result.stop_reason,
             turns=result.turns,
             error=result.error,
             usage=result.usage,
@@ -247,7 +252,7 @@ class _Panel:
         report = ran.report
         if not report.stop_reason.completed:
             detail = report.error or report.stop_reason.value
-            if report.stop_reason not in (StopReason.NO_CREDENTIALS, StopReason.ERROR):
+            if report.stop_reason not in _SELF_EXPLAINED:
                 detail = f"{report.stop_reason.value}: {detail}"
             return AxisResult(
                 name=reviewer.name, gated=reviewer.gated, outcome=Outcome.NOT_RUN, detail=detail

@@ -22,6 +22,7 @@ from tests.fakes.messages_api import (
     server_error,
     text,
     tool_use,
+    unauthorized,
 )
 from tests.fakes.server import Request, Response
 from tests.reliability.world import HEAD_APP, NUMBER, World, finding
@@ -206,6 +207,22 @@ class TestMessagesAPIFaults:
         errors = [line for line in run.stderr.splitlines() if "Messages API error 500" in line]
         assert len(errors) == 1, run.stderr
         assert len(world.sleeps) == 4
+        world.api.verify()
+
+    def test_rejected_key_publishes_hold_then_exits_3(self, world: World) -> None:
+        """A rejected ANTHROPIC_API_KEY: Hold is published, no agent retries it, and the step fails with 3."""
+        world.build()
+        world.seed()
+        world.serve(unauthorized())
+        run = world.review("--post")
+        assert run.exit_code == 3, run.stderr
+        assert run.verdict == "hold"
+        stops = {a["name"]: a["stop_reason"] for a in run.report["agents"]}
+        assert stops == {"review": "credentials_refused", "verifier": "skipped"}
+        assert [r["state"] for r in world.posted_reviews()] == ["COMMENTED"]
+        assert [c["conclusion"] for c in world.check_runs()] == ["neutral"]
+        assert len(run.error_lines) == 1, run.stderr
+        assert "ANTHROPIC_API_KEY" in run.error_lines[0]
         world.api.verify()
 
     def test_connection_reset_mid_response_is_retried(self, world: World) -> None:
