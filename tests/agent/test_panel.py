@@ -342,7 +342,8 @@ class TestFailures:
         fake = messages_api(unauthorized())
         outcome = review(checkout, fake, config)
         assert len(fake.requests) == 1
-        assert [a.stop_reason for a in outcome.agents[:2]] == [StopReason.ERROR, StopReason.ERROR]
+        refused = StopReason.CREDENTIALS_REFUSED
+        assert [a.stop_reason for a in outcome.agents[:2]] == [refused, refused]
         assert all("ANTHROPIC_API_KEY" in (a.error or "") for a in outcome.agents[:2])
         assert {a.outcome for a in outcome.axes} == {Outcome.NOT_RUN}
 
