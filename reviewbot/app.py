@@ -39,6 +39,7 @@ from reviewbot.sources.github import (
     GitHubClient,
     PRRef,
     PullRequestInfo,
+    fetch_base_config,
     fetch_ci_checks,
     fetch_login,
     fetch_permission,
@@ -161,6 +162,13 @@ def _review(
             skipped=f"{ref} moved to {info.head_sha[:12]} after {expect_head[:12]} was pushed; "
             "the newer push is reviewed by its own run"
         )
+    config = _configured(fetch_base_config(client, info, path=job.config_path), job)
+    if info.draft and not config.publish.review_drafts:
+        return RunOutcome(
+            skipped=f"{ref} is a draft (set publish.review_drafts = true to review drafts)"
+        )
+    publisher = _publisher(client, ref, config, settings)
+    prior = publisher.load_prior_state()
     with pr_checkout(
         info.clone_url,
         number=ref.number,
@@ -168,20 +176,14 @@ def _review(
         token=settings.github_token,
         workspace=settings.workspace,
     ) as path:
-        snapshot = fetch_snapshot(client, info, checkout=path, config_path=job.config_path)
-        snapshot = replace(snapshot, config=_configured(snapshot.config, job))
-        if snapshot.draft and not snapshot.config.publish.review_drafts:
-            return RunOutcome(
-                skipped=f"{ref} is a draft (set publish.review_drafts = true to review drafts)"
-            )
+        # The publisher's reads of the PR's comments double as the model's discussion context.
+        snapshot = fetch_snapshot(
+            client, info, checkout=path, config=config, comments=publisher.discussion()
+        )
         agents = _agents(settings, job)
         fork_without_secrets = check_fork and snapshot.fork and agents.client is None
-        publisher = _publisher(client, ref, snapshot.config, settings)
         report = review_snapshot(
-            snapshot,
-            agents=agents,
-            ci=_ci(client, info, snapshot.config, settings),
-            prior=publisher.load_prior_state(),
+            snapshot, agents=agents, ci=_ci(client, info, config, settings), prior=prior
         )
         notes: tuple[str, ...] = ()
         if fork_without_secrets:
@@ -231,11 +233,14 @@ def refold_pull(ref: PRRef, settings: Settings, job: Job, emit: Emit) -> RunOutc
     info = fetch_pull_request(client, ref)
     # The snapshot gives the config and the diff (for placement), not files for agents: its
     # checkout is an empty folder, so nothing can read the wrong tree's files.
+    config = _configured(fetch_base_config(client, info, path=job.config_path), job)
+    publisher = _publisher(client, ref, config, settings)
+    prior = publisher.load_prior_state()
     with tempfile.TemporaryDirectory(prefix="reviewbot-refold-") as empty:
-        snapshot = fetch_snapshot(client, info, checkout=Path(empty), config_path=job.config_path)
-        publisher = _publisher(client, ref, snapshot.config, settings)
-        ci = _ci(client, info, snapshot.config, settings)
-        report = refold(snapshot, prior=publisher.load_prior_state(), ci=ci)
+        snapshot = fetch_snapshot(
+            client, info, checkout=Path(empty), config=config, comments=publisher.discussion()
+        )
+        report = refold(snapshot, prior=prior, ci=_ci(client, info, config, settings))
         if job.post:
             report = report.model_copy(update={"published": publisher.publish(report, snapshot)})
         emit(report, snapshot)

@@ -63,7 +63,7 @@ from reviewbot.publish.markers import (
 from reviewbot.publish.plan import SIDE, LinkBuilder, Plan, Target, plan_review
 from reviewbot.redact import Redactor
 from reviewbot.report import Published, PublishedComment, Report
-from reviewbot.sources.snapshot import PRSnapshot
+from reviewbot.sources.snapshot import PRComment, PRSnapshot
 from reviewbot.verdict.lattice import Verdict
 
 CHECK_NAME = "reviewbot"
@@ -236,6 +236,7 @@ class GitHubPublisher:
         self.config = config
         self.redact = redactor
         self._prior: PriorState | None = None
+        self._read: list[CommentRecord] = []
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -247,7 +248,28 @@ class GitHubPublisher:
             except _HTTPError as exc:
                 raise exc.mapped() from exc
             self._prior = read_prior(records, self.bot_login)
+            self._read = records
         return self._prior
+
+    def discussion(self) -> tuple[PRComment, ...]:
+        """The PR's comments for the model's context, from the reads of `load_prior_state`.
+
+        Reading them once for both purposes saves the snapshot two listings per run.
+        """
+        self.load_prior_state()
+        issue = [r for r in self._read if r.where is Where.ISSUE]
+        inline = [r for r in self._read if r.where is Where.INLINE]
+        return tuple(
+            PRComment(
+                id=r.id,
+                author=r.author or "ghost",
+                body=r.body,
+                path=r.path,
+                line=r.line,
+                in_reply_to=r.in_reply_to,
+            )
+            for r in (*issue, *inline)
+        )
 
     def _records(self) -> list[CommentRecord]:
         n = self.number

@@ -263,7 +263,13 @@ def _login(user: Any) -> str:
 
 
 def fetch_snapshot(
-    client: Github, info: PullRequestInfo, *, checkout: Path, config_path: str = CONFIG_FILE
+    client: Github,
+    info: PullRequestInfo,
+    *,
+    checkout: Path,
+    config_path: str = CONFIG_FILE,
+    config: ReviewConfig | None = None,
+    comments: tuple[PRComment, ...] | None = None,
 ) -> PRSnapshot:
     """Everything a review reads about the PR; `checkout` is the PR head's working tree.
 
@@ -275,7 +281,8 @@ def fetch_snapshot(
         repo = client.get_repo(ref.full_name)
         pull = repo.get_pull(ref.number)
         files = _diff_index(pull.get_files(), total=info.changed_files)
-        comments = _comments(repo, pull, ref.number)
+        if comments is None:  # the caller may already have read them (the publisher does)
+            comments = _comments(repo, pull, ref.number)
         commits = tuple(
             PRCommit(sha=c.sha, message=c.commit.message, author=c.commit.author.name)
             for c in pull.get_commits()
@@ -297,7 +304,7 @@ def fetch_snapshot(
         diff=files,
         checkout=checkout,
         comments=comments,
-        config=fetch_base_config(client, info, path=config_path),
+        config=config if config is not None else fetch_base_config(client, info, path=config_path),
         commits=commits,
     )
 

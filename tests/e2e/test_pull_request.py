@@ -112,6 +112,12 @@ class TestFirstRun:
         assert posts[0].json()["event"] == "REQUEST_CHANGES"
         assert posts[0].status == 200
 
+    def test_reads_each_resource_once_and_writes_three_times(self, flow):
+        """No GET is repeated (comments are read once for the model and the publisher); 3 writes."""
+        gets = [r.path for r in flow.first.github if r.method == "GET"]
+        assert len(gets) == len(set(gets)), sorted(gets)
+        assert len(flow.first.writes()) == 3
+
     def test_inline_comments_land_only_on_lines_of_the_diff(self, flow):
         """Every stored inline comment sits on a RIGHT line of a hunk of its file's patch."""
         stored = flow.review_comments_after_first
