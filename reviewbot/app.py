@@ -201,9 +201,10 @@ def _review(
 def _publisher(
     client: GitHubClient, ref: PRRef, config: ReviewConfig, settings: Settings
 ) -> GitHubPublisher:
-    # Markers are trusted only in comments by the account we post as: the token's own
-    # login, or the Actions bot when the token may not ask who it is.
-    login = fetch_login(client) if settings.github_token else None
+    # Markers are trusted only in comments by the account we post as: the configured login
+    # (a GitHub App's `slug[bot]`), else the token's own login, else the Actions bot (a
+    # GITHUB_TOKEN may not ask who it is).
+    login = settings.bot_login or (fetch_login(client) if settings.github_token else None)
     return GitHubPublisher(
         client,
         ref.full_name,

@@ -30,6 +30,7 @@ class Settings:
     step_summary: Path | None = None
     runner_temp: Path | None = None
     job: str | None = None  # GITHUB_JOB: this job's check run is in progress while it runs
+    bot_login: str | None = None  # REVIEWBOT_BOT_LOGIN: the account reviewbot posts as (GitHub Apps)
     redactor: Redactor = field(default_factory=Redactor, repr=False)
 
     @classmethod
@@ -58,5 +59,6 @@ class Settings:
             step_summary=path("GITHUB_STEP_SUMMARY"),
             runner_temp=path("RUNNER_TEMP"),
             job=text("GITHUB_JOB"),
+            bot_login=text("REVIEWBOT_BOT_LOGIN"),
             redactor=Redactor.from_environ(env, extra=[v for v in (token, key) if v]),
         )
