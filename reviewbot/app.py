@@ -153,20 +153,10 @@ def _review(
 ) -> RunOutcome:
     client = github_client(ref, settings)
     info = fetch_pull_request(client, ref)
-    if actor is not None and actor != info.author:
-        refusal = _not_a_writer(ref, actor, settings)
-        if refusal:
-            return RunOutcome(skipped=refusal)
-    if expect_head is not None and info.head_sha != expect_head:
-        return RunOutcome(
-            skipped=f"{ref} moved to {info.head_sha[:12]} after {expect_head[:12]} was pushed; "
-            "the newer push is reviewed by its own run"
-        )
     config = _configured(fetch_base_config(client, info, path=job.config_path), job)
-    if info.draft and not config.publish.review_drafts:
-        return RunOutcome(
-            skipped=f"{ref} is a draft (set publish.review_drafts = true to review drafts)"
-        )
+    refusal = _why_not(info, config, settings, expect_head=expect_head, actor=actor)
+    if refusal is not None:
+        return RunOutcome(skipped=refusal)
     publisher = _publisher(client, ref, config, settings)
     prior = publisher.load_prior_state()
     with pr_checkout(
@@ -196,6 +186,30 @@ def _review(
             report = report.model_copy(update={"published": publisher.publish(report, snapshot)})
         emit(report, snapshot)
         return RunOutcome(report=report, notes=notes)
+
+
+def _why_not(
+    info: PullRequestInfo,
+    config: ReviewConfig,
+    settings: Settings,
+    *,
+    expect_head: str | None,
+    actor: str | None,
+) -> str | None:
+    """Why this PR is not reviewed now (None: review it): actor, moved head, draft."""
+    ref = info.ref
+    if actor is not None and actor != info.author:
+        refusal = _not_a_writer(ref, actor, settings)
+        if refusal:
+            return refusal
+    if expect_head is not None and info.head_sha != expect_head:
+        return (
+            f"{ref} moved to {info.head_sha[:12]} after {expect_head[:12]} was pushed; "
+            "the newer push is reviewed by its own run"
+        )
+    if info.draft and not config.publish.review_drafts:
+        return f"{ref} is a draft (set publish.review_drafts = true to review drafts)"
+    return None
 
 
 def _publisher(

@@ -30,7 +30,9 @@ class Settings:
     step_summary: Path | None = None
     runner_temp: Path | None = None
     job: str | None = None  # GITHUB_JOB: this job's check run is in progress while it runs
-    bot_login: str | None = None  # REVIEWBOT_BOT_LOGIN: the account reviewbot posts as (GitHub Apps)
+    bot_login: str | None = (
+        None  # REVIEWBOT_BOT_LOGIN: the account reviewbot posts as (GitHub Apps)
+    )
     redactor: Redactor = field(default_factory=Redactor, repr=False)
 
     @classmethod
