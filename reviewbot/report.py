@@ -110,6 +110,12 @@ class AgentReport(_Model):
     turns: int = 0
     error: str | None = None
     usage: Usage = Usage()
+    summary: str | None = Field(
+        default=None, description="The agent's own summary (finalize_review), if it gave one."
+    )
+    notes: tuple[str, ...] = Field(
+        default=(), description="Harness remarks, e.g. an unknown model priced at the top rate."
+    )
 
 
 class SkippedFile(_Model):
