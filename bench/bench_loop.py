@@ -151,6 +151,7 @@ def bench(n_files: int) -> None:
         f"  input tokens         {stats.total_input:,} (uncached {stats.input_tokens:,}, "
         f"cache writes {stats.cache_write_tokens:,}, cache reads {stats.cache_read_tokens:,})"
     )
+    # Over every request, the first included (bench_scale leaves out each agent's first request).
     print(f"  cache-read share     {stats.cache_read_tokens / stats.total_input:.1%}")
     print(
         f"  local estimate       {usage.estimated_input_tokens:,} vs API count {usage.total_input_tokens:,} "

@@ -370,9 +370,9 @@ def _targets(sizes: list[Row], findings: list[Row]) -> list[str]:
         )
         big = [(a, b) for a, b in itertools.pairwise(ordered) if a.files >= 100]
         sub = all(b.input_tokens / a.input_tokens < b.files / a.files for a, b in big)
-        out.append(
-            f"- input tokens vs files: {growth} (sub-linear beyond the budget: {'met' if sub else 'NOT met'})"
-        )
+        # With no pair of sizes beyond the budget there is nothing to judge: say so, not "met".
+        verdict = "not measured" if not big else "met" if sub else "NOT met"
+        out.append(f"- input tokens vs files: {growth} (sub-linear beyond the budget: {verdict})")
     shares = [r.cache_share for r in rows]
     out.append(
         f"- cache-read share after each agent's first request: {min(shares):.1%}–{max(shares):.1%} "
