@@ -278,13 +278,15 @@ def is_excluded(path: str, paths: PathsConfig) -> bool:
     return not matches_any(path, paths.include) or matches_any(path, paths.exclude)
 
 
-def matches_any(path: str, patterns: Sequence[str]) -> bool:
-    return any(_glob_regex(pattern).fullmatch(path) for pattern in patterns)
+def matches_any(path: str, patterns: Sequence[str], *, rooted: bool = False) -> bool:
+    """`rooted`: every pattern is anchored at the root, as if it began with `/`, so one
+    without `/` matches top-level names only (the read tools' `list_files` semantics)."""
+    return any(_glob_regex(pattern, rooted).fullmatch(path) for pattern in patterns)
 
 
 @lru_cache(maxsize=512)
-def _glob_regex(pattern: str) -> re.Pattern[str]:
-    anchored = pattern.startswith("/")
+def _glob_regex(pattern: str, rooted: bool = False) -> re.Pattern[str]:
+    anchored = rooted or pattern.startswith("/")
     pattern = pattern.lstrip("/")
     if not anchored and "/" not in pattern.rstrip("/"):
         pattern = "**/" + pattern

@@ -4,6 +4,7 @@
     ├── UsageError                  bad flags, bad PR URL, bad event payload            (2)
     ├── ConfigError                 malformed .reviewbot.toml, with the line            (2)
     ├── AuthError                   missing or rejected GitHub / Anthropic credentials  (3)
+    │   └── CredentialsRefusedError the Messages API rejected ANTHROPIC_API_KEY (401)
     ├── NotFoundError               the PR, repository or ref does not exist            (4)
     ├── NetworkError                an API could not be reached or kept failing         (5)
     │   ├── GitHubAPIError          GitHub answered with an error we cannot recover from
@@ -43,6 +44,10 @@ class AuthError(ReviewbotError):
     """Credentials are missing or were refused."""
 
     exit_code = 3
+
+
+class CredentialsRefusedError(AuthError):
+    """The Messages API rejected the key itself (401): no later agent can succeed with it."""
 
 
 class NotFoundError(ReviewbotError):

@@ -12,8 +12,10 @@ spend-limit 429 like any other, and it has no ceiling on the total wait. Here:
     429 rate_limit_error   retried, honouring retry-after; a spend-limit/quota 429 is not
     5xx, 529 overloaded    retried with exponential backoff and jitter
     connection/timeout     retried, then NetworkError
-    401                    AuthError("Anthropic rejected ANTHROPIC_API_KEY …"), never retried
-    403                    AuthError (the key may not use this model or workspace)
+    401                    CredentialsRefusedError("Anthropic rejected ANTHROPIC_API_KEY …"),
+                           never retried; no later agent can succeed with this key
+    403                    AuthError (the key may not use this model or workspace): only
+                           the agent of that model stops
     404                    ModelAPIError naming the model
     other 4xx              ModelAPIError with the API's message
 
@@ -26,7 +28,7 @@ import logging
 import random
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any, cast
 
 import anthropic
@@ -42,7 +44,14 @@ from reviewbot.agent.model import (
     TokenUsage,
     ToolUseBlock,
 )
-from reviewbot.errors import AuthError, ModelAPIError, NetworkError, ReviewbotError
+from reviewbot.errors import (
+    AuthError,
+    CredentialsRefusedError,
+    ModelAPIError,
+    NetworkError,
+    ReviewbotError,
+)
+from reviewbot.tools.truncate import first_line
 
 log = logging.getLogger(__name__)
 
@@ -109,7 +118,7 @@ class AnthropicClient:
                 if attempt == self._max_retries or waited + delay > self._max_wait:
                     raise NetworkError(
                         f"could not reach the Messages API at {self._base_url} after "
-                        f"{attempt + 1} attempt(s): {_first_line(str(exc))}"
+                        f"{attempt + 1} attempt(s): {first_line(str(exc))}"
                     ) from exc
                 log.warning("Messages API unreachable (%s); retrying in %.1fs", exc, delay)
             self._sleep(delay)
@@ -165,7 +174,7 @@ class AnthropicClient:
         where = f"(request-id {exc.request_id})" if exc.request_id else "(no request-id)"
         log.error("Messages API error %s %s: %s %s", status, kind, message, where)
         if status == 401:
-            return AuthError(
+            return CredentialsRefusedError(
                 f"Anthropic rejected ANTHROPIC_API_KEY (401 {kind}: {message}); "
                 f"check the key is current and belongs to this workspace {where}"
             )
@@ -205,8 +214,8 @@ def _api_message(exc: anthropic.APIStatusError) -> str:
     if isinstance(body, dict):
         error = body.get("error")
         if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return _first_line(error["message"])
-    return _first_line(exc.message)
+            return first_line(error["message"])
+    return first_line(exc.message)
 
 
 def _retry_after(headers: httpx.Headers) -> float | None:
@@ -220,9 +229,3 @@ def _retry_after(headers: httpx.Headers) -> float | None:
             continue  # an HTTP-date retry-after: fall back to our own backoff
         return max(0.0, seconds)
     return None
-
-
-def _first_line(text: str) -> str:
-    lines: Iterable[str] = (line.strip() for line in text.splitlines())
-    first = next((line for line in lines if line), "")
-    return first[:300]

@@ -84,8 +84,7 @@ class DirectoryCount:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PackedContext:
     text: str  # the first user message: PR metadata, discussion, patches, the listing
-    in_context: tuple[str, ...]  # paths whose patch is in `text`
-    listed: tuple[ListedFile, ...]
+    in_context: tuple[str, ...]  # paths whose patch is in `text` (the rest: coverage.files_listed)
     tokens: int  # local estimate of `text`
     coverage: Coverage
 
@@ -145,20 +144,19 @@ def pack_context(
             remaining -= cost
     packed.sort(key=lambda f: f.path)  # file order in the message follows the tree, not the rank
     ordered_listing = tuple(sorted(listed.values(), key=lambda f: f.path))
-    named, grouped = _name_within(ordered_listing, listing_share + max(remaining, 0))
+    named, grouped = _name_within(ordered_listing, listing_share + max(remaining, 0), redactor)
     text = render(TEMPLATE, **metadata, files=packed, listed=named, grouped=grouped)
     coverage = _coverage(snapshot, packed, ordered_listing, notes)
     return PackedContext(
         text=text,
         in_context=tuple(f.path for f in packed),
-        listed=ordered_listing,
         tokens=estimate_text(text),
         coverage=coverage,
     )
 
 
 def _name_within(
-    listing: Sequence[ListedFile], budget: int
+    listing: Sequence[ListedFile], budget: int, redactor: Redactor
 ) -> tuple[tuple[ListedFile, ...], tuple[DirectoryCount, ...]]:
     """Name listed files while `budget` lasts (reviewable source first); count the rest by directory."""
     ranked = sorted(
@@ -180,9 +178,7 @@ def _name_within(
         entry[2] += item.deletions
     biggest = sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0]))
     grouped = [
-        DirectoryCount(
-            folder=hygiene.one_line(folder, Redactor()), files=n, additions=a, deletions=d
-        )
+        DirectoryCount(folder=hygiene.one_line(folder, redactor), files=n, additions=a, deletions=d)
         for folder, (n, a, d) in biggest[:MAX_GROUPS]
     ]
     others = biggest[MAX_GROUPS:]

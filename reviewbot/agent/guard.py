@@ -16,12 +16,13 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from reviewbot.modes.profile import CapabilityProfile
-from reviewbot.tools.registry import REGISTRY
+from reviewbot.tools.registry import REGISTRY, ToolSpec
 from reviewbot.tools.surface import Surface, exclusion
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Allow:
+    tool: ToolSpec  # the surface's tool that may run: the caller never looks it up again
     args: BaseModel | object  # the validated input model; the raw input for a boundary tool
 
 
@@ -60,9 +61,9 @@ def check(profile: CapabilityProfile, surface: Surface, name: str, tool_input: o
             reason=f"`{name}` is on the {profile.mode} surface with denied effects: {effects}"
         )
     if spec.boundary:
-        return Allow(args=tool_input)
+        return Allow(tool=spec, args=tool_input)
     try:
-        return Allow(args=spec.input_model.model_validate(tool_input))
+        return Allow(tool=spec, args=spec.input_model.model_validate(tool_input))
     except ValidationError as exc:
         return Reject(message=f"invalid input for `{name}`: {explain(exc)}")
 

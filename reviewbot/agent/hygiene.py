@@ -13,7 +13,9 @@ see is made visible, because hidden text is itself a finding:
   between `⟦hidden HTML comment⟧` markers.
 
 Every text passes through the `Redactor` last, so a secret pasted into a PR is
-masked. This module decides nothing about trust; it only presents text.
+masked. Model text shown on a terminal (a question, a tool name) goes through
+`for_terminal`, so no escape sequence it carries reaches the terminal. This module
+decides nothing about trust; it only presents text.
 """
 
 from __future__ import annotations
@@ -98,6 +100,16 @@ def wrap(
     attrs = f' kind="{kind}"' + (f' from="{one_line(label, redactor)}"' if label else "")
     body = clean(text, redactor, markdown=markdown)
     return f"<untrusted_data{attrs}>\n{body}\n</untrusted_data>"
+
+
+def for_terminal(text: str, *, single_line: bool = False) -> str:
+    """Text a model wrote, safe to print: every control character (C0, C1, ESC) visible.
+
+    `reveal_invisible` keeps tab, LF and CR for source code; on a terminal a CR can
+    overwrite what was printed before it, so it is revealed too.
+    """
+    text = reveal_invisible(text).replace("\r", "⟨U+000D⟩")
+    return text.replace("\n", " ") if single_line else text
 
 
 def one_line(value: str, redactor: Redactor, *, limit: int = 300) -> str:

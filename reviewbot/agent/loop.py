@@ -19,13 +19,17 @@ messages, ask again) or `Finish` (stop, with a reason) — so the decision per
 Budgets are checked before each model request, against what this agent and
 those before it in the same review have spent (`spent`): turns (per agent), input
 and output tokens, cost in USD (projected: a request that could cross the cap is
-not sent) and wall time. A `ModelClient` error ends this agent with
-`StopReason.ERROR` and its message; nothing the agent already stored is lost.
+not sent) and wall time. A `ModelClient` error ends this agent with its message and
+`StopReason.CREDENTIALS_REFUSED` when the key itself was rejected
+(`CredentialsRefusedError`), else `StopReason.ERROR`; nothing the agent already
+stored is lost.
 
 Prompt caching: breakpoints on the last tool, on the system block and on the PR
-context message (the first user message) — the prefix that is byte-identical on
-every turn — plus one that moves to the newest message, so each turn reads the
-previous turn's conversation from the cache.
+context block (the first block of the first user message) — the prefix that is
+byte-identical on every turn and for every agent with the same surface — plus one
+that moves to the newest message, so each turn reads the previous turn's
+conversation from the cache. An agent's own `brief` (a reviewer's focus) is a
+second block after the context, outside that shared prefix.
 """
 
 from __future__ import annotations
@@ -48,7 +52,7 @@ from reviewbot.agent.progress import Progress
 from reviewbot.agent.tokens import estimate_request
 from reviewbot.agent.toolbox import Toolbox, ToolResult
 from reviewbot.config import BudgetConfig
-from reviewbot.errors import AuthError, ReviewbotError
+from reviewbot.errors import CredentialsRefusedError, ReviewbotError
 from reviewbot.redact import Redactor
 from reviewbot.report import StopReason, Usage
 
@@ -92,7 +96,6 @@ class LoopResult:
     turns: int
     usage: Usage
     error: str | None = None
-    auth_failed: bool = False  # the credentials were refused: later agents need not try
     tool_calls: int = 0
     notes: tuple[str, ...] = ()
 
@@ -107,7 +110,6 @@ class Finish:
     reason: StopReason
     error: str | None = None
     messages: tuple[JSON, ...] = ()
-    auth_failed: bool = False
 
 
 Step = NextTurn | Finish
@@ -151,28 +153,24 @@ class ToolLoop:
         self._clock = clock
         self._spent = spent or Usage()
 
-    def run(self, *, system: str, context: str) -> LoopResult:
-        """Run the conversation that starts with the PR `context` until a stop."""
+    def run(self, *, system: str, context: str, brief: str = "") -> LoopResult:
+        """Run the conversation that starts with the PR `context` until a stop.
+
+        `brief` is this agent's own instruction (a reviewer's focus); it follows the
+        context in the first message so the cached prefix stays shared between agents.
+        """
         tools = _cached_tools(self._toolbox.tool_params())
         system_blocks = (
             {"type": "text", "text": self._redact(system), "cache_control": EPHEMERAL},
         )
-        first = {
-            "role": "user",
-            "content": [
-                {"type": "text", "text": self._redact(context), "cache_control": EPHEMERAL}
-            ],
-        }
-        state = _State(messages=[first])
+        state = _State(messages=[self._first_message(context, brief)])
         self._progress.started(self.agent, self.model)
         finish = self._converse(state, tools, system_blocks)
-        state.messages.extend(finish.messages)
         result = LoopResult(
             stop_reason=finish.reason,
             turns=state.turns,
             usage=state.usage,
             error=finish.error,
-            auth_failed=finish.auth_failed,
             tool_calls=state.tool_calls,
             notes=tuple(state.notes),
         )
@@ -180,6 +178,15 @@ class ToolLoop:
             self.agent, stop_reason=result.stop_reason, turns=result.turns, usage=result.usage
         )
         return result
+
+    def _first_message(self, context: str, brief: str) -> JSON:
+        content: list[JSON] = [
+            {"type": "text", "text": self._redact(context), "cache_control": EPHEMERAL}
+        ]
+        if brief:
+            # No breakpoint here: what differs between agents stays after the shared prefix.
+            content.append({"type": "text", "text": self._redact(brief)})
+        return {"role": "user", "content": content}
 
     def _converse(self, state: _State, tools: tuple[JSON, ...], system: tuple[JSON, ...]) -> Finish:
         while True:
@@ -191,17 +198,20 @@ class ToolLoop:
             try:
                 response = self._client.create(request)
             except ReviewbotError as exc:
-                timed_out = self._clock() >= self._limits.deadline
-                return Finish(
-                    reason=StopReason.TIMEOUT if timed_out else StopReason.ERROR,
-                    error=str(exc),
-                    auth_failed=isinstance(exc, AuthError),
-                )
+                return Finish(reason=self._failed(exc), error=str(exc))
             self._account(state, estimate, response)
             step = self._step(state, response)
             state.messages.extend(step.messages)
             if isinstance(step, Finish):
                 return step
+
+    def _failed(self, exc: ReviewbotError) -> StopReason:
+        # Only a rejected key ends the review for every agent; a 403 on one model does not.
+        if isinstance(exc, CredentialsRefusedError):
+            return StopReason.CREDENTIALS_REFUSED
+        if self._clock() >= self._limits.deadline:
+            return StopReason.TIMEOUT
+        return StopReason.ERROR
 
     def _request(
         self, state: _State, tools: tuple[JSON, ...], system: tuple[JSON, ...]

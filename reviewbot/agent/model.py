@@ -6,8 +6,9 @@ JSON-shaped payload for the Messages API (`system`, `tools`, `messages`), built
 by the loop; a response is reduced to what the loop needs (content blocks, stop
 reason, usage, request id). This module must not import any third-party library.
 
-Errors: `ModelClient.create` raises only `reviewbot.errors` types (`AuthError`,
-`ModelAPIError`, `NetworkError`), never a library exception.
+Errors: `ModelClient.create` raises only `reviewbot.errors` types (`AuthError` and
+its `CredentialsRefusedError`, `ModelAPIError`, `NetworkError`), never a library
+exception.
 """
 
 from __future__ import annotations
@@ -68,16 +69,6 @@ class ModelRequest:
     tools: tuple[JSON, ...]
     messages: tuple[JSON, ...]
     timeout: float | None = None  # seconds for this request (the run's remaining wall time)
-
-    def payload(self) -> JSON:
-        """The request body as the Messages API takes it."""
-        return {
-            "model": self.model,
-            "max_tokens": self.max_tokens,
-            "system": list(self.system),
-            "tools": list(self.tools),
-            "messages": list(self.messages),
-        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -11,6 +11,12 @@ and it reads results from the node store, never from what an agent says.
                          priorities (skipped when there are none)
                     ──▶ one axis per reviewer, from ITS nodes after verification
 
+Every reviewer is sent the same tools, system prompt and PR context block, so the
+reviewers on one model share one cached prefix; a focused reviewer's brief follows
+the context as a separate block. (The verifier has other tools: its own prefix.)
+A rejected key (CREDENTIALS_REFUSED) stops every later agent; any other model error,
+a 403 for one model included, stops only the agent it happened to.
+
 A reviewer's axis is `not_run` when there is no model client (no credentials) or
 its loop stopped on an error, a budget, the timeout or a refusal; otherwise it is
 `axis_outcome` over its nodes — a reviewer that ended normally without nodes or
@@ -28,10 +34,10 @@ from typing import Literal
 
 from reviewbot.agent import hygiene
 from reviewbot.agent.context import PackedContext, pack_context
-from reviewbot.agent.loop import Limits, LoopResult, ToolLoop
+from reviewbot.agent.loop import Limits, ToolLoop
 from reviewbot.agent.model import ModelClient
 from reviewbot.agent.progress import Progress
-from reviewbot.agent.prompt import system_prompt
+from reviewbot.agent.prompt import focus_text, system_prompt
 from reviewbot.config import ReviewConfig, ReviewerConfig
 from reviewbot.modes import Mode
 from reviewbot.nodes.boundary import Discarded
@@ -57,20 +63,12 @@ _SELF_EXPLAINED = frozenset(
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AgentSummary:
-    agent: str
-    verdict: Verdict
-    summary: str
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class PanelOutcome:
     nodes: tuple[ReviewNode, ...]
     discarded: tuple[Discarded, ...]
     axes: tuple[AxisResult, ...]  # one per reviewer, in config order
     agents: tuple[AgentReport, ...]  # every agent run, the verifier last
     proposals: tuple[Verdict, ...]  # the verdicts proposed with finalize_review
-    summaries: tuple[AgentSummary, ...]
     usage: Usage
     coverage: Coverage
     packed_context_tokens: int
@@ -79,12 +77,6 @@ class PanelOutcome:
     def proposed(self) -> Verdict | None:
         """The strictest proposal, for `reviewbot.verdict.finalize`; None when nobody finalized."""
         return max(self.proposals, default=None)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class _Ran:
-    report: AgentReport
-    result: LoopResult | None  # None when the agent never started
 
 
 def run_panel(
@@ -148,19 +140,18 @@ class _Panel:
         )
         self.spent = Usage()
         self.refused: str | None = None  # set when the credentials were rejected
-        self.summaries: list[AgentSummary] = []
+        self.proposals: list[Verdict] = []
 
     def run(self) -> PanelOutcome:
         reviewers = [(r, self._review(r)) for r in self.config.all_reviewers]
         verifier = self._verify()
-        axes = tuple(self._axis(reviewer, ran) for reviewer, ran in reviewers)
+        axes = tuple(self._axis(reviewer, report) for reviewer, report in reviewers)
         return PanelOutcome(
             nodes=tuple(self.store.all()),
             discarded=tuple(self.store.discarded),
             axes=axes,
-            agents=(*(ran.report for _, ran in reviewers), verifier.report),
-            proposals=tuple(s.verdict for s in self.summaries),
-            summaries=tuple(self.summaries),
+            agents=(*(report for _, report in reviewers), verifier),
+            proposals=tuple(self.proposals),
             usage=self.spent,
             coverage=self.packed.coverage,
             packed_context_tokens=self.packed.tokens,
@@ -168,7 +159,7 @@ class _Panel:
 
     # -- agents -------------------------------------------------------------------------
 
-    def _review(self, reviewer: ReviewerConfig) -> _Ran:
+    def _review(self, reviewer: ReviewerConfig) -> AgentReport:
         model = reviewer.model or self.config.model
         return self._run_agent(
             name=reviewer.name,
@@ -178,7 +169,7 @@ class _Panel:
             context=self.packed.text,
         )
 
-    def _verify(self) -> _Ran:
+    def _verify(self) -> AgentReport:
         settings = self.config.verifier
         model = settings.model or self.config.model
         targets = [
@@ -198,7 +189,9 @@ class _Panel:
             context=self.packed.text + nodes,
         )
 
-    def _run_agent(self, *, name: str, role: Role, model: str, brief: str, context: str) -> _Ran:
+    def _run_agent(
+        self, *, name: str, role: Role, model: str, brief: str, context: str
+    ) -> AgentReport:
         if self.client is None:
             return _not_started(name, role, model, StopReason.NO_CREDENTIALS, NO_CREDENTIALS)
         if self.refused is not None:
@@ -223,33 +216,29 @@ class _Panel:
             clock=self.clock,
             spent=self.spent,
         )
-        result = loop.run(system=system_prompt(session, brief=brief), context=context)
+        result = loop.run(system=system_prompt(session), context=context, brief=focus_text(brief))
         self.spent = self.spent + result.usage
-        if result.auth_failed:
+        if result.stop_reason is StopReason.CREDENTIALS_REFUSED:
             self.refused = result.error
-        if session.proposal is not None:
-            self.summaries.append(
-                AgentSummary(
-                    agent=name, verdict=session.proposal.verdict, summary=session.proposal.summary
-                )
-            )
-        report = AgentReport(
+        proposal = session.proposal
+        if proposal is not None:
+            self.proposals.append(proposal.verdict)
+        return AgentReport(
             name=name,
             role=role,
             model=model,
-            stop_reason=StopReason.CREDENTIALS_REFUSED
-            if result.auth_failed
-            else result.stop_reason,
+            stop_reason=result.stop_reason,
             turns=result.turns,
             error=result.error,
             usage=result.usage,
+            # Model text bound for the JSON report and the summary comment: secrets masked here.
+            summary=self.redactor(proposal.summary) if proposal is not None else None,
+            notes=result.notes,
         )
-        return _Ran(report=report, result=result)
 
     # -- axes ---------------------------------------------------------------------------
 
-    def _axis(self, reviewer: ReviewerConfig, ran: _Ran) -> AxisResult:
-        report = ran.report
+    def _axis(self, reviewer: ReviewerConfig, report: AgentReport) -> AxisResult:
         if not report.stop_reason.completed:
             detail = report.error or report.stop_reason.value
             if report.stop_reason not in _SELF_EXPLAINED:
@@ -280,11 +269,10 @@ class _Panel:
         }
 
 
-def _not_started(name: str, role: Role, model: str, reason: StopReason, why: str) -> _Ran:
+def _not_started(name: str, role: Role, model: str, reason: StopReason, why: str) -> AgentReport:
     # A skip is not an error: its reason is the stop reason itself.
     error = None if reason is StopReason.SKIPPED else why
-    report = AgentReport(name=name, role=role, model=model, stop_reason=reason, error=error)
-    return _Ran(report=report, result=None)
+    return AgentReport(name=name, role=role, model=model, stop_reason=reason, error=error)
 
 
 def _count(nodes: Sequence[ReviewNode]) -> str:

@@ -93,6 +93,11 @@ def cost_of(model: str, usage: TokenUsage) -> Cost:
 
 
 def worst_case_usd(model: str, *, input_tokens: int, output_tokens: int) -> float:
-    """An upper bound for one request: all input uncached, all output tokens used."""
+    """An upper bound for one request: every input token at its dearest rate, all output used.
+
+    An input token is billed as plain input, a cache write (1.25 × input) or a cache
+    read; which one is the API's choice, so the bound takes the dearest per token.
+    """
     price, _ = price_of(model)
-    return (input_tokens * price.input + output_tokens * price.output) / _MTOK
+    per_input = max(price.input, price.cache_write, price.cache_read)
+    return (input_tokens * per_input + output_tokens * price.output) / _MTOK

@@ -3,7 +3,8 @@
 `Progress` is the seam the loop and the panel call; `RichProgress` draws one live
 line on stderr (agent, turn, tokens, cost, the tool running now) and leaves a
 one-line summary per agent; `SilentProgress` is for CI logs and tests. Progress
-never decides anything and must never raise into the loop.
+never decides anything and must never raise into the loop. The tool name is the
+model's text: it is shown with its control characters revealed and cut short.
 """
 
 from __future__ import annotations
@@ -14,7 +15,10 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
+from reviewbot.agent.hygiene import for_terminal
 from reviewbot.report import StopReason, Usage
+
+MAX_TOOL_NAME = 60  # a real tool name is short; a longer one is the model's invention
 
 
 class Progress(Protocol):
@@ -47,6 +51,11 @@ def describe(usage: Usage) -> str:
     return f"{_k(total)} in{cached} · {_k(usage.output_tokens)} out · ${usage.cost_usd:.3f}"
 
 
+def _shown(tool: str) -> str:
+    name = for_terminal(tool, single_line=True)
+    return name if len(name) <= MAX_TOOL_NAME else name[: MAX_TOOL_NAME - 1] + "…"
+
+
 def _k(n: int) -> str:
     return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
 
@@ -68,7 +77,7 @@ class RichProgress:
         self._live.start()
 
     def update(self, agent: str, *, turn: int, usage: Usage, tool: str | None = None) -> None:
-        doing = f"running {tool}" if tool else "waiting for the model"
+        doing = f"running {_shown(tool)}" if tool else "waiting for the model"
         state = f"turn {turn} · {describe(usage)} · {doing}"
         if self._live is not None:
             self._live.update(self._line(agent, state), refresh=True)

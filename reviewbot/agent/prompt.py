@@ -1,10 +1,12 @@
-"""The system prompt, generated from the surface an agent actually has (SPEC 2).
+"""The system prompt, generated from the surface an agent actually has (SPEC 2), and a focus.
 
 A capability preamble listing each tool of the materialised surface with its
 one-line purpose, the mode's guidance, the role's brief, and the rules for
 untrusted input. It never names a tool that is not on the surface, and contains
-nothing that changes from turn to turn: it is part of the cached prefix. The
-text lives in `reviewbot/templates/prompts/`; this module only chooses it.
+nothing that changes from turn to turn or from reviewer to reviewer: it is part of
+the cached prefix. A reviewer's configured focus is rendered apart (`focus_text`)
+and sent after the PR context. The text lives in `reviewbot/templates/prompts/`;
+this module only chooses it.
 """
 
 from __future__ import annotations
@@ -16,11 +18,8 @@ from reviewbot.tools.session import ReviewSession
 from reviewbot.tools.surface import Surface
 
 
-def system_prompt(session_or_surface: ReviewSession | Surface, *, brief: str) -> str:
-    """The prompt for the agent of `session_or_surface`; `brief` is its configured focus.
-
-    `brief` comes from the base branch's `.reviewbot.toml`, never from the PR.
-    """
+def system_prompt(session_or_surface: ReviewSession | Surface) -> str:
+    """The prompt for the agent of `session_or_surface`: the same bytes for the same surface."""
     surface = (
         session_or_surface.surface
         if isinstance(session_or_surface, ReviewSession)
@@ -40,6 +39,14 @@ def system_prompt(session_or_surface: ReviewSession | Surface, *, brief: str) ->
         denied=", ".join(denied),
         guidance=profile.guidance,
         role_brief=role_brief,
-        focus=brief.strip(),
         records="add_review_node" in surface.names,
     )
+
+
+def focus_text(brief: str) -> str:
+    """A reviewer's focus as it follows the PR context; empty when it has none.
+
+    `brief` comes from the base branch's `.reviewbot.toml`, never from the PR.
+    """
+    focus = brief.strip()
+    return render("prompts/focus.j2", focus=focus) if focus else ""

@@ -2,8 +2,9 @@
 
 The loop knows nothing about modes, guards or review nodes. It offers the
 model `tool_params()` and hands every `tool_use` block to `call()`, which runs
-the guard and the tool and never raises: a refusal or a tool error comes back as
-a `ToolResult` with `is_error=True`, which the model reads and can act on.
+the guard and the tool: a refusal or a tool signal comes back as a `ToolResult`
+with `is_error=True`, which the model reads and can act on. A tool that crashes
+raises; the loop's tool-call boundary turns that into an `is_error` result too.
 """
 
 from __future__ import annotations
@@ -25,5 +26,5 @@ class Toolbox(Protocol):
         ...
 
     def call(self, name: str, tool_input: object) -> ToolResult:
-        """Guard, then run, one tool call. Never raises."""
+        """Guard, then run, one tool call; raises only when a tool crashes."""
         ...

@@ -12,6 +12,7 @@ from typing import Protocol, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from reviewbot.agent.hygiene import for_terminal
 from reviewbot.agent.toolbox import ToolResult
 from reviewbot.tools.context import ToolContext
 
@@ -33,14 +34,18 @@ class NoOperator:
 
 
 class TerminalOperator:
-    """A person at a terminal; the streams are injected so tests need no TTY."""
+    """A person at a terminal; the streams are injected so tests need no TTY.
+
+    The question is model text: its control characters are shown, never sent to the
+    terminal (an `ESC ]52;…` sequence could otherwise write the clipboard).
+    """
 
     def __init__(self, *, input: TextIO, output: TextIO) -> None:
         self._input = input
         self._output = output
 
     def ask(self, question: str) -> str | None:
-        self._output.write(f"\nThe reviewer asks: {question}\nYour answer: ")
+        self._output.write(f"\nThe reviewer asks: {for_terminal(question)}\nYour answer: ")
         self._output.flush()
         line = self._input.readline()
         if not line:

@@ -19,11 +19,10 @@ from pydantic import BaseModel, ConfigDict, Field
 from reviewbot.agent.toolbox import ToolResult
 from reviewbot.nodes.model import RelPath
 from reviewbot.tools.context import ToolContext, ToolRetry
-from reviewbot.tools.paths import GIT_DIR, normalise, split_lines
-from reviewbot.tools.truncate import head_tail
+from reviewbot.tools.paths import GIT_DIR, decode_lines, normalise, split_lines
+from reviewbot.tools.truncate import clip, first_line, head_tail, numbered
 
 _REV = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/@{}^~-]{0,199}$")
-_MAX_LINE = 2_000
 
 
 class _Input(BaseModel):
@@ -88,7 +87,7 @@ def git_blame(ctx: ToolContext, args: GitBlameInput) -> ToolResult:
     path = _git_path(args.path)
     with _repository(ctx) as repo:
         head = _commit(repo, ctx.workspace.head_sha)
-        total = len(split_lines(_blob_text(head, path)))
+        total = len(_blob_lines(head, path))
         if args.start_line > total:
             raise ToolRetry(
                 f"`{path}` has {total:,} lines; start_line {args.start_line} is past the end"
@@ -97,7 +96,7 @@ def git_blame(ctx: ToolContext, args: GitBlameInput) -> ToolResult:
         try:
             blamed = repo.blame(head.hexsha, path, L=f"{args.start_line},{end}")
         except git.GitCommandError as exc:
-            raise ToolRetry(f"git blame failed: {_first_line(exc.stderr)}") from exc
+            raise ToolRetry(f"git blame failed: {_why(exc.stderr)}") from exc
     rows: list[str] = []
     number = args.start_line
     for entry in blamed or []:
@@ -107,7 +106,7 @@ def git_blame(ctx: ToolContext, args: GitBlameInput) -> ToolResult:
         stamp = f"{commit.hexsha[:8]} {commit.committed_datetime.date().isoformat()}"
         for line in lines:
             text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
-            rows.append(f"{number:>6}  {stamp} {str(commit.author.name)[:20]}\t{text[:_MAX_LINE]}")
+            rows.append(f"{number:>6}  {stamp} {str(commit.author.name)[:20]}\t{clip(text)}")
             number += 1
     ctx.seen.add(path)  # blame shows the head's lines with their numbers
     return ToolResult(content=_bounded(ctx, rows, "blame fewer lines"))
@@ -122,7 +121,7 @@ def _repository(ctx: ToolContext) -> Iterator[git.Repo]:
     try:
         yield repo
     except (git.GitCommandError, ValueError) as exc:
-        raise ToolRetry(f"git could not answer: {_first_line(str(exc))}") from exc
+        raise ToolRetry(f"git could not answer: {_why(str(exc))}") from exc
     finally:
         repo.close()
 
@@ -144,17 +143,17 @@ def _git_path(path: str) -> str:
     return relative
 
 
-def _blob_text(commit: git.Commit, path: str) -> str:
+def _blob_lines(commit: git.Commit, path: str) -> list[str]:
     try:
         obj = commit.tree / path
     except KeyError as exc:
         raise ToolRetry(f"`{path}` does not exist at {commit.hexsha[:12]}") from exc
     if not isinstance(obj, git.Blob):
         raise ToolRetry(f"`{path}` is a directory at {commit.hexsha[:12]}")
-    data: bytes = obj.data_stream.read()
-    if b"\x00" in data[:8_000]:
+    lines = decode_lines(obj.data_stream.read())
+    if lines is None:
         raise ToolRetry(f"`{path}` is a binary file at {commit.hexsha[:12]}")
-    return data.decode("utf-8", "replace")
+    return lines
 
 
 def _show_path(ctx: ToolContext, commit: git.Commit, path: str) -> str:
@@ -167,10 +166,10 @@ def _show_path(ctx: ToolContext, commit: git.Commit, path: str) -> str:
         return _bounded(
             ctx, [f"`{path}` at {commit.hexsha[:12]} is a directory:", *names], "narrow the path"
         )
-    lines = split_lines(_blob_text(commit, path))
-    numbered = [f"{n:>6}\t{line[:_MAX_LINE]}" for n, line in enumerate(lines, start=1)]
+    lines = _blob_lines(commit, path)
+    shown = [numbered(n, line) for n, line in enumerate(lines, start=1)]
     header = f"{path} at {commit.hexsha[:12]} — {len(lines):,} lines"
-    return _bounded(ctx, [header, *numbered], "git_blame shows a range of the head version")
+    return _bounded(ctx, [header, *shown], "git_blame shows a range of the head version")
 
 
 def _bounded(ctx: ToolContext, lines: list[str], hint: str) -> str:
@@ -180,5 +179,5 @@ def _bounded(ctx: ToolContext, lines: list[str], hint: str) -> str:
     return head_tail(lines, ctx.max_output_chars, note)
 
 
-def _first_line(text: str) -> str:
-    return next((line.strip() for line in text.splitlines() if line.strip()), "unknown error")
+def _why(text: str) -> str:
+    return first_line(text) or "unknown error"

@@ -14,9 +14,9 @@ import os
 import posixpath
 import re
 from collections.abc import Iterator
-from functools import cache
 from pathlib import Path
 
+from reviewbot.config import matches_any
 from reviewbot.tools.context import ToolRetry
 
 GIT_DIR = ".git"
@@ -57,36 +57,9 @@ def iter_files(root: Path) -> Iterator[str]:
             yield name if base == "." else f"{base}/{name}"
 
 
-@cache
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """A glob as a regex over POSIX paths: `*` and `?` stay in one segment, `**/` is any depth."""
-    out: list[str] = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:[^/]+/)*")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif pattern[i] == "[" and (close := pattern.find("]", i + 2)) != -1:
-            body = pattern[i + 1 : close].replace("\\", "\\\\")
-            out.append("[^" + body[1:] + "]" if body.startswith("!") else "[" + body + "]")
-            i = close + 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
-
-
 def glob_match(pattern: str, path: str) -> bool:
-    return glob_regex(normalise(pattern) if pattern.strip() else "**").match(path) is not None
+    """`pattern` over the whole POSIX path from the root: config's compiler, `rooted`."""
+    return matches_any(path, (normalise(pattern) if pattern.strip() else "**",), rooted=True)
 
 
 _BINARY_PROBE = 8_000
@@ -104,7 +77,11 @@ def read_lines(real: Path, shown_as: str) -> list[str] | None:
     size = real.stat().st_size
     if size > MAX_FILE_BYTES:
         raise ToolRetry(f"`{shown_as}` is {size:,} bytes, too large to read")
-    data = real.read_bytes()
+    return decode_lines(real.read_bytes())
+
+
+def decode_lines(data: bytes) -> list[str] | None:
+    """A file's bytes as numbered lines (UTF-8, undecodable bytes replaced), or None if binary."""
     if b"\x00" in data[:_BINARY_PROBE]:
         return None
     return split_lines(data.decode("utf-8", errors="replace"))

@@ -24,9 +24,8 @@ from reviewbot.tools.paths import (
     read_lines,
     resolve_inside,
 )
-from reviewbot.tools.truncate import head_tail
+from reviewbot.tools.truncate import MAX_LINE_CHARS, clip, head_tail, numbered
 
-MAX_LINE_CHARS = 2_000  # a minified line must not eat the whole budget
 MAX_MATCH_CHARS = 300
 MAX_LISTED = 2_000
 
@@ -80,7 +79,7 @@ def read_file(ctx: ToolContext, args: ReadFileInput) -> ToolResult:
     if end < start:
         raise ToolRetry(f"end_line {end} is before start_line {start}")
     header = f"{shown} — lines {start}–{end} of {total:,}"
-    numbered = [f"{n:>6}\t{_clip(lines[n - 1])}" for n in range(start, end + 1)]
+    rows = [numbered(n, lines[n - 1]) for n in range(start, end + 1)]
 
     def note(first: int, last: int) -> str:
         return (
@@ -88,7 +87,7 @@ def read_file(ctx: ToolContext, args: ReadFileInput) -> ToolResult:
             f"start_line={start + first} end_line={start + last} to read them"
         )
 
-    body = head_tail(numbered, ctx.max_output_chars - len(header) - 1, note)
+    body = head_tail(rows, ctx.max_output_chars - len(header) - 1, note)
     return ToolResult(content=f"{header}\n{body}")
 
 
@@ -126,7 +125,7 @@ def search_code(ctx: ToolContext, args: SearchCodeInput) -> ToolResult:
         for number, line in enumerate(lines, start=1):
             # Matching at most MAX_LINE_CHARS per line bounds the time a hostile line can cost.
             if pattern.search(line[:MAX_LINE_CHARS]):
-                found.append(f"{path}:{number}: {_clip(line.strip(), MAX_MATCH_CHARS)}")
+                found.append(f"{path}:{number}: {clip(line.strip(), MAX_MATCH_CHARS)}")
                 if len(found) >= args.max_matches:
                     break
     return ToolResult(content=_search_report(args, found, skipped, ctx.max_output_chars))
@@ -161,9 +160,3 @@ def _search_report(args: SearchCodeInput, found: list[str], skipped: int, budget
 def _listed(ctx: ToolContext, path: str) -> str:
     change = ctx.workspace.diff.get(path)
     return f"{path}  (changed in this PR: {change.status.value})" if change else path
-
-
-def _clip(line: str, limit: int = MAX_LINE_CHARS) -> str:
-    if len(line) <= limit:
-        return line
-    return f"{line[:limit]}… [{len(line) - limit:,} more characters on this line]"

@@ -28,6 +28,7 @@ from reviewbot.nodes.model import MAX_BODY, MAX_QUOTE, ReviewNode
 from reviewbot.nodes.stamp import stamp
 from reviewbot.tools.context import Proposal, ToolContext, ToolRetry
 from reviewbot.tools.paths import normalise, read_lines, resolve_inside
+from reviewbot.tools.truncate import numbered
 from reviewbot.verdict.lattice import Verdict
 
 _SHOWN_LINES = 40
@@ -273,7 +274,7 @@ def _occurrences(lines: list[str], quote: list[str]) -> list[int]:
 
 def _numbered(lines: tuple[str, ...], start: int, end: int) -> str:
     last = min(end, start + _SHOWN_LINES - 1)
-    shown = [f"{n:>6}\t{lines[n - 1][:2_000]}" for n in range(start, last + 1)]
+    shown = [numbered(n, lines[n - 1]) for n in range(start, last + 1)]
     if last < end:
         shown.append(f"… {end - last} more lines; read them with read_file")
     return "\n".join(shown)

@@ -2,9 +2,10 @@
 
 It satisfies `reviewbot.agent.toolbox.Toolbox`: the loop offers the model
 `tool_params()` and hands every call to `call()`, which records the guard's
-decision, runs the tool only on `Allow`, and never raises. Tool signals
-(`ToolRetry`, refusals) become `is_error` results; anything else a tool raises is
-caught at this one boundary and reported to the model, never to the run.
+decision and runs the tool only on `Allow`. Tool signals (`ToolRetry`, refusals)
+become `is_error` results here; anything else a tool raises is a crash, which
+propagates to the one tool-call boundary in the loop (STYLE 17), where it becomes
+an `is_error` result too and never ends the run.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from reviewbot.modes.profile import PROFILES, CapabilityProfile, Role
 from reviewbot.tools.ask_user import Operator
 from reviewbot.tools.context import Plan, Proposal, ToolContext, ToolRetry, Workspace
 from reviewbot.tools.paths import normalise
+from reviewbot.tools.registry import ToolSpec
 from reviewbot.tools.store import NodeStore
 from reviewbot.tools.surface import Surface, compute_surface
 from reviewbot.tools.truncate import head_tail_chars
@@ -75,21 +77,14 @@ class ReviewSession:
                 return ToolResult(
                     content=f"the run is halted: {reason}", is_error=True, ends_run=True
                 )
-            case Allow(args=args):
-                return self._run(name, args)
+            case Allow(tool=tool, args=args):
+                return self._run(tool, args)
 
-    def _run(self, name: str, args: object) -> ToolResult:
-        spec = self.surface.get(name)
-        if spec is None:  # unreachable: the guard allowed only a tool on the surface
-            return ToolResult(content=f"`{name}` is not on the surface", is_error=True)
+    def _run(self, tool: ToolSpec, args: object) -> ToolResult:
         try:
-            result = spec.handler(self._ctx, args)
+            result = tool.handler(self._ctx, args)
         except ToolRetry as signal:
             return ToolResult(content=str(signal), is_error=True)
-        except Exception as exc:  # noqa: BLE001 - the tool-call boundary: a tool's failure is the model's to read, never the run's end
-            return ToolResult(
-                content=f"`{name}` failed: {type(exc).__name__}: {exc}"[:2_000], is_error=True
-            )
         hint = "ask for less (a line range, a narrower glob or regex)"
         return ToolResult(
             content=head_tail_chars(result.content, self._ctx.max_output_chars, hint),

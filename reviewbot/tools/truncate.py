@@ -1,7 +1,9 @@
 """Large tool outputs, cut to a budget: head and tail kept, the middle replaced by a note.
 
 The note says how many lines were left out and how to read them, so the model
-can ask for exactly the rest instead of guessing (SPEC 6). Pure functions.
+can ask for exactly the rest instead of guessing (SPEC 6). Also the small cuts
+every read tool shares: one long line (`clip`), a numbered line (`numbered`) and
+an error's first line (`first_line`). Pure functions.
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 _NOTE_RESERVE = 200  # room for the note itself, so the whole stays within max_chars
+MAX_LINE_CHARS = 2_000  # a minified line must not eat the whole budget
+MAX_FIRST_LINE = 300
 
 Omitted = Callable[[int, int], str]  # (first, last) omitted index, 0-based inclusive → note
 
@@ -42,3 +46,20 @@ def _fit(lines: Sequence[str], budget: int) -> int:
         if used > budget:
             return count
     return len(lines)
+
+
+def clip(line: str, limit: int = MAX_LINE_CHARS) -> str:
+    """One line cut to `limit` characters, saying how many more it had."""
+    if len(line) <= limit:
+        return line
+    return f"{line[:limit]}… [{len(line) - limit:,} more characters on this line]"
+
+
+def numbered(number: int, line: str) -> str:
+    """A file line as the read tools show it: the line number, a tab, the (clipped) text."""
+    return f"{number:>6}\t{clip(line)}"
+
+
+def first_line(text: str, limit: int = MAX_FIRST_LINE) -> str:
+    """The first non-blank line of `text`, stripped and cut to `limit`; "" when there is none."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")[:limit]

@@ -9,7 +9,7 @@ import pytest
 
 from reviewbot.agent.client import AnthropicClient
 from reviewbot.agent.model import ModelRequest, TextBlock, ToolUseBlock
-from reviewbot.errors import AuthError, ModelAPIError, NetworkError
+from reviewbot.errors import AuthError, CredentialsRefusedError, ModelAPIError, NetworkError
 from tests.agent.factories import API_KEY, MODEL, Sleeps, client_for
 from tests.fakes.messages_api import (
     Failure,
@@ -171,7 +171,7 @@ class TestErrorMapping:
         [
             (
                 unauthorized(),
-                AuthError,
+                CredentialsRefusedError,
                 r"^Anthropic rejected ANTHROPIC_API_KEY \(401 authentication_error",
             ),
             (
@@ -199,10 +199,16 @@ class TestErrorMapping:
         sleeps = Sleeps()
         with pytest.raises(error, match=pattern) as caught:
             client_for(fake, sleeps=sleeps).create(request())
+        assert type(caught.value) is error  # a 403 is not a refused key: only 401 stops every agent
         message = str(caught.value)
         assert "\n" not in message
         assert "req_fake_0001" in message
         assert sleeps.waits == []
+
+    def test_a_refused_key_is_an_auth_error(self):
+        """CredentialsRefusedError sits under AuthError, so it keeps the credentials exit code 3."""
+        assert issubclass(CredentialsRefusedError, AuthError)
+        assert CredentialsRefusedError.exit_code == AuthError.exit_code == 3
 
     def test_the_key_never_appears_in_the_error(self, messages_api):
         """An auth error names the variable, never the key's value."""

@@ -99,7 +99,7 @@ class TestPacking:
         """Files that cannot or should not be packed are listed, each with its reason."""
         packed = pack(index(diff), excluded=lambda p: p.endswith(".lock"))
         assert packed.in_context == ()
-        assert [(f.path, f.reason) for f in packed.listed] == [(diff.path, reason)]
+        assert [(f.path, f.reason) for f in packed.coverage.files_listed] == [(diff.path, reason)]
         assert f"- {diff.path} (" in packed.text
 
     def test_smallest_changes_first_until_the_budget(self):
@@ -109,7 +109,9 @@ class TestPacking:
         ]
         packed = pack(index(*files), budget=1_500)
         assert packed.in_context == ("f40.py", "f5.py")  # shown in path order
-        assert [(f.path, f.reason) for f in packed.listed] == [("f400.py", REASON_BUDGET)]
+        assert [(f.path, f.reason) for f in packed.coverage.files_listed] == [
+            ("f400.py", REASON_BUDGET)
+        ]
         assert packed.tokens <= 1_500
 
     def test_deletions_rank_after_other_changes(self):
@@ -128,7 +130,7 @@ class TestPacking:
         ]
         for budget in (1_000, 5_000, 60_000):
             packed = pack(index(*files), budget=budget)
-            shown = set(packed.in_context) | {f.path for f in packed.listed}
+            shown = set(packed.in_context) | {f.path for f in packed.coverage.files_listed}
             assert shown == {f.path for f in files}
             assert packed.coverage.files_in_context + len(packed.coverage.files_listed) == 200
 
@@ -200,6 +202,15 @@ class TestHugeListings:
         assert re.search(r"^- \(\d+ other directories\): ", section, re.M)
         assert len(packed.in_context) + named + counted == 3_000
         assert len(packed.coverage.files_listed) == 3_000 - len(packed.in_context)
+
+    def test_a_secret_in_a_counted_directory_name_is_masked(self):
+        """Directory names in the per-directory counts go through the run's redactor."""
+        secret = "s3cr3t-dir-value-1234"
+        files = [file_diff(f"{secret}/mod_{i}.py", lines_patch(40)) for i in range(3_000)]
+        packed = pack(index(*files), budget=20_000, redactor=Redactor.of([secret]))
+        section = packed.text.split("too many to name here", 1)[1]
+        assert f"- {MASK}/: " in section
+        assert secret not in packed.text
 
     def test_a_short_listing_is_named_in_full(self):
         """When every listed file fits its share, nothing is counted by directory."""

@@ -29,14 +29,17 @@ def repo(tmp_path):
 
 class TestDecisions:
     def test_allow_carries_the_validated_input(self):
-        """An allowed call carries its parsed input model."""
+        """An allowed call carries the surface's tool and its parsed input model."""
         decision = check(REVIEW, REVIEW_SURFACE, "read_file", {"path": "a.py", "start_line": 2})
-        assert decision == Allow(args=ReadFileInput(path="a.py", start_line=2))
+        assert decision == Allow(
+            tool=REGISTRY["read_file"], args=ReadFileInput(path="a.py", start_line=2)
+        )
 
     def test_a_boundary_tool_gets_its_raw_input(self):
         """add_review_node's input is left for the read boundary, so a discard can be recorded."""
         raw = {"kind": "nonsense"}
-        assert check(REVIEW, REVIEW_SURFACE, "add_review_node", raw) == Allow(args=raw)
+        expected = Allow(tool=REGISTRY["add_review_node"], args=raw)
+        assert check(REVIEW, REVIEW_SURFACE, "add_review_node", raw) == expected
 
     @pytest.mark.parametrize(
         ("name", "message"),

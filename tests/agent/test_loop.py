@@ -23,6 +23,7 @@ from tests.agent.factories import (
     limits,
 )
 from tests.fakes.messages_api import (
+    Failure,
     FakeMessagesAPI,
     overloaded,
     reply,
@@ -30,6 +31,7 @@ from tests.fakes.messages_api import (
     tool_use,
     unauthorized,
 )
+from tests.tools.factories import build_repo, make_session, with_handler
 
 SYSTEM = "You are a careful reviewer."
 CONTEXT = "# The pull request\n" + "diff line\n" * 50
@@ -58,6 +60,7 @@ def run(
     progress: Any = None,
     spent: Usage | None = None,
     model: str = MODEL,
+    brief: str = "",
     **budget: Any,
 ):
     clock = clock or FakeClock()
@@ -72,7 +75,7 @@ def run(
         clock=clock,
         spent=spent,
     )
-    return loop.run(system=SYSTEM, context=CONTEXT)
+    return loop.run(system=SYSTEM, context=CONTEXT, brief=brief)
 
 
 def results_of(request: dict[str, Any]) -> list[dict[str, Any]]:
@@ -123,6 +126,25 @@ class TestConversation:
         [sent] = results_of(fake.requests[1])
         assert sent["is_error"] is True
         assert "not a tool in review mode" in sent["content"]
+
+    def test_a_tool_crashing_in_a_real_session_reaches_the_model(self, messages_api, tmp_path):
+        """A ReviewSession lets a crash through; the loop's boundary answers it as is_error."""
+
+        def boom(ctx: Any, args: Any) -> ToolResult:
+            raise RuntimeError("disk on fire")
+
+        session = with_handler(make_session(build_repo(tmp_path)), "read_file", boom)
+        fake = messages_api(
+            reply(tool_use("read_file", {"path": "README.md"})), reply(text("I will use git_show."))
+        )
+        result = run(fake, session)
+        assert result.stop_reason is StopReason.END_TURN
+        [sent] = results_of(fake.requests[1])
+        assert sent["is_error"] is True
+        assert sent["content"] == (
+            "the tool read_file failed unexpectedly (RuntimeError); "
+            "try another way to get what you need"
+        )
 
     def test_a_crashing_tool_costs_one_error_result(self, messages_api):
         """An exception inside a tool becomes an is_error result naming the exception type."""
@@ -180,8 +202,13 @@ class TestConversation:
             progress=SilentProgress(),
             clock=clock,
         )
-        loop.run(system="key s3cr3t-value-1234", context="pasted s3cr3t-value-1234")
+        loop.run(
+            system="key s3cr3t-value-1234",
+            context="pasted s3cr3t-value-1234",
+            brief="focus on s3cr3t-value-1234",
+        )
         assert "s3cr3t-value-1234" not in json.dumps(fake.requests[0])
+        assert fake.requests[0]["messages"][0]["content"][1]["text"] == f"focus on {MASK}"
 
     def test_progress_reports_turns_and_tools(self, messages_api):
         """The progress seam sees the start, each turn, each tool by name and the end."""
@@ -328,15 +355,31 @@ class TestErrors:
         assert result.stop_reason is StopReason.ERROR
         assert "no scripted reply" in (result.error or "")
         assert result.turns == 1
-        assert not result.auth_failed
 
-    def test_auth_error_is_flagged(self, messages_api):
-        """A 401 is an error that marks the credentials as refused."""
+    def test_a_rejected_key_ends_with_credentials_refused(self, messages_api):
+        """A 401 ends the agent with stop reason credentials_refused and the key's name."""
         fake = messages_api(unauthorized())
         result = run(fake)
-        assert result.stop_reason is StopReason.ERROR
-        assert result.auth_failed
+        assert result.stop_reason is StopReason.CREDENTIALS_REFUSED
         assert "ANTHROPIC_API_KEY" in (result.error or "")
+
+    def test_a_rejected_key_is_not_reported_as_a_timeout(self, messages_api):
+        """A 401 that arrives after the deadline still says the key was refused."""
+        clock = FakeClock()
+
+        def late(request: dict[str, Any]):
+            clock.now += 1_000
+            return unauthorized()
+
+        result = run(messages_api(late), clock=clock, timeout_seconds=10)
+        assert result.stop_reason is StopReason.CREDENTIALS_REFUSED
+
+    def test_a_forbidden_model_is_an_error_of_this_agent_only(self, messages_api):
+        """A 403 (no access to this model) ends the agent with stop reason error, not refused."""
+        fake = messages_api(Failure(403, "permission_error", "not allowed"))
+        result = run(fake)
+        assert result.stop_reason is StopReason.ERROR
+        assert "403 permission_error" in (result.error or "")
 
 
 class TestPromptCaching:
@@ -376,6 +419,33 @@ class TestPromptCaching:
         fake = self.conversation(messages_api)
         stats = fake.stats
         assert stats.cache_read_tokens / stats.total_input > 0.6
+
+
+class TestBrief:
+    def test_the_brief_follows_the_context_without_a_breakpoint(self, messages_api):
+        """An agent's brief is the first message's second block, after the cached context."""
+        fake = messages_api(reply(text("ok")))
+        run(fake, brief="# Your focus\n\nLook for injection.\n")
+        assert fake.requests[0]["messages"][0]["content"] == [
+            {"type": "text", "text": CONTEXT, "cache_control": {"type": "ephemeral"}},
+            {"type": "text", "text": "# Your focus\n\nLook for injection.\n"},
+        ]
+
+    def test_no_brief_no_second_block(self, messages_api):
+        """Without a brief the first message is the context block alone."""
+        fake = messages_api(reply(text("ok")))
+        run(fake)
+        [only] = fake.requests[0]["messages"][0]["content"]
+        assert only["text"] == CONTEXT
+
+    def test_agents_with_different_briefs_share_the_cached_prefix(self, messages_api):
+        """The second agent's first request reads tools, system and context from the cache."""
+        fake = messages_api(reply(text("ok")), reply(text("ok")))
+        run(fake, brief="Look for injection.")
+        written = fake.stats.cache_write_tokens
+        run(fake, brief="Look for races.")
+        assert fake.stats.cache_write_tokens == written  # nothing of the prefix written again
+        assert fake.stats.cache_read_tokens == written
 
 
 class TestToolOutputHygiene:

@@ -12,12 +12,13 @@ from reviewbot.agent.panel import NO_CREDENTIALS, VERIFIER, PanelOutcome, run_pa
 from reviewbot.agent.progress import SilentProgress
 from reviewbot.config import BudgetConfig, ReviewConfig, ReviewerConfig, VerifierConfig
 from reviewbot.nodes.model import Status
-from reviewbot.redact import Redactor
+from reviewbot.redact import MASK, Redactor
 from reviewbot.report import StopReason
 from reviewbot.tools.ask_user import NoOperator
 from reviewbot.verdict import Outcome, Verdict, finalize
 from tests.agent.factories import FakeClock, Sleeps, client_for, file_diff, index, snapshot
 from tests.fakes.messages_api import (
+    Failure,
     FakeMessagesAPI,
     overloaded,
     reply,
@@ -70,6 +71,7 @@ def review(
     *,
     clock: FakeClock | None = None,
     sleeps: Sleeps | None = None,
+    redactor: Redactor | None = None,
 ) -> PanelOutcome:
     config = config or ReviewConfig()
     snap = snapshot(checkout, index(file_diff("src/calc.py", PATCH)), config=config)
@@ -78,7 +80,7 @@ def review(
         config,
         client=client_for(fake, sleeps=sleeps) if fake is not None else None,
         operator=NoOperator(),
-        redactor=Redactor(),
+        redactor=redactor or Redactor(),
         progress=SilentProgress(),
         excluded=lambda path: False,
         clock=clock or FakeClock(),
@@ -123,10 +125,19 @@ class TestNormalReview:
         [axis] = outcome.axes
         assert (axis.name, axis.gated, axis.outcome) == ("review", True, Outcome.PASSED)
         assert outcome.proposals == (Verdict.HOLD,)
-        assert outcome.summaries[0].summary == "One bug in divide()."
+        assert [a.summary for a in outcome.agents] == ["One bug in divide().", None]
         assert verdict_of(outcome) is Verdict.HOLD
         assert outcome.usage.requests == 4
         assert outcome.coverage.files_in_context == 1
+
+    def test_a_secret_in_the_summary_is_masked(self, checkout, messages_api):
+        """The finalize_review summary kept on the report goes through the run's redactor."""
+        secret = "s3cr3t-summary-value-1234"
+        fake = messages_api(
+            reply(tool_use("finalize_review", {"summary": f"key {secret}", "verdict": "ship"}))
+        )
+        outcome = review(checkout, fake, redactor=Redactor.of([secret]))
+        assert outcome.agents[0].summary == f"key {MASK}"
 
     def test_the_verifier_is_given_the_nodes_and_its_own_surface(self, checkout, messages_api):
         """The verifier's first message lists the node; its tools include confirm and dispute."""
@@ -336,6 +347,31 @@ class TestFailures:
         assert verdict_of(outcome, config) is Verdict.HOLD
         assert outcome.coverage.files_in_context == 1
 
+    def test_unknown_model_note_reaches_the_agent_report(self, checkout, messages_api):
+        """The loop's note about an unknown model's price is kept on that agent's report."""
+        config = ReviewConfig(model="claude-future-9")
+        outcome = review(checkout, messages_api(reply(text("Clean."))), config)
+        [note] = outcome.agents[0].notes
+        assert "no price known for model 'claude-future-9'" in note
+        assert outcome.agents[-1].notes == ()
+
+    def test_a_forbidden_model_stops_only_its_agent(self, checkout, messages_api):
+        """A 403 for one reviewer's model ends that agent with error; the next reviewer runs."""
+        config = ReviewConfig(
+            reviewers=(ReviewerConfig(name="security", model="claude-haiku-4-5"),)
+        )
+        fake = messages_api(Failure(403, "permission_error", "not allowed"), reply(text("Clean.")))
+        outcome = review(checkout, fake, config)
+        assert [(a.name, a.stop_reason) for a in outcome.agents[:2]] == [
+            ("review", StopReason.ERROR),
+            ("security", StopReason.END_TURN),
+        ]
+        assert "403 permission_error" in (outcome.agents[0].error or "")
+        assert [(a.name, a.outcome) for a in outcome.axes] == [
+            ("review", Outcome.NOT_RUN),
+            ("security", Outcome.PASSED),
+        ]
+
     def test_rejected_key_stops_the_other_agents(self, checkout, messages_api):
         """After a 401, later agents are not started and report the same error."""
         config = ReviewConfig(reviewers=(ReviewerConfig(name="security"),))
@@ -368,6 +404,31 @@ class TestFocusedReviewers:
         general, focused = fake.requests[0], fake.requests[1]
         assert general["model"] == "claude-sonnet-4-5"
         assert focused["model"] == "claude-haiku-4-5"
-        assert "Look for injection." in focused["system"][0]["text"]
+        assert "Look for injection." not in json.dumps(focused["system"])
+        assert focused["messages"][0]["content"][1] == {
+            "type": "text",
+            "text": "# Your focus\n\nLook for injection.\n",
+        }
+        assert len(general["messages"][0]["content"]) == 1
         assert [(a.name, a.gated) for a in outcome.axes] == [("review", True), ("security", False)]
         assert [n.author for n in outcome.nodes] == ["security"]
+
+    def test_focused_reviewers_share_the_cached_prefix(self, checkout, messages_api):
+        """Reviewers with different focus send identical tools, system and context; the second reads them."""
+        config = ReviewConfig(
+            reviewers=(
+                ReviewerConfig(name="security", brief="Look for injection."),
+                ReviewerConfig(name="races", brief="Look for data races."),
+            )
+        )
+        fake = messages_api(reply(text("ok")), reply(text("ok")), reply(text("ok")))
+        review(checkout, fake, config)
+        general, security, races = fake.requests
+        shared = {
+            json.dumps([r["tools"], r["system"], r["messages"][0]["content"][0]])
+            for r in (general, security, races)
+        }
+        assert len(shared) == 1
+        assert security["messages"][0]["content"][1] != races["messages"][0]["content"][1]
+        # The first request writes the prefix; the other two read all of it and write nothing.
+        assert fake.stats.cache_read_tokens == 2 * fake.stats.cache_write_tokens > 0

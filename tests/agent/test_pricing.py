@@ -70,7 +70,14 @@ class TestCost:
         assert cost.note
 
     def test_worst_case(self):
-        """The worst case prices all input uncached and all output used."""
+        """The worst case prices all input as cache writes (the dearest rate) and all output used."""
         assert worst_case_usd(
             "claude-haiku-4-5", input_tokens=1_000_000, output_tokens=100_000
-        ) == pytest.approx(1.5)
+        ) == pytest.approx(1.25 + 0.5)
+
+    @pytest.mark.parametrize("model", sorted(PRICES), ids=sorted(PRICES))
+    def test_worst_case_bounds_input_billed_as_cache_writes(self, model):
+        """Input the API bills as cache writes (1.25× input) still costs no more than the bound."""
+        usage = TokenUsage(cache_write_tokens=10_000, output_tokens=500)
+        bound = worst_case_usd(model, input_tokens=10_000, output_tokens=500)
+        assert cost_of(model, usage).usd == pytest.approx(bound)

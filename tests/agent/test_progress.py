@@ -6,7 +6,7 @@ import io
 
 from rich.console import Console
 
-from reviewbot.agent.progress import RichProgress, SilentProgress, describe
+from reviewbot.agent.progress import MAX_TOOL_NAME, RichProgress, SilentProgress, describe
 from reviewbot.report import StopReason, Usage
 
 USAGE = Usage(
@@ -43,6 +43,29 @@ class TestRichProgress:
         progress.started("security", "m")
         progress.finished("security", stop_reason=StopReason.MAX_COST, turns=5, usage=Usage())
         assert out.getvalue().startswith("✗ security (m): max_cost after 5 turn(s)")
+
+
+class TestTerminalSafety:
+    def test_a_tool_name_cannot_send_escape_sequences(self):
+        """A model-chosen tool name is drawn with its control characters revealed, on one line."""
+        out = io.StringIO()
+        progress = RichProgress(Console(file=out, width=300, force_terminal=True))
+        progress.started("review", "m")
+        progress.update("review", turn=1, usage=USAGE, tool="x\x1b]52;c;ZXZpbA==\x07\ny")
+        progress.finished("review", stop_reason=StopReason.END_TURN, turns=1, usage=USAGE)
+        drawn = out.getvalue()
+        assert "running x⟨U+001B⟩]52;c;ZXZpbA==⟨U+0007⟩ y" in drawn
+        assert "\x1b]" not in drawn  # rich's own styling uses CSI (ESC [), never OSC
+
+    def test_a_long_tool_name_is_cut(self):
+        """An invented tool name longer than any real one is cut with an ellipsis."""
+        out = io.StringIO()
+        progress = RichProgress(Console(file=out, width=300, force_terminal=True))
+        progress.started("review", "m")
+        progress.update("review", turn=1, usage=USAGE, tool="t" * 500)
+        progress.finished("review", stop_reason=StopReason.END_TURN, turns=1, usage=USAGE)
+        assert f"running {'t' * (MAX_TOOL_NAME - 1)}…" in out.getvalue()
+        assert "t" * MAX_TOOL_NAME not in out.getvalue()
 
 
 class TestSilent:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import subprocess
@@ -11,7 +12,9 @@ from pathlib import Path
 from reviewbot.modes import Mode, Role
 from reviewbot.sources.diff_index import DiffIndex, DiffLine, FileDiff, FileStatus, Hunk, LineKind
 from reviewbot.tools.ask_user import NoOperator, Operator
+from reviewbot.tools.registry import Handler
 from reviewbot.tools.session import NodeStore, ReviewSession, Workspace
+from reviewbot.tools.surface import Surface
 
 APP_BASE = """import os
 
@@ -142,6 +145,16 @@ def make_session(
         seen=seen,
         max_output_chars=max_output_chars,
     )
+
+
+def with_handler(session: ReviewSession, name: str, handler: Handler) -> ReviewSession:
+    """The session with one tool's handler replaced (the surface is a plain value)."""
+    spec = session.surface.get(name)
+    assert spec is not None
+    replaced = dataclasses.replace(spec, handler=handler)
+    tools = tuple(replaced if t.name == name else t for t in session.surface.tools)
+    session.surface = Surface(profile=session.profile, role=session.role, tools=tools)
+    return session
 
 
 def tree_digest(root: Path) -> dict[str, str]:

@@ -27,6 +27,24 @@ class TestInteractive:
         assert result.content == "the operator answered: yes, it is intended"
         assert "The reviewer asks: Is run() meant to use a shell?" in output.getvalue()
 
+    @pytest.mark.parametrize(
+        ("question", "shown"),
+        [
+            ("Copy?\x1b]52;c;ZXZpbA==\x07", "Copy?⟨U+001B⟩]52;c;ZXZpbA==⟨U+0007⟩"),
+            ("Sure?\x9b2J", "Sure?⟨U+009B⟩2J"),
+            ("Fine?\rApprove all", "Fine?⟨U+000D⟩Approve all"),
+        ],
+        ids=["osc52-clipboard", "c1-csi", "carriage-return"],
+    )
+    def test_control_characters_in_the_question_are_shown_not_sent(self, repo, question, shown):
+        """The model's question reaches the terminal with every control character made visible."""
+        output = io.StringIO()
+        operator = TerminalOperator(input=io.StringIO("no\n"), output=output)
+        make_session(repo, operator=operator).call("ask_user", {"question": question})
+        written = output.getvalue()
+        assert f"The reviewer asks: {shown}\n" in written
+        assert not any((ord(c) < 0x20 and c != "\n") or 0x7F <= ord(c) <= 0x9F for c in written)
+
     def test_an_empty_answer_tells_the_model_to_decide(self, repo):
         """Pressing enter without text is not an answer."""
         operator = TerminalOperator(input=io.StringIO("\n"), output=io.StringIO())

@@ -5,8 +5,14 @@ from __future__ import annotations
 import pytest
 
 from reviewbot.tools.context import ToolRetry
-from reviewbot.tools.paths import glob_match, normalise, resolve_inside, split_lines
-from reviewbot.tools.truncate import head_tail, head_tail_chars
+from reviewbot.tools.paths import decode_lines, glob_match, normalise, resolve_inside, split_lines
+from reviewbot.tools.truncate import (
+    MAX_LINE_CHARS,
+    first_line,
+    head_tail,
+    head_tail_chars,
+    numbered,
+)
 
 GLOBS = [
     ("**", "a/b/c.py", True),
@@ -19,6 +25,10 @@ GLOBS = [
     ("src/?.py", "src/a.py", True),
     ("[ab].py", "b.py", True),
     ("[!ab].py", "b.py", False),
+    ("[!ab].py", "c.py", True),
+    ("src[!x]a.py", "src/a.py", False),
+    ("src/[!x]*", "src/d/e", False),
+    ("*.py", "c.py", True),
     ("a+b.py", "a+b.py", True),
     ("./src/*.py", "src/a.py", True),
     ("", "anything", True),
@@ -30,7 +40,7 @@ class TestGlob:
         ("pattern", "path", "expected"), GLOBS, ids=[f"{p or 'empty'}~{q}" for p, q, _ in GLOBS]
     )
     def test_glob_semantics(self, pattern, path, expected):
-        """`*` and `?` stay within a directory, `**/` spans any depth, classes work."""
+        """`*`, `?` and `[!x]` stay within a directory, `**/` spans any depth, patterns are rooted."""
         assert glob_match(pattern, path) is expected
 
 
@@ -75,6 +85,37 @@ class TestSplitLines:
     def test_no_trailing_newline(self):
         """A last line without a newline is still a line."""
         assert split_lines("a\nb") == ["a", "b"]
+
+
+class TestDecodeLines:
+    def test_text_is_decoded_and_split_like_git(self):
+        """UTF-8 with an invalid byte decodes with a replacement; CRLF endings are not content."""
+        assert decode_lines(b"a\r\nb\xff\n") == ["a", "b\ufffd"]
+
+    def test_a_nul_byte_early_means_binary(self):
+        """A NUL in the first bytes marks the file binary: no lines."""
+        assert decode_lines(b"\x00\x01binary") is None
+
+
+class TestLineHelpers:
+    def test_numbered_lines_share_one_format(self):
+        """A numbered line is the number right-aligned in six columns, a tab, then the text."""
+        assert numbered(7, "x = 1") == "     7\tx = 1"
+
+    def test_a_long_line_is_clipped_with_a_count(self):
+        """A line past MAX_LINE_CHARS is cut and says how much more it had."""
+        line = numbered(1, "y" * (MAX_LINE_CHARS + 5))
+        assert line.endswith("y… [5 more characters on this line]")
+        assert line.count("y") == MAX_LINE_CHARS
+
+    @pytest.mark.parametrize(
+        ("text", "expected"),
+        [("\n  fatal: bad rev  \nmore", "fatal: bad rev"), ("", ""), ("x" * 400, "x" * 300)],
+        ids=["first-non-blank", "empty", "capped"],
+    )
+    def test_first_line(self, text, expected):
+        """The first non-blank line, stripped and capped: how errors are quoted in one line."""
+        assert first_line(text) == expected
 
 
 class TestTruncate:

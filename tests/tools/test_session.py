@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
 import pytest
@@ -13,25 +12,17 @@ from reviewbot.modes import Mode
 from reviewbot.nodes import Finding
 from reviewbot.sources.diff_index import DiffIndex
 from reviewbot.tools.ask_user import NoOperator
-from reviewbot.tools.context import Plan
+from reviewbot.tools.context import Plan, ToolRetry
 from reviewbot.tools.registry import REGISTRY, self_contained
 from reviewbot.tools.session import NodeStore, ReviewSession, Workspace
 from reviewbot.tools.surface import Surface
 from tests.nodes.factories import make_node
-from tests.tools.factories import build_repo, make_session
+from tests.tools.factories import build_repo, make_session, with_handler
 
 
 @pytest.fixture
 def repo(tmp_path):
     return build_repo(tmp_path)
-
-
-def _with_handler(session, name, handler):
-    """The session with one tool's handler replaced (the surface is a plain value)."""
-    spec = dataclasses.replace(session.surface.get(name), handler=handler)
-    tools = tuple(spec if t.name == name else t for t in session.surface.tools)
-    session.surface = Surface(profile=session.profile, role=session.role, tools=tools)
-    return session
 
 
 class TestToolParams:
@@ -58,17 +49,27 @@ class TestToolParams:
 
 
 class TestCall:
-    def test_a_crashing_tool_becomes_an_error_result(self, repo):
-        """Any exception inside a tool is reported to the model, never raised to the loop."""
+    def test_a_crashing_tool_reaches_the_loops_boundary(self, repo):
+        """A crash is not a tool signal: it propagates to the loop's one tool-call boundary."""
 
         def boom(ctx, args):
             raise RuntimeError("disk on fire")
 
-        session = _with_handler(make_session(repo), "read_file", boom)
+        session = with_handler(make_session(repo), "read_file", boom)
+        with pytest.raises(RuntimeError, match="disk on fire"):
+            session.call("read_file", {"path": "README.md"})
+        [record] = session.transcript
+        assert record.name == "read_file"
+
+    def test_a_tool_signal_becomes_an_error_result(self, repo):
+        """A ToolRetry raised by a handler is the model's to read: an is_error result."""
+
+        def retry(ctx, args):
+            raise ToolRetry("ask for a smaller range")
+
+        session = with_handler(make_session(repo), "read_file", retry)
         result = session.call("read_file", {"path": "README.md"})
-        assert result == ToolResult(
-            content="`read_file` failed: RuntimeError: disk on fire", is_error=True
-        )
+        assert result == ToolResult(content="ask for a smaller range", is_error=True)
 
     def test_output_is_capped_with_a_hint(self, repo):
         """Whatever a tool returns, the result stays within max_output_chars."""
@@ -76,7 +77,7 @@ class TestCall:
         def huge(ctx, args):
             return ToolResult(content="x" * 50_000)
 
-        session = _with_handler(make_session(repo, max_output_chars=1_000), "list_files", huge)
+        session = with_handler(make_session(repo, max_output_chars=1_000), "list_files", huge)
         content = session.call("list_files", {}).content
         assert len(content) <= 1_000
         assert (
