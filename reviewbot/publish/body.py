@@ -1,12 +1,14 @@
 """The markdown people read: inline comment bodies, the review body and the summary.
 
 Builds plain view values from the report and the plan and renders them with the
-templates in `reviewbot/templates/comments/`. Untrusted text (titles and bodies
-the model wrote, influenced by the PR) is neutralised before it reaches a
-template, so it can never open an HTML comment (and so never forge a marker) or
-break a table. Every finished body goes through the `Redactor` and is cut to
-GitHub's 65,536-character limit with a pointer to the check run — a long review
-is shortened, never failed.
+templates in `reviewbot/templates/comments/`. Untrusted text (titles, bodies,
+suggestions, quoted head lines, the agents' own summaries — all written by the
+model or taken from the PR) is neutralised before it reaches a template, so it
+can never open an HTML comment (and so never forge a marker in the bot's own,
+trusted comments) or break a table. Every finished body goes through the
+`Redactor` and is cut to GitHub's 65,536-character limit with a pointer to the
+check run — a long review is shortened, never failed; markers are redacted
+before they are escaped (see markers.py).
 
 Must not: call GitHub or decide placement (see `plan.py`).
 """
@@ -29,6 +31,7 @@ from reviewbot.verdict.lattice import Verdict
 MAX_BODY = 65_536  # GitHub: comment, review and issue-comment bodies
 MAX_CHECK_TEXT = 65_535  # GitHub: check-run output.summary / output.text
 MAX_LISTED_FILES = 200  # skipped files named in the summary; the JSON report has them all
+MAX_AGENT_SUMMARY = 1_500  # characters of one agent's own summary shown in the summary comment
 TRUNCATED = (
     "\n\n---\n_This comment was cut to fit GitHub's size limit; "
     "the full report is in the `reviewbot` check run._\n"
@@ -141,8 +144,12 @@ def inline_body(node: ReviewNode, target: Target, *, head: HeadReader, redactor:
         suggestion=suggestion,
         suggestion_note=note,
     )
+    # Everything above the marker is shown text: none of it may open an HTML comment (the
+    # parts are neutralised one by one already; this holds it for the whole comment).
+    text = neutralize(text)
     # The marker goes last and is never cut: without it a later run would post the finding again.
-    return finish(text.rstrip() + "\n\n", redactor, tail=node_marker(node) + "\n")
+    marker = node_marker(node, redactor=redactor)
+    return finish(text.rstrip() + "\n\n", redactor, tail=marker + "\n")
 
 
 # ---- the review body -------------------------------------------------------------------------
@@ -165,7 +172,9 @@ def _indent(text: str) -> str:
     return "\n".join(f"  {line}" if line else "" for line in text.splitlines())
 
 
-def _body_item(item: BodyItem, link_of: LinkBuilder | None, head: HeadReader) -> _Item:
+def _body_item(
+    item: BodyItem, link_of: LinkBuilder | None, head: HeadReader, redactor: Redactor
+) -> _Item:
     node = item.node
     suggestion = ""
     if node.suggestion is not None and node.anchor is not None:
@@ -181,7 +190,7 @@ def _body_item(item: BodyItem, link_of: LinkBuilder | None, head: HeadReader) ->
         reason=item.reason.text,
         body=_indent(untrusted(node.body)),
         suggestion=suggestion,
-        marker=node_marker(node),
+        marker=node_marker(node, redactor=redactor),
     )
 
 
@@ -213,7 +222,7 @@ def review_body(
         verdict=VERDICT_LABEL[verdict_of(report)],
         deciding=deciding(report),
         counts=counts,
-        items=[_body_item(item, link_of, head) for item in plan.body],
+        items=[_body_item(item, link_of, head, redactor) for item in plan.body],
         notes=[cell(note) for note in notes],
     )
     return finish(text, redactor)
@@ -293,6 +302,30 @@ def _coverage(report: Report) -> list[str]:
     return lines
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Said:
+    name: str
+    role: str
+    summary: str  # a blockquote, or "" when the agent gave no summary
+    notes: tuple[str, ...]
+
+
+def _said(report: Report, redactor: Redactor) -> list[_Said]:
+    """What each agent said about the PR (its finalize_review summary) and the harness's notes."""
+    out = []
+    for agent in report.agents:
+        if not agent.summary and not agent.notes:
+            continue
+        # Redacted before the cut: a secret cut in half no longer matches the redactor.
+        summary = untrusted(redactor(agent.summary or ""))
+        if len(summary) > MAX_AGENT_SUMMARY:
+            summary = summary[:MAX_AGENT_SUMMARY].rstrip() + " … (cut; the JSON report has it all)"
+        quoted = "\n".join(f"> {line}".rstrip() for line in summary.splitlines())
+        notes = tuple(cell(redactor(note)) for note in agent.notes)
+        out.append(_Said(name=cell(agent.name), role=agent.role, summary=quoted, notes=notes))
+    return out
+
+
 def _usage(report: Report) -> str:
     u = report.usage
     return (
@@ -326,7 +359,7 @@ def summary_body(
         )
     text = render(
         "comments/summary.md.j2",
-        marker=summary_marker(marker) if marker is not None else "",
+        marker=summary_marker(marker, redactor=redactor) if marker is not None else "",
         verdict=VERDICT_LABEL[verdict_of(report)],
         head=report.pr.head_sha[:12],
         deciding=deciding(report),
@@ -357,6 +390,7 @@ def summary_body(
             }
             for a in report.agents
         ],
+        said=_said(report, redactor),
         errors=[cell(e) for e in report.errors],
         notes=[cell(n) for n in notes],
     )

@@ -14,6 +14,23 @@ requests, so the calls a run makes are the ones listed here:
     3      PATCH /issues/comments/{id} or POST /issues/{n}/comments    the summary, edited in place
     4      POST /check-runs  (403 → POST /statuses/{sha})             the verdict for branch protection
 
+The verdict as branch protection sees it:
+
+    verdict                     check run conclusion   commit status (fallback)
+    Ship                        success                success
+    Ship, coverage partial/none neutral                failure  "Ship, not a clean pass: …"
+    Hold                        neutral                failure  "Hold: …"
+    Block                       failure                failure  "Block: …"
+
+Commit statuses have no neutral state, and a Hold must never turn a required
+status green, so the fallback sends `failure` and its description says which
+verdict it stands for.
+
+Earlier findings missing from this run are marked resolved only when the run
+could have found them: a new head, every reviewer agent ran to a normal end, and
+the coverage was reported and complete. A run without a key, with a rejected key,
+a crash, an exhausted budget or partial coverage resolves nothing.
+
 Failure paths add calls that do not grow with the findings either: an approval
 GitHub refuses is re-posted as COMMENT; a 422 for the review (GitHub does not say
 which comment) bisects the inline comments with PENDING reviews that are deleted
@@ -67,6 +84,7 @@ from reviewbot.sources.snapshot import PRComment, PRSnapshot
 from reviewbot.verdict.lattice import Verdict
 
 CHECK_NAME = "reviewbot"
+MAX_STATUS_DESCRIPTION = 140  # GitHub: a commit status description
 MAX_RESOLVE_EDITS = 10  # per run; the rest are marked on the next run (writes stay O(1))
 MAX_PAGES = 30  # × 100 items per listing: a bound on reads for pathological PRs
 _OPEN = (Status.OPEN, Status.CONSENSUS_READY)
@@ -307,27 +325,22 @@ class GitHubPublisher:
             snapshot.diff,
             max_inline=self.config.max_inline_comments,
             posted=prior.posted(),
-            link_of=link_of,
         )
-        notes: list[str] = []
-        if prior.untrusted_markers:
-            notes.append(
-                f"Ignored {prior.untrusted_markers} reviewbot marker(s) in comments by other accounts."
-            )
-        if prior.discarded:
-            notes.append(f"Discarded {len(prior.discarded)} malformed reviewbot marker(s).")
+        notes = _prior_notes(prior)
         posted = _Posted(review=None, plan=plan, event=None, notes=())
         if self._review_needed(report, plan, prior):
             posted = self._post_review(report, plan, snapshot, link_of)
         comments = self._read_back(posted)
         vanished = _vanished(report, prior, snapshot.head_sha)
         notes.extend(posted.notes)
+        if vanished and not _could_resolve(report):
+            notes.append(
+                f"{len(vanished)} earlier finding(s) were not reported again, but this run did not "
+                "review the whole PR to a normal end, so none is marked resolved."
+            )
+            vanished = []
         notes.extend(self._mark_resolved(vanished, snapshot.head_sha))
-        marker = SummaryMarker.of(
-            report,
-            head_sha=snapshot.head_sha,
-            review_id=posted.review.id if posted.review else _prior_review(prior),
-        )
+        marker = SummaryMarker.of(report, head_sha=snapshot.head_sha, redactor=self.redact)
         summary_id = self._upsert_summary(
             report, posted.plan, [p.node for p in vanished], marker, link_of, notes, prior
         )
@@ -386,7 +399,7 @@ class GitHubPublisher:
                 refused = self._bisect(snapshot.head_sha, comments) if comments else []
                 if not refused:
                     raise
-                plan = plan.reject(refused, link_of)
+                plan = plan.reject(refused)
                 notes.append(
                     f"GitHub refused {len(refused)} inline comment(s); they are listed in the review body."
                 )
@@ -483,13 +496,14 @@ class GitHubPublisher:
             banner = f"✅ **Resolved** — no longer reported on `{head_sha[:12]}`."
             old = priors[0].body
             if where is Where.INLINE:  # the whole comment is the finding: banner on top
-                body = f"{banner}\n\n{rewrite_status(old, fingerprints, Status.RESOLVED)}"
-                body = finish(body, self.redact)
+                new = rewrite_status(old, fingerprints, Status.RESOLVED, redactor=self.redact)
+                body = finish(f"{banner}\n\n{new}", self.redact)
                 self._api.call("PATCH", f"/pulls/comments/{comment_id}", {"body": body})
             else:  # one list item among others: banner at the item
-                body = finish(
-                    rewrite_status(old, fingerprints, Status.RESOLVED, banner=banner), self.redact
+                new = rewrite_status(
+                    old, fingerprints, Status.RESOLVED, banner=banner, redactor=self.redact
                 )
+                body = finish(new, self.redact)
                 self._api.call("PUT", f"/pulls/{self.number}/reviews/{comment_id}", {"body": body})
         left = len(edits) - MAX_RESOLVE_EDITS
         if left > 0:
@@ -549,11 +563,12 @@ class GitHubPublisher:
         except _HTTPError as exc:
             if exc.status != 403:
                 raise
+            # No neutral for statuses: Hold is `failure` (never a false green); see the docstring.
             state = "success" if conclusion == "success" else "failure"
             status = {
                 "state": state,
                 "context": CHECK_NAME,
-                "description": title[:140],
+                "description": _status_description(report, conclusion, self.redact),
             }
             self._api.call("POST", f"/statuses/{head_sha}", status)
             return None, True
@@ -576,9 +591,50 @@ def _check_title(report: Report) -> str:
     return f"{label}: {deciding(report)[0]}"
 
 
+def _status_description(report: Report, conclusion: str, redactor: Redactor) -> str:
+    """`Hold: …`: the verdict a `failure` status stands for, in GitHub's 140 characters."""
+    verdict = Verdict.parse(report.verdict)
+    label = verdict.name.capitalize()
+    if verdict is Verdict.SHIP and conclusion != "success":
+        label = "Ship, not a clean pass"  # partial or unreported coverage
+    text = redactor(f"{label}: {deciding(report)[0]}")
+    if len(text) <= MAX_STATUS_DESCRIPTION:
+        return text
+    return text[: MAX_STATUS_DESCRIPTION - 1].rstrip() + "…"
+
+
 def _approval_refused(message: str) -> bool:
     text = message.casefold()
     return any(refusal in text for refusal in _APPROVAL_REFUSALS)
+
+
+def _prior_notes(prior: PriorState) -> list[str]:
+    """What reading the PR's earlier comments ignored, for the notes of the summary."""
+    notes: list[str] = []
+    if prior.untrusted_markers:
+        notes.append(
+            f"Ignored {prior.untrusted_markers} reviewbot marker(s) in comments by other accounts."
+        )
+    if prior.discarded:
+        notes.append(f"Discarded {len(prior.discarded)} malformed reviewbot marker(s).")
+    if prior.ignored_commands:
+        notes.append(
+            f"Ignored {prior.ignored_commands} /confirm or /dismiss from accounts without "
+            "write access."
+        )
+    return notes
+
+
+def _could_resolve(report: Report) -> bool:
+    """Whether a finding this run did not repeat can count as fixed (see the module docstring)."""
+    reviewers = [agent for agent in report.agents if agent.role == "reviewer"]
+    coverage = report.coverage
+    return (
+        bool(reviewers)
+        and all(agent.stop_reason.completed for agent in reviewers)
+        and coverage is not None
+        and not coverage.partial
+    )
 
 
 def _vanished(report: Report, prior: PriorState, head_sha: str) -> list[PriorNode]:
@@ -591,11 +647,6 @@ def _vanished(report: Report, prior: PriorState, head_sha: str) -> list[PriorNod
         if fingerprint not in current and node.status in _OPEN and not same_head:
             out.append(found)
     return out
-
-
-def _prior_review(prior: PriorState) -> int | None:
-    marker = prior.summary.marker if prior.summary else None
-    return marker.review_id if marker else None
 
 
 def _web_url(snapshot: PRSnapshot) -> str:

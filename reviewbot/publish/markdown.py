@@ -29,14 +29,6 @@ def summary_markdown(
         if snapshot.repo is not None:
             link_of = LinkBuilder(web_url=web_url, repo=snapshot.repo, head_sha=snapshot.head_sha)
         plan = plan_review(
-            report.nodes,
-            snapshot.diff,
-            max_inline=snapshot.config.publish.max_inline_comments,
-            link_of=link_of or _no_links(snapshot),
+            report.nodes, snapshot.diff, max_inline=snapshot.config.publish.max_inline_comments
         )
     return summary_body(report, plan=plan, link_of=link_of, redactor=redact)
-
-
-def _no_links(snapshot: PRSnapshot) -> LinkBuilder:
-    """Placement needs a link builder; a local review's links are never shown (link_of is None)."""
-    return LinkBuilder(web_url="", repo=snapshot.repo or "", head_sha=snapshot.head_sha)

@@ -4,21 +4,26 @@ Owns the two markers reviewbot writes into its GitHub comments and the reading
 of them back into review nodes:
 
     <!-- reviewbot:node {"id":"review-1","kind":"bug",…,"fingerprint":"…"} -->
-    <!-- reviewbot:summary {"head_sha":"…","verdict":"hold","review_id":12,"axes":[…],…} -->
+    <!-- reviewbot:summary {"head_sha":"…","verdict":"hold","axes":[…],"coverage":{…}} -->
 
 A node marker is a compact `ReviewNode` (without body, suggestion and quote), so a
 later run can rebuild the node state — id, fingerprint, status, priority, kind,
 title, anchor — and re-fold a verdict without a model call; the summary marker
 keeps the verdict, the axes and the coverage counts of the last review for the
-same purpose. Every character that
-could end an HTML comment early or start another one (`<`, `>`, `&`, `-`) is
-written as a JSON `\\u` escape, so the marker stays one hidden HTML comment through
-GitHub's markdown rendering whatever the title says.
+same purpose. Every string of a marker passes through the run's `Redactor` BEFORE
+it is escaped (an escaped secret no longer looks like itself, so redacting the
+finished comment would miss it). Then every character that could end an HTML
+comment early or start another one (`<`, `>`, `&`, `-`) is written as a JSON
+`\\u` escape, so the marker stays one hidden HTML comment through GitHub's
+markdown rendering whatever the title says.
 
 Trust: a marker is read ONLY from a comment authored by reviewbot's own account,
 and every node it carries passes through the read boundary (`read_boundary` with
-`ReviewNode`); a forged or malformed marker is a discard, never trusted. Human
-`/confirm` and `/dismiss` replies count only from accounts with write access.
+`ReviewNode`); a forged or malformed marker is a discard, never trusted. Since the
+bot's own comments are trusted, nothing untrusted may ever carry a marker into
+them: `neutralize` is applied to every untrusted text a comment shows (see
+body.py and suggestion.py). Human `/confirm` and `/dismiss` replies count only
+from accounts with write access.
 
 Must not: call GitHub (the adapter hands it plain `CommentRecord`s), or decide
 what to post.
@@ -39,6 +44,7 @@ from reviewbot.errors import LifecycleError
 from reviewbot.nodes.boundary import Discarded, admit, read_boundary
 from reviewbot.nodes.lifecycle import Action, Event, apply
 from reviewbot.nodes.model import ReviewNode, Status
+from reviewbot.redact import Redactor
 from reviewbot.report import AxisReport, Coverage, Report
 from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.lattice import Label
@@ -52,6 +58,9 @@ _ESCAPES = {c: f"\\u{ord(c):04x}" for c in "<>&-"}
 TRUSTED_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 _OPEN_STATUSES = frozenset({Status.OPEN, Status.CONSENSUS_READY})
 MAX_AXIS_DETAIL = 300  # the summary marker stays small; the full detail is in the summary text
+# Token shapes only: the default for callers without the run's redactor (tests, tooling).
+# Publishing always passes the run's own `Redactor`, which also knows its secret values.
+SHAPES_ONLY = Redactor()
 
 
 class Where(StrEnum):
@@ -91,12 +100,13 @@ class AxisMarker(_Marker):
     detail: str = Field(default="", max_length=MAX_AXIS_DETAIL)
 
     @classmethod
-    def of(cls, axis: AxisReport) -> AxisMarker:
+    def of(cls, axis: AxisReport, *, redactor: Redactor = SHAPES_ONLY) -> AxisMarker:
+        # Redacted before the cut: a secret cut in half no longer matches the redactor.
         return cls(
             name=axis.name,
             gated=axis.gated,
             outcome=axis.outcome,
-            detail=axis.detail[:MAX_AXIS_DETAIL],
+            detail=redactor(axis.detail)[:MAX_AXIS_DETAIL],
         )
 
 
@@ -121,19 +131,24 @@ class CoverageMarker(_Marker):
 class SummaryMarker(_Marker):
     """What the summary comment remembers between runs."""
 
+    # extra="ignore" here only: summaries written before `review_id` was dropped still carry
+    # it, and an unreadable summary marker would make a re-fold forget the last axes.
+    # Nothing is lost by ignoring a field: the marker is trusted only from the bot's account.
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
     head_sha: str = Field(pattern=r"^[0-9a-f]{7,64}$")
     verdict: Label
-    review_id: int | None = None
     axes: tuple[AxisMarker, ...] = ()
     coverage: CoverageMarker | None = None
 
     @classmethod
-    def of(cls, report: Report, *, head_sha: str, review_id: int | None) -> SummaryMarker:
+    def of(
+        cls, report: Report, *, head_sha: str, redactor: Redactor = SHAPES_ONLY
+    ) -> SummaryMarker:
         return cls(
             head_sha=head_sha,
             verdict=report.verdict,
-            review_id=review_id,
-            axes=tuple(AxisMarker.of(axis) for axis in report.axes),
+            axes=tuple(AxisMarker.of(axis, redactor=redactor) for axis in report.axes),
             coverage=CoverageMarker.of(report.coverage) if report.coverage else None,
         )
 
@@ -221,18 +236,30 @@ class PriorState:
         return carry_over(latest, self, keep_status=True)
 
 
-def dumps_marker(tag: str, payload: dict[str, Any]) -> str:
-    """`<!-- tag {json} -->` on one line; see the module docstring for the escaping."""
-    text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False, sort_keys=False)
+def dumps_marker(tag: str, payload: dict[str, Any], *, redactor: Redactor = SHAPES_ONLY) -> str:
+    """`<!-- tag {json} -->` on one line, redacted then escaped (see the module docstring)."""
+    # json.dumps escapes newlines and other control characters itself: the marker is one line.
+    text = json.dumps(
+        _redacted(payload, redactor), separators=(",", ":"), ensure_ascii=False, sort_keys=False
+    )
     for char, escape in _ESCAPES.items():
         text = text.replace(char, escape)
-    text = text.replace("\n", "\\n").replace(
-        "\r", "\\r"
-    )  # belt and braces: dumps already escapes them
     return f"<!-- {tag} {text} -->"
 
 
-def node_marker(node: ReviewNode) -> str:
+def _redacted(value: object, redactor: Redactor) -> object:
+    """`value` with every string in it redacted (keys are ours and stay as they are)."""
+    match value:
+        case str():
+            return redactor(value)
+        case dict():
+            return {key: _redacted(item, redactor) for key, item in value.items()}
+        case list() | tuple():
+            return [_redacted(item, redactor) for item in value]
+    return value
+
+
+def node_marker(node: ReviewNode, *, redactor: Redactor = SHAPES_ONLY) -> str:
     """The hidden marker for `node`: enough to rebuild its state, none of its prose."""
     payload = node.model_dump(
         mode="json", exclude={"body", "suggestion", "disputes", "notes"}, exclude_defaults=True
@@ -245,15 +272,20 @@ def node_marker(node: ReviewNode) -> str:
             "quote": "",
         }
     payload["status"] = node.status.value  # always explicit, even when it is the default
-    return dumps_marker(NODE_TAG, payload)
+    return dumps_marker(NODE_TAG, payload, redactor=redactor)
 
 
-def summary_marker(marker: SummaryMarker) -> str:
-    return dumps_marker(SUMMARY_TAG, marker.model_dump(mode="json"))
+def summary_marker(marker: SummaryMarker, *, redactor: Redactor = SHAPES_ONLY) -> str:
+    return dumps_marker(SUMMARY_TAG, marker.model_dump(mode="json"), redactor=redactor)
 
 
 def rewrite_status(
-    body: str, fingerprints: Collection[str], status: Status, *, banner: str = ""
+    body: str,
+    fingerprints: Collection[str],
+    status: Status,
+    *,
+    banner: str = "",
+    redactor: Redactor = SHAPES_ONLY,
 ) -> str:
     """`body` with the node markers of `fingerprints` set to `status`, `banner` shown before each.
 
@@ -272,7 +304,7 @@ def rewrite_status(
         node = admit(raw, ReviewNode, origin="rewrite")
         if isinstance(node, Discarded) or node.fingerprint not in fingerprints:
             return match.group(0)
-        new = node_marker(node.model_copy(update={"status": status}))
+        new = node_marker(node.model_copy(update={"status": status}), redactor=redactor)
         return f"{banner} {new}" if banner else new
 
     return _MARKER.sub(replace, body)

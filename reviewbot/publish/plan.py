@@ -11,8 +11,8 @@ sent, and no finding is ever dropped:
   anchor's first line (where the problem starts) or covers at least half of the
   anchored lines. The comment then says which lines were meant, and a suggestion
   is never committable (its range would no longer match);
-- **body** otherwise: anchored outside the diff (with a link to the file at the
-  head commit), no anchor (about the whole PR), over the inline limit, or
+- **body** otherwise: anchored outside the diff (body.py links it to the file at
+  the head commit), no anchor (about the whole PR), over the inline limit, or
   rejected by GitHub;
 - **quiet** for nodes already resolved or dismissed: summary only, never inline.
 
@@ -78,7 +78,6 @@ class InlineItem:
 class BodyItem:
     node: ReviewNode
     reason: BodyReason
-    link: str | None = None  # the anchored lines at the head commit
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,11 +91,11 @@ class Plan:
     def new_count(self) -> int:
         return len(self.inline) + len(self.body)
 
-    def reject(self, node_ids: Iterable[str], link_of: LinkBuilder) -> Plan:
+    def reject(self, node_ids: Iterable[str]) -> Plan:
         """Move inline items GitHub refused into the body: nothing is lost."""
         refused = set(node_ids)
         moved = tuple(
-            BodyItem(node=item.node, reason=BodyReason.REJECTED, link=link_of(item.node.anchor))
+            BodyItem(node=item.node, reason=BodyReason.REJECTED)
             for item in self.inline
             if item.node.id in refused
         )
@@ -171,7 +170,6 @@ def plan_review(
     *,
     max_inline: int,
     posted: frozenset[str] = frozenset(),
-    link_of: LinkBuilder,
 ) -> Plan:
     """Place every node; see the module docstring for the rules."""
     inline: list[InlineItem] = []
@@ -190,11 +188,9 @@ def plan_review(
             continue
         place = locate(node.anchor, diff)
         if isinstance(place, BodyReason):
-            body.append(BodyItem(node=node, reason=place, link=link_of(node.anchor)))
+            body.append(BodyItem(node=node, reason=place))
         elif len(inline) >= max_inline:
-            body.append(
-                BodyItem(node=node, reason=BodyReason.OVER_LIMIT, link=link_of(node.anchor))
-            )
+            body.append(BodyItem(node=node, reason=BodyReason.OVER_LIMIT))
         else:
             inline.append(InlineItem(node=node, target=place))
     return Plan(

@@ -10,7 +10,14 @@ one click. reviewbot only offers that click when it is safe:
    (tree-sitter-language-pack downloads its grammars at run time, which an
    offline runner cannot), so their suggestions are shown as a ```diff block.
 
-Anything else is a non-committable ```diff block, so no finding loses its fix.
+4. the suggestion contains no `<!--`. The bot's own comments are where its hidden
+   markers are trusted, and a committable block must carry the text verbatim, so
+   a suggestion that could open an HTML comment (and so forge a marker) is never
+   committable.
+
+Anything else is a non-committable ```diff block, so no finding loses its fix. Its
+lines (the head file's, the agent's quote, the suggestion: all untrusted) are
+neutralised, so a diff block can never carry a marker either.
 Must not: write files, or run anything from the PR.
 """
 
@@ -27,6 +34,7 @@ from enum import StrEnum
 from pathlib import Path, PurePosixPath
 
 from reviewbot.nodes.model import Anchor
+from reviewbot.publish.markers import neutralize
 
 MAX_FILE_BYTES = 2_000_000
 _BACKTICKS = re.compile(r"`{3,}")
@@ -115,8 +123,8 @@ def render_suggestion(
         body = suggestion if suggestion.endswith("\n") or not suggestion else suggestion + "\n"
         mark = fence(body)
         return RenderedSuggestion(form=Form.SUGGESTION, markdown=f"{mark}suggestion\n{body}{mark}")
-    diff = "".join(f"-{line}\n" for line in old.splitlines())
-    diff += "".join(f"+{line}\n" for line in suggestion.splitlines())
+    diff = "".join(f"-{line}\n" for line in neutralize(old).splitlines())
+    diff += "".join(f"+{line}\n" for line in neutralize(suggestion).splitlines())
     mark = fence(diff)
     return RenderedSuggestion(form=Form.DIFF, markdown=f"{mark}diff\n{diff}{mark}", note=note)
 
@@ -136,6 +144,8 @@ def _why_not(
     head_text: str | None,
 ) -> str:
     """An empty string when the suggestion may be committable, else the reason it is not."""
+    if neutralize(suggestion) != suggestion:
+        return "not committable: the suggestion opens an HTML comment, which reviewbot never posts"
     if comment_range != (anchor.start_line, anchor.end_line):
         return "not committable: the comment covers only part of the anchored lines"
     if head_text is None:

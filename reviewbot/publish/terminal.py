@@ -1,8 +1,8 @@
 """The default local output: the review printed with rich, readable in a terminal.
 
 Verdict banner with what decided it, the axes, the findings grouped by file with
-the code they point at (read from the checkout), discarded findings, coverage and
-usage. Untrusted text (titles, bodies, paths) is printed as plain `Text`, never as
+the code they point at (read from the checkout), what the reviewers said (their
+own summaries, and the harness's notes), discarded findings, coverage and usage. Untrusted text (titles, bodies, paths) is printed as plain `Text`, never as
 rich markup, with control characters removed, so a PR cannot restyle or rewrite
 the terminal. Must not: call GitHub or decide the verdict.
 """
@@ -23,7 +23,13 @@ from rich.table import Table
 from rich.text import Text
 
 from reviewbot.nodes.model import ReviewNode
-from reviewbot.publish.body import KIND_LABEL, STATUS_LABEL, deciding, verdict_of
+from reviewbot.publish.body import (
+    KIND_LABEL,
+    MAX_AGENT_SUMMARY,
+    STATUS_LABEL,
+    deciding,
+    verdict_of,
+)
 from reviewbot.publish.plan import priority_key
 from reviewbot.publish.suggestion import read_head_text
 from reviewbot.redact import Redactor
@@ -58,6 +64,9 @@ def render_terminal(
     console.print(Panel(Group(reasons, head), title=title, border_style=_STYLE[verdict]))
     console.print(_axes(report, clean))
     _print_findings(report, snapshot, console, clean)
+    said = _said(report, clean)
+    if said is not None:
+        console.print(said)
     console.print(_footer(report, clean))
 
 
@@ -141,6 +150,24 @@ def _code(node: ReviewNode, snapshot: PRSnapshot | None) -> Syntax | None:
 def _lexer(node: ReviewNode) -> str:
     suffix = PurePosixPath(node.anchor.path).suffix if node.anchor else ""
     return Syntax.guess_lexer(f"file{suffix}") if suffix else "text"
+
+
+def _said(report: Report, clean: Clean) -> RenderableType | None:
+    """Each agent's own summary (capped) and the harness's notes; None when there are none."""
+    parts: list[RenderableType] = []
+    for agent in report.agents:
+        if not agent.summary and not agent.notes:
+            continue
+        parts.append(Text(f"{clean(agent.name)} ({agent.role}):", style="bold"))
+        summary = clean(agent.summary or "").strip()  # clean redacts before the cut
+        if len(summary) > MAX_AGENT_SUMMARY:
+            summary = summary[:MAX_AGENT_SUMMARY].rstrip() + " … (cut; the JSON report has it all)"
+        if summary:
+            parts.append(Padding(Text(summary), (0, 0, 0, 2)))
+        parts.extend(Text(f"  • {clean(note)}", style="dim") for note in agent.notes)
+    if not parts:
+        return None
+    return Group(Text("What the reviewers said", style="bold underline"), *parts, Text(""))
 
 
 def _footer(report: Report, clean: Clean) -> RenderableType:

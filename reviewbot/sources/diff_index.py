@@ -133,6 +133,8 @@ class DiffIndex:
 
 # Statuses where "no patch" is normal rather than a patch GitHub left out.
 _CONTENTLESS = frozenset({FileStatus.RENAMED, FileStatus.COPIED, FileStatus.MODE_CHANGED})
+# git's SHA of the empty blob: an empty file has no lines, so no patch, and is still text.
+EMPTY_BLOB_SHA = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
 _KINDS = {"+": LineKind.ADDED, "-": LineKind.DELETED, " ": LineKind.CONTEXT}
 # unidiff wants file headers before the first hunk; GitHub's per-file patches have none.
 _PLACEHOLDER_HEADER = "--- a/file\n+++ b/file\n"
@@ -149,18 +151,23 @@ def file_diff_from_patch(
     deletions: int | None = None,
     binary: bool = False,
     submodule: bool = False,
-    patch_missing: bool | None = None,
+    blob_sha: str | None = None,
     old_mode: str | None = None,
     new_mode: str | None = None,
 ) -> FileDiff:
     """One file's diff from its hunks (`patch` None: GitHub sent none).
 
-    `additions`/`deletions` default to the counts in the patch; `patch_missing`
-    defaults to "a patch was expected and is absent".
+    `additions`/`deletions` default to the counts in the patch. A patch that is
+    text (even empty: git's own diff) is never missing; for `patch` None the one
+    rule is `_without_patch`'s. `binary` says the caller knows the file is binary
+    (git's `Binary files … differ`); `blob_sha` is the head blob GitHub lists.
     """
     hunks = parse_hunks(patch, path=path) if patch else ()
-    if patch_missing is None:
-        patch_missing = patch is None and not binary and status not in _CONTENTLESS
+    patch_missing = False
+    if patch is None:
+        binary, patch_missing = _without_patch(
+            status=status, additions=additions, deletions=deletions, binary=binary, sha=blob_sha
+        )
     return FileDiff(
         path=path,
         old_path=old_path,
@@ -174,6 +181,33 @@ def file_diff_from_patch(
         old_mode=old_mode,
         new_mode=new_mode,
     )
+
+
+def _without_patch(
+    *,
+    status: FileStatus,
+    additions: int | None,
+    deletions: int | None,
+    binary: bool,
+    sha: str | None,
+) -> tuple[bool, bool]:
+    """(binary, patch_missing) of a file GitHub listed without a patch.
+
+    Counts of None mean "not known". In order: a rename, copy or mode change that
+    changed no line has no patch to miss; the empty blob is an empty text file
+    (an added empty file has no patch and no lines, and is not binary); a file
+    known to be binary, or with no line counted, is binary (GitHub counts the
+    lines of a text file even when its patch is too large to send); anything else
+    is text whose patch is missing.
+    """
+    lines = None if additions is None or deletions is None else additions + deletions
+    if status in _CONTENTLESS and not lines:
+        return binary, False
+    if sha == EMPTY_BLOB_SHA and not lines:
+        return False, False
+    if binary or lines == 0:
+        return True, False
+    return False, True
 
 
 def parse_hunks(patch: str, *, path: str = "<patch>") -> tuple[Hunk, ...]:
@@ -333,7 +367,6 @@ def _file_from_chunk(chunk: list[str]) -> FileDiff:
         old_path=old_path if status in (FileStatus.RENAMED, FileStatus.COPIED) else None,
         binary=header.binary,
         submodule=header.submodule,
-        patch_missing=False,
         old_mode=header.old_mode,
         new_mode=header.new_mode,
     )

@@ -5,13 +5,18 @@ Owns every git command reviewbot runs:
   with no GitHub and no token. The config comes from the tip of `base`
   (`git show BASE:.reviewbot.toml`), never from `head`.
 - `head_checkout` gives the read tools a working tree of the head commit: the
-  repository's own working tree when its HEAD *is* that commit and it is clean
-  (nothing staged, modified or untracked), otherwise a temporary extraction of
-  the head commit (a throwaway index + `git checkout-index`, so the user's
-  repository gains no worktree, branch or ref).
-- `pr_checkout` gives the PR head of a GitHub PR: the Actions workspace when its
-  HEAD is the PR head, else a shallow fetch of `refs/pull/N/head` (present on the
-  base repository for fork PRs too) into a temporary directory removed afterwards.
+  repository's own working tree when it is exactly that commit (`_is_exactly`),
+  otherwise a temporary extraction of the head commit (a throwaway index +
+  `git checkout-index`, so the user's repository gains no worktree, branch or ref).
+- `pr_checkout` gives the PR head of a GitHub PR: the Actions workspace when it is
+  exactly the PR head (the same predicate), else a shallow fetch of
+  `refs/pull/N/head` (present on the base repository for fork PRs too) into a
+  temporary directory removed afterwards.
+
+"Exactly the commit" means HEAD is that SHA and `git status --porcelain --ignored`
+is empty: nothing staged, modified, untracked OR ignored. Ignored files matter
+most: a `.env` or a credentials file next to the code is ignored precisely
+because it holds secrets, and the read tools must only ever see the commit.
 
 Must not: execute anything from the reviewed code. Hooks are switched off, LFS
 smudging is skipped, submodules are not fetched. The token never goes into a URL,
@@ -47,6 +52,7 @@ _SAFE_CONFIG = {
     "core.quotePath": "false",  # non-ASCII paths as UTF-8, not octal escapes
     "core.hooksPath": "/dev/null",  # never run a hook
     "advice.detachedHead": "false",
+    "core.fsmonitor": "false",  # never start a file-system monitor (a command) for `git status`
 }
 _SAFE_ENV = {
     "GIT_TERMINAL_PROMPT": "0",  # fail instead of asking for a password
@@ -204,7 +210,7 @@ def _head_name(repo: Repo, head: str) -> str:
 @contextmanager
 def head_checkout(repo: Repo, head_sha: str) -> Iterator[Path]:
     """A working tree of `head_sha`: the repository's own when it is exactly that, else a copy."""
-    if _is_clean_checkout_of(repo, head_sha):
+    if _is_exactly(repo, head_sha):
         log.info("read tools use the working tree %s (HEAD, clean)", repo.working_tree_dir)
         yield Path(str(repo.working_tree_dir))
         return
@@ -215,10 +221,23 @@ def head_checkout(repo: Repo, head_sha: str) -> Iterator[Path]:
         yield tree
 
 
-def _is_clean_checkout_of(repo: Repo, sha: str) -> bool:
+def _is_exactly(repo: Repo, sha: str) -> bool:
+    """HEAD is `sha` and the working tree holds nothing else, ignored files included."""
     if repo.bare or repo.working_tree_dir is None or not repo.head.is_valid():
         return False
-    return repo.head.commit.hexsha == sha and not repo.is_dirty(untracked_files=True)
+    if repo.head.commit.hexsha != sha:
+        return False
+    try:
+        status = repo.git.status(
+            # `normal`, whatever status.showUntrackedFiles says; ignored directories stay collapsed
+            "--porcelain",
+            "--ignored",
+            "--untracked-files=normal",
+            env=_env(),
+        )
+    except GitCommandError:
+        return False  # cannot tell: extract or fetch instead, which is always safe
+    return not str(status).strip()
 
 
 def _extract(repo: Repo, sha: str, *, index: Path, into: Path) -> None:
@@ -246,12 +265,12 @@ def pr_checkout(
 ) -> Iterator[Path]:
     """A read-only working tree of the PR head, removed afterwards (unless it is `workspace`).
 
-    `workspace` (GITHUB_WORKSPACE, read by the caller) is reused when its HEAD is
-    `head_sha`; otherwise `refs/pull/<number>/head` is fetched (depth 1) from
-    `clone_url`, the BASE repository, into a temporary directory.
+    `workspace` (GITHUB_WORKSPACE, read by the caller) is reused when it is exactly
+    `head_sha` (see the module docstring); otherwise `refs/pull/<number>/head` is
+    fetched (depth 1) from `clone_url`, the BASE repository, into a temporary directory.
     """
-    if workspace is not None and _head_of(workspace) == head_sha:
-        log.info("read tools use the workspace %s (HEAD is the PR head)", workspace)
+    if workspace is not None and _workspace_is(workspace, head_sha):
+        log.info("read tools use the workspace %s (the PR head, clean)", workspace)
         yield workspace
         return
     with tempfile.TemporaryDirectory(prefix="reviewbot-pr-", ignore_cleanup_errors=True) as tmp:
@@ -260,12 +279,12 @@ def pr_checkout(
         yield target
 
 
-def _head_of(path: Path) -> str | None:
+def _workspace_is(path: Path, sha: str) -> bool:
     try:
-        repo = Repo(path)
-        return repo.head.commit.hexsha if repo.head.is_valid() else None
+        repo = Repo(path)  # the workspace itself, never a repository above it
     except (InvalidGitRepositoryError, NoSuchPathError):
-        return None
+        return False
+    return _is_exactly(repo, sha)
 
 
 def _auth_config(clone_url: str, token: str | None) -> dict[str, str]:

@@ -2,8 +2,9 @@
 
 Owns: parsing a PR URL into a `PRRef`, building the `github.Github` client (retries
 for 5xx and secondary rate limits, timeouts), reading a PR (metadata, the changed
-files through the paginated files API, comments, commits, `.reviewbot.toml` from
-the BASE commit) and the head commit's check runs and statuses. PyGithub objects
+files through the paginated files API, commits, `.reviewbot.toml` from the BASE
+commit) and the head commit's check runs and statuses. The PR's comments are read
+once, by the publisher (publish/github.py), and handed to `fetch_snapshot`. PyGithub objects
 never leave this module: callers get reviewbot types, and every PyGithub or
 `requests` failure is re-raised as a `reviewbot.errors` error with a one-line
 message.
@@ -36,10 +37,8 @@ from github import (
 from github.CommitStatus import CommitStatus
 from github.ContentFile import ContentFile
 from github.File import File
-from github.GithubObject import GithubObject
 from github.PaginatedList import PaginatedList
 from github.PullRequest import PullRequest
-from github.Repository import Repository
 
 from reviewbot.config import CONFIG_FILE, ReviewConfig, config_origin, load_config
 from reviewbot.errors import (
@@ -133,14 +132,15 @@ def make_client(
     timeout: int = 30,
     retries: int = 5,
     backoff: float = 1.0,
-    pace_seconds: float = 0.25,
+    pace_seconds: float = 0,
     max_rate_limit_wait: float = 300.0,
 ) -> Github:
     """A PyGithub client; makes no request.
 
     Retries 5xx with exponential backoff and secondary rate limits after
     `Retry-After` (GithubRetry), gives up when a rate limit asks for more than
-    `max_rate_limit_wait` seconds, and spaces requests by `pace_seconds`.
+    `max_rate_limit_wait` seconds, and spaces requests by `pace_seconds` (none by
+    default: a review makes a few dozen sequential requests at most).
     """
     retry = GithubRetry(
         total=retries,
@@ -267,22 +267,21 @@ def fetch_snapshot(
     info: PullRequestInfo,
     *,
     checkout: Path,
-    config_path: str = CONFIG_FILE,
-    config: ReviewConfig | None = None,
-    comments: tuple[PRComment, ...] | None = None,
+    config: ReviewConfig,
+    comments: tuple[PRComment, ...],
 ) -> PRSnapshot:
     """Everything a review reads about the PR; `checkout` is the PR head's working tree.
 
-    The files listing stops at 3,000 files (GitHub's limit): then
-    `diff.listing_truncated` is set and `diff.total_files` is the PR's real count.
+    `config` is the base branch's (`fetch_base_config`, read before deciding to
+    review at all) and `comments` are the publisher's reads of the PR's comments:
+    neither is read twice. The files listing stops at 3,000 files (GitHub's
+    limit): then `diff.listing_truncated` is set and `diff.total_files` is the
+    PR's real count.
     """
     ref = info.ref
     with _github_errors(not_found=_not_found_message(ref), api_url=ref.api_url):
-        repo = client.get_repo(ref.full_name)
-        pull = repo.get_pull(ref.number)
+        pull = client.get_repo(ref.full_name).get_pull(ref.number)
         files = _diff_index(pull.get_files(), total=info.changed_files)
-        if comments is None:  # the caller may already have read them (the publisher does)
-            comments = _comments(repo, pull, ref.number)
         commits = tuple(
             PRCommit(sha=c.sha, message=c.commit.message, author=c.commit.author.name)
             for c in pull.get_commits()
@@ -304,7 +303,7 @@ def fetch_snapshot(
         diff=files,
         checkout=checkout,
         comments=comments,
-        config=config if config is not None else fetch_base_config(client, info, path=config_path),
+        config=config,
         commits=commits,
     )
 
@@ -330,20 +329,12 @@ _SUBMODULE_LINE = re.compile(r"^[-+]Subproject commit [0-9a-f]{40}$")
 
 
 def _file_diff(item: File) -> FileDiff:
-    patch: str | None = item.patch or None  # absent (too large, binary) or "" (no content change)
+    # No patch: too large, binary, empty, or no content change. file_diff_from_patch tells
+    # which from the counts, the status and the blob SHA (its one rule for a missing patch).
+    patch: str | None = item.patch or None
     status = _GITHUB_STATUS.get(item.status, FileStatus.MODIFIED)
     if status is FileStatus.MODE_CHANGED and patch is not None:
         status = FileStatus.MODIFIED
-    # GitHub sends no patch for a pure rename, copy or mode change: nothing is missing then.
-    contentless = item.changes == 0 and status in (
-        FileStatus.RENAMED,
-        FileStatus.COPIED,
-        FileStatus.MODE_CHANGED,
-    )
-    # A binary file comes without a patch and with no line counted; a text file too large
-    # for a patch still has its additions/deletions counted.
-    binary = patch is None and item.changes == 0 and not contentless
-    missing = patch is None and not contentless and not binary
     return file_diff_from_patch(
         item.filename,
         patch,
@@ -353,9 +344,8 @@ def _file_diff(item: File) -> FileDiff:
         else None,
         additions=item.additions,
         deletions=item.deletions,
-        binary=binary,
         submodule=_is_submodule(patch),
-        patch_missing=missing,
+        blob_sha=item.sha,
     )
 
 
@@ -365,35 +355,6 @@ def _is_submodule(patch: str | None) -> bool:
         return False
     body = [line for line in patch.splitlines()[1:] if line and not line.startswith("\\")]
     return bool(body) and all(_SUBMODULE_LINE.match(line) for line in body)
-
-
-def _raw(item: GithubObject) -> dict[str, Any]:
-    # PyGithub answers a read of an attribute the JSON left out by re-fetching the
-    # object; reading the JSON it already holds avoids one request per comment.
-    raw: dict[str, Any] = item._rawData
-    return raw
-
-
-def _comments(repo: Repository, pull: PullRequest, number: int) -> tuple[PRComment, ...]:
-    # Through the issue: `pull.get_issue_comments()` would first re-fetch the PR for its URL.
-    issue = [
-        PRComment(id=c.id, author=_login(c.user), body=c.body or "")
-        for c in repo.get_issue(number).get_comments()
-    ]
-    review = []
-    for comment in pull.get_review_comments():
-        raw = _raw(comment)
-        review.append(
-            PRComment(
-                id=comment.id,
-                author=_login(comment.user),
-                body=comment.body or "",
-                path=comment.path,
-                line=raw.get("line"),
-                in_reply_to=raw.get("in_reply_to_id"),
-            )
-        )
-    return (*issue, *review)
 
 
 # ------------------------------------------------------------------ config from the base
@@ -487,7 +448,10 @@ def fetch_login(client: Github) -> str | None:
     except GithubException:
         return None
     except OSError as exc:
-        raise NetworkError(f"GitHub could not be reached: {_one_line(exc)}") from exc
+        api_url = client.requester.base_url
+        raise NetworkError(
+            f"GitHub at {api_url} could not be reached or kept failing: {_one_line(exc)}"
+        ) from exc
 
 
 def fetch_permission(client: Github, repo: str, user: str) -> str:

@@ -31,6 +31,8 @@ BASE = "a" * 40
 REPO = "octo/widgets"
 NUMBER = 7
 PR_URL = f"https://github.com/{REPO}/pull/{NUMBER}"
+AGENT_SUMMARY = "`x3` is read as `x3 * 10` below, so it must be 30.\n\nNothing else stood out."
+PRICE_NOTE = "no price known for model `claude-x`; cost counted at the highest known rate"
 
 # src/app.py in the head: 30 lines `xN = N`. The diff touches new lines 1–8 and 20–23.
 APP_PATCH = """@@ -1,5 +1,8 @@
@@ -192,6 +194,8 @@ def make_report(
                 model="claude-sonnet-4-5",
                 stop_reason=StopReason.FINALIZED,
                 turns=6,
+                summary=AGENT_SUMMARY,
+                notes=(PRICE_NOTE,),
             ),
         ),
         coverage=Coverage(

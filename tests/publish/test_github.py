@@ -16,6 +16,7 @@ from reviewbot.nodes import Priority, Status
 from reviewbot.publish.github import GitHubPublisher, check_conclusion
 from reviewbot.publish.markers import carry_over, node_marker
 from reviewbot.redact import MASK, Redactor
+from reviewbot.report import AgentReport, Coverage, Report, StopReason
 from tests.publish.conftest import HEAD, NUMBER, REPO, every_kind, make_report, make_snapshot, node
 from tests.publish.fake_github import FakeGitHub
 
@@ -220,6 +221,72 @@ class TestRerun:
         assert "Resolved since the last review" in summary
         assert "~~x3 is off by one~~" in summary
 
+    @pytest.mark.parametrize(
+        ("stop", "coverage"),
+        [
+            (StopReason.NO_CREDENTIALS, "full"),
+            (StopReason.CREDENTIALS_REFUSED, "full"),
+            (StopReason.ERROR, "full"),
+            (StopReason.MAX_COST, "full"),
+            (StopReason.MAX_TURNS, "full"),
+            (StopReason.FINALIZED, "partial"),
+            (StopReason.FINALIZED, "none"),
+            (None, "full"),
+        ],
+        ids=[
+            "no-key",
+            "rejected-key",
+            "crash",
+            "budget",
+            "turns",
+            "partial-coverage",
+            "no-coverage",
+            "no-reviewer",
+        ],
+    )
+    def test_a_run_that_could_not_review_resolves_nothing(
+        self, rsps, fake, checkout, stop, coverage
+    ):
+        """No findings from a run that could not review the whole PR prove nothing fixed."""
+        publisher().publish(make_report(every_kind()), make_snapshot(checkout))
+        start = len(rsps.calls)
+        report = _could_not_review(make_report((), head_sha=NEW_HEAD), stop, coverage)
+        published = publisher().publish(report, make_snapshot(checkout, head_sha=NEW_HEAD))
+        assert published.resolved == ()
+        assert not [c for c in calls(rsps, start) if c[1].startswith(f"{R}/pulls/comments/")]
+        assert not [c for c in calls(rsps, start) if c[0] == "PUT"]
+        note = (
+            "5 earlier finding(s) were not reported again, but this run did not review the "
+            "whole PR to a normal end, so none is marked resolved."
+        )
+        assert note in published.notes
+        state = publisher().load_prior_state()
+        assert {p.node.status for p in state.nodes} == {Status.OPEN, Status.CONSENSUS_READY}
+
+    def test_a_crashed_verifier_does_not_stop_resolving(self, rsps, fake, checkout):
+        """Only the reviewers' ends matter: they would have repeated a finding that still stands."""
+        publisher().publish(make_report(every_kind()), make_snapshot(checkout))
+        report = make_report((), head_sha=NEW_HEAD)
+        verifier = AgentReport(
+            name="verifier", role="verifier", model="m", stop_reason=StopReason.ERROR
+        )
+        report = report.model_copy(update={"agents": (*report.agents, verifier)})
+        published = publisher().publish(report, make_snapshot(checkout, head_sha=NEW_HEAD))
+        assert set(published.resolved) == {f"review-{i}" for i in range(1, 6)}
+
+    def test_drive_by_commands_are_counted_in_the_notes(self, rsps, fake, checkout):
+        """A /dismiss from an account without write access is ignored, and the summary says so."""
+        publisher().publish(make_report(every_kind()), make_snapshot(checkout))
+        first_comment = fake.review_comments[0]["id"]
+        for login in ("mallory", "trudy"):
+            fake.add_review_comment(
+                "/dismiss", login=login, association="CONTRIBUTOR", in_reply_to=first_comment
+            )
+        published = publisher().publish(make_report(every_kind()), make_snapshot(checkout))
+        note = "Ignored 2 /confirm or /dismiss from accounts without write access."
+        assert note in published.notes
+        assert note in fake.issue_comments[0]["body"]
+
     def test_same_head_never_resolves_a_finding_the_model_did_not_repeat(
         self, rsps, fake, checkout
     ):
@@ -247,16 +314,12 @@ class TestRerun:
         assert "review-1" in {c.node_id for c in published.comments}
         assert "Ignored 1 reviewbot marker(s) in comments by other accounts." in published.notes
 
-    def test_summary_remembers_verdict_axes_and_review_for_the_next_run(self, rsps, fake, checkout):
+    def test_summary_remembers_verdict_and_axes_for_the_next_run(self, rsps, fake, checkout):
         """The next run (or a check_suite re-fold) reads the verdict and axes back."""
-        first = publisher().publish(make_report(every_kind()), make_snapshot(checkout))
+        publisher().publish(make_report(every_kind()), make_snapshot(checkout))
         prior = publisher().load_prior_state()
         marker = prior.summary.marker
-        assert (marker.head_sha, marker.verdict, marker.review_id) == (
-            HEAD,
-            "block",
-            first.review_id,
-        )
+        assert (marker.head_sha, marker.verdict) == (HEAD, "block")
         assert [a.name for a in prior.axes()] == ["review", "ci"]
 
     def test_stale_pending_review_is_deleted_first(self, rsps, fake, checkout):
@@ -340,6 +403,44 @@ class TestFallbacks:
         assert fake.statuses[0]["context"] == "reviewbot"
         assert fake.statuses[0]["state"] == "failure"
 
+    @pytest.mark.parametrize(
+        ("verdict", "partial", "state", "description"),
+        [
+            ("ship", False, "success", "Ship: no gated axis failed and no finding holds this PR"),
+            (
+                "ship",
+                True,
+                "failure",
+                "Ship, not a clean pass: no gated axis failed and no finding holds this PR",
+            ),
+            ("hold", False, "failure", "Hold: P0 bug `x` (open P0 → hold)"),
+            ("block", False, "failure", "Block: gated axis `review` failed"),
+        ],
+        ids=["ship", "ship-partial", "hold", "block"],
+    )
+    def test_commit_status_says_which_verdict_it_stands_for(
+        self, rsps, fake, checkout, verdict, partial, state, description
+    ):
+        """Statuses have no neutral: Hold is `failure` (never green) and its description says Hold."""
+        fake.checks_forbidden = True
+        report = make_report((), verdict=verdict, partial=partial)
+        publisher().publish(report, make_snapshot(checkout))
+        (status,) = fake.statuses
+        assert (status["state"], status["description"]) == (state, description)
+
+    def test_commit_status_description_fits_and_is_redacted(self, rsps, fake, checkout):
+        """A long reason is cut to GitHub's 140 characters; a secret in it never reaches GitHub."""
+        fake.checks_forbidden = True
+        secret = "s3cr3t-value-123"
+        report = make_report((), verdict="hold")
+        reason = report.reasons[0].model_copy(update={"text": f"{secret} " + "y" * 300})
+        report = report.model_copy(update={"reasons": (reason,)})
+        publisher(redactor=Redactor.of([secret])).publish(report, make_snapshot(checkout))
+        description = fake.statuses[0]["description"]
+        assert len(description) == 140
+        assert description.startswith(f"Hold: {MASK} yyy")
+        assert description.endswith("…")
+
     def test_auth_failure_is_a_one_line_auth_error(self, rsps):
         """401 from GitHub becomes AuthError, not a PyGithub traceback."""
         rsps.add(
@@ -387,3 +488,14 @@ class TestCheckConclusion:
         assert payload["output"]["title"] == "⛔ Block: gated axis `review` failed"
         assert "### Axes" in payload["output"]["summary"]
         assert "reviewbot:summary" not in payload["output"]["summary"]
+
+
+def _could_not_review(report: Report, stop: StopReason | None, coverage: str) -> Report:
+    """`report` as a run ends that produced no findings because it could not review."""
+    agents = () if stop is None else (report.agents[0].model_copy(update={"stop_reason": stop}),)
+    covered: Coverage | None = report.coverage
+    if coverage == "none":
+        covered = None
+    elif coverage == "partial":
+        covered = report.coverage.model_copy(update={"partial": True})
+    return report.model_copy(update={"agents": agents, "coverage": covered})

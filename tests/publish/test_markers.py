@@ -20,6 +20,7 @@ from reviewbot.publish.markers import (
     rewrite_status,
     summary_marker,
 )
+from reviewbot.redact import MASK, Redactor
 from reviewbot.verdict.axes import Outcome
 from tests.publish.conftest import HEAD, make_report, node
 
@@ -71,17 +72,36 @@ class TestWriting:
         assert find_markers(marker, NODE_TAG)[0]["title"] == title
 
     def test_summary_marker_round_trips(self):
-        """The summary marker keeps head, verdict and review id."""
-        marker = SummaryMarker(head_sha=HEAD, verdict="hold", review_id=5)
+        """The summary marker keeps head and verdict."""
+        marker = SummaryMarker(head_sha=HEAD, verdict="hold")
         record = CommentRecord(id=9, where=Where.ISSUE, author=BOT, body=summary_marker(marker))
         state = read_prior([record], BOT)
         assert state.summary is not None
         assert (state.summary.comment_id, state.summary.marker) == (9, marker)
 
+    def test_summary_marker_of_an_older_version_still_reads(self):
+        """A summary written when the marker still carried `review_id` keeps its verdict and axes."""
+        old = (
+            '<!-- reviewbot:summary {"head_sha":"' + HEAD + '","verdict":"block","review_id":12,'
+            '"axes":[{"name":"review","gated":true,"outcome":"failed","detail":""}]} -->'
+        )
+        state = read_prior([CommentRecord(id=9, where=Where.ISSUE, author=BOT, body=old)], BOT)
+        assert state.summary is not None
+        assert state.summary.marker is not None
+        assert state.summary.marker.verdict == "block"
+        assert [(a.name, a.outcome) for a in state.axes()] == [("review", Outcome.FAILED)]
+
+    def test_summary_marker_fields_are_still_checked(self):
+        """Ignoring unknown top-level fields does not loosen the fields that are read."""
+        bad = '<!-- reviewbot:summary {"head_sha":"' + HEAD + '","verdict":"approve"} -->'
+        state = read_prior([CommentRecord(id=9, where=Where.ISSUE, author=BOT, body=bad)], BOT)
+        assert state.summary is not None
+        assert (state.summary.comment_id, state.summary.marker) == (9, None)
+
     def test_summary_marker_keeps_axes_and_coverage_for_a_refold(self):
         """A re-fold gets the last review's axes and coverage back from the summary marker."""
         report = make_report((), verdict="hold", partial=True)
-        marker = SummaryMarker.of(report, head_sha=HEAD, review_id=None)
+        marker = SummaryMarker.of(report, head_sha=HEAD)
         record = CommentRecord(id=9, where=Where.ISSUE, author=BOT, body=summary_marker(marker))
         state = read_prior([record], BOT)
         assert [(a.name, a.gated, a.outcome, a.detail) for a in state.axes()] == [
@@ -216,3 +236,14 @@ class TestRewrite:
         }
         assert "✅ resolved <!-- reviewbot:node" in out
         assert node_marker(b) in out
+
+    def test_rewrite_redacts_the_marker_it_writes(self):
+        """A marker written before a secret was known is masked when it is re-written."""
+        secret = "s3cr3t-value-123"
+        leaky = node(id="a", title=f"uses {secret}")
+        out = rewrite_status(
+            node_marker(leaky), {leaky.fingerprint}, Status.RESOLVED, redactor=Redactor.of([secret])
+        )
+        (marker,) = find_markers(out, NODE_TAG)
+        assert (marker["title"], marker["status"]) == (f"uses {MASK}", "resolved")
+        assert secret.replace("-", "\\u002d") not in out

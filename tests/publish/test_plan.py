@@ -57,7 +57,7 @@ class TestLocate:
 class TestPlanReview:
     def test_every_node_lands_somewhere(self):
         """Each node of every kind is inline, in the body, or quiet: none is lost."""
-        plan = plan_review(every_kind(), make_diff(), max_inline=30, link_of=LINKS)
+        plan = plan_review(every_kind(), make_diff(), max_inline=30)
         inline = {item.node.id: item.target for item in plan.inline}
         body = {item.node.id: item.reason for item in plan.body}
         assert inline == {
@@ -71,12 +71,21 @@ class TestPlanReview:
         }
         assert [n.id for n in plan.quiet] == ["review-6"]
 
-    def test_outside_the_diff_gets_a_link_to_the_head_lines(self):
-        """A node outside the diff is listed with a link to its lines at the head commit."""
-        plan = plan_review(every_kind(), make_diff(), max_inline=30, link_of=LINKS)
-        links = {item.node.id: item.link for item in plan.body}
-        assert links["review-3"] == f"https://github.com/{REPO}/blob/{HEAD}/src/app.py#L12-L14"
-        assert links["review-4"] is None
+    @pytest.mark.parametrize(
+        ("target", "expected"),
+        [
+            (anchor(12, 14), f"https://github.com/{REPO}/blob/{HEAD}/src/app.py#L12-L14"),
+            (
+                anchor(3, 3, "docs/a b.md"),
+                f"https://github.com/{REPO}/blob/{HEAD}/docs/a%20b.md#L3",
+            ),
+            (None, None),
+        ],
+        ids=["range", "one-line-quoted-path", "no-anchor"],
+    )
+    def test_link_to_the_head_lines(self, target, expected):
+        """The body links an anchored node to its lines at the head commit; no anchor, no link."""
+        assert LINKS(target) == expected
 
     def test_inline_limit_keeps_the_most_severe_then_most_confident(self):
         """Over the limit, P0 beats P1 and higher confidence wins; the rest go to the body."""
@@ -86,7 +95,7 @@ class TestPlanReview:
             node(id="unsure", priority=Priority.P1, confidence=0.4, title="c", lines=(5, 5)),
             node(id="p0", priority=Priority.P0, confidence=0.3, title="d", lines=(6, 6)),
         )
-        plan = plan_review(nodes, make_diff(), max_inline=2, link_of=LINKS)
+        plan = plan_review(nodes, make_diff(), max_inline=2)
         assert [item.node.id for item in plan.inline] == ["p0", "sure"]
         assert [(item.node.id, item.reason) for item in plan.body] == [
             ("unsure", BodyReason.OVER_LIMIT),
@@ -97,7 +106,7 @@ class TestPlanReview:
         """A node whose fingerprint is on the PR is neither inline nor in the body."""
         nodes = every_kind()
         posted = frozenset({nodes[0].fingerprint, nodes[3].fingerprint})
-        plan = plan_review(nodes, make_diff(), max_inline=30, posted=posted, link_of=LINKS)
+        plan = plan_review(nodes, make_diff(), max_inline=30, posted=posted)
         assert [n.id for n in plan.already_posted] == ["review-1", "review-4"]
         placed = {i.node.id for i in plan.inline} | {i.node.id for i in plan.body}
         assert placed == {"review-2", "review-3", "review-5"}
@@ -107,15 +116,13 @@ class TestPlanReview:
     )
     def test_closed_nodes_are_never_inline(self, status):
         """Resolved and dismissed nodes stay out of the review."""
-        plan = plan_review(
-            (node(id="n", status=status),), make_diff(), max_inline=30, link_of=LINKS
-        )
+        plan = plan_review((node(id="n", status=status),), make_diff(), max_inline=30)
         assert (plan.inline, plan.body, [n.id for n in plan.quiet]) == ((), (), ["n"])
 
     def test_rejected_comments_move_to_the_body(self):
-        """Comments GitHub refused become body items with a link, keeping the others inline."""
-        plan = plan_review(every_kind(), make_diff(), max_inline=30, link_of=LINKS)
-        moved = plan.reject(["review-2"], LINKS)
+        """Comments GitHub refused become body items, keeping the others inline."""
+        plan = plan_review(every_kind(), make_diff(), max_inline=30)
+        moved = plan.reject(["review-2"])
         assert [i.node.id for i in moved.inline] == ["review-1"]
         assert (moved.body[-1].node.id, moved.body[-1].reason) == ("review-2", BodyReason.REJECTED)
-        assert moved.body[-1].link == f"https://github.com/{REPO}/blob/{HEAD}/src/app.py#L7-L10"
+        assert moved.body[:-1] == plan.body

@@ -71,6 +71,25 @@ class TestRender:
         assert out.markdown.startswith("````suggestion\n")
         assert out.markdown.endswith("\n````")
 
+    def test_comment_opener_is_never_committable(self):
+        """A suggestion that parses but holds `<!--` becomes a diff whose lines cannot open a comment."""
+        out = render_suggestion(
+            anchor(), "x3 = '<!-- hidden -->'\nx4 = 40", comment_range=(3, 4), head_text=APP
+        )
+        assert out.form is Form.DIFF
+        assert out.note == (
+            "not committable: the suggestion opens an HTML comment, which reviewbot never posts"
+        )
+        assert (
+            out.markdown == "```diff\n-x3 = 3\n-x4 = 4\n+x3 = '&lt;!-- hidden -->'\n+x4 = 40\n```"
+        )
+
+    def test_old_lines_are_neutralised(self):
+        """Head lines shown in a diff block cannot open an HTML comment either."""
+        head = APP.replace("x3 = 3\n", "x3 = 3  # <!-- old -->\n")
+        out = render_suggestion(anchor(), "x3 = 30", comment_range=(3, 3), head_text=head)
+        assert out.markdown.startswith("```diff\n-x3 = 3  # &lt;!-- old -->\n-x4 = 4\n+x3 = 30\n")
+
 
 class TestParses:
     @pytest.mark.parametrize(

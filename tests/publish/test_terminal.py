@@ -6,9 +6,17 @@ import io
 
 from rich.console import Console
 
+from reviewbot.publish.body import MAX_AGENT_SUMMARY
 from reviewbot.publish.terminal import render_terminal
 from reviewbot.redact import MASK, Redactor
-from tests.publish.conftest import every_kind, make_report, make_snapshot, node
+from tests.publish.conftest import (
+    AGENT_SUMMARY,
+    PRICE_NOTE,
+    every_kind,
+    make_report,
+    make_snapshot,
+    node,
+)
 
 
 def printed(report, snapshot=None, redactor=None):
@@ -64,3 +72,37 @@ class TestTerminal:
         text = printed(make_report((leaky,)), redactor=Redactor.of(["s3cr3t-value-123"]))
         assert "s3cr3t" not in text
         assert MASK in text
+
+    def test_what_the_reviewers_said(self):
+        """Each agent's own summary and the harness's notes are printed after the findings."""
+        text = printed(make_report(every_kind()))
+        said = text.index("What the reviewers said")
+        assert text.index("Name the constant") < said < text.index("coverage:")
+        flat = " ".join(text[said:].split())
+        assert "review (reviewer):" in flat
+        assert " ".join(AGENT_SUMMARY.split()) in flat
+        assert f"• {PRICE_NOTE}" in flat
+
+    def test_agent_summary_is_redacted_capped_and_inert(self):
+        """A summary is redacted before it is capped, and printed without markup or escapes."""
+        secret = "s3cr3t-value-123"
+        report = make_report(())
+        long = f"[bold]x[/] \x1b[2J {secret} " + "z" * (MAX_AGENT_SUMMARY + 500)
+        agent = report.agents[0].model_copy(update={"summary": long, "notes": ()})
+        text = printed(
+            report.model_copy(update={"agents": (agent,)}), redactor=Redactor.of([secret])
+        )
+        assert "[bold]x[/]" in text
+        assert "\x1b" not in text
+        assert secret not in text
+        assert MASK in text
+        assert "(cut; the JSON report has it all)" in text
+        assert "z" * (MAX_AGENT_SUMMARY + 100) not in "".join(text.split())
+
+    def test_nothing_said_prints_no_section(self):
+        """Agents without a summary or notes leave no empty heading."""
+        report = make_report(())
+        agent = report.agents[0].model_copy(update={"summary": None, "notes": ()})
+        assert "What the reviewers said" not in printed(
+            report.model_copy(update={"agents": (agent,)})
+        )

@@ -6,6 +6,7 @@ import pytest
 
 from reviewbot.errors import RepositoryError
 from reviewbot.sources.diff_index import (
+    EMPTY_BLOB_SHA,
     FileStatus,
     LineKind,
     file_diff_from_patch,
@@ -142,6 +143,40 @@ class TestFileDiffFromPatch:
         diff = file_diff_from_patch("a", None, status=status, binary=binary)
         assert diff.patch_missing is missing
         assert diff.hunks == ()
+
+    @pytest.mark.parametrize(
+        ("status", "counts", "sha", "binary", "missing"),
+        [
+            (FileStatus.MODIFIED, (0, 0), "1" * 40, True, False),
+            (FileStatus.MODIFIED, (40_000, 0), "1" * 40, False, True),
+            (FileStatus.ADDED, (0, 0), EMPTY_BLOB_SHA, False, False),
+            (FileStatus.ADDED, (0, 0), "1" * 40, True, False),
+            (FileStatus.RENAMED, (0, 0), "1" * 40, False, False),
+            (FileStatus.RENAMED, (5_000, 10), "1" * 40, False, True),
+            (FileStatus.MODIFIED, (0, 9_000), EMPTY_BLOB_SHA, False, True),
+        ],
+        ids=[
+            "no-lines-counted-is-binary",
+            "lines-counted-is-too-large",
+            "empty-added-file-is-text",
+            "added-without-lines-is-binary",
+            "pure-rename",
+            "rename-with-too-large-patch",
+            "emptied-file-with-too-large-patch",
+        ],
+    )
+    def test_one_rule_for_a_file_listed_without_a_patch(self, status, counts, sha, binary, missing):
+        """GitHub's counts, status and blob SHA tell binary, empty, contentless and too-large apart."""
+        additions, deletions = counts
+        diff = file_diff_from_patch(
+            "a", None, status=status, additions=additions, deletions=deletions, blob_sha=sha
+        )
+        assert (diff.binary, diff.patch_missing) == (binary, missing)
+
+    def test_an_empty_patch_text_is_never_missing(self):
+        """git's own diff always has the patch text (maybe empty): nothing is missing then."""
+        diff = file_diff_from_patch("e.txt", "", status=FileStatus.ADDED)
+        assert (diff.binary, diff.patch_missing, diff.hunks) == (False, False, ())
 
     @pytest.mark.parametrize(
         "patch",

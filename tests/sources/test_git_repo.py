@@ -220,6 +220,25 @@ class TestLocalCheckout:
             assert not (snap.checkout / "scratch.txt").exists()
             assert (snap.checkout / "empty.txt").exists()
 
+    def test_ignored_secret_makes_it_extract(self, project):
+        """An ignored `.env` beside the code is never handed to the read tools: the commit is extracted."""
+        project.write(".gitignore", ".env\n")
+        project.commit("ignore .env")
+        project.write(".env", "API_KEY=hunter2-hunter2\n")
+        assert project.git("status", "--porcelain") == ""  # a plain status calls this clean
+        with local_snapshot(project.path, base="main") as snap:
+            assert snap.checkout != project.path
+            assert not (snap.checkout / ".env").exists()
+            assert (snap.checkout / ".gitignore").read_text() == ".env\n"
+
+    def test_untracked_file_hidden_by_config_still_makes_it_extract(self, project):
+        """`status.showUntrackedFiles = no` in the user's config does not hide an untracked file."""
+        project.git("config", "status.showUntrackedFiles", "no")
+        project.write("notes.txt", "private\n")
+        with local_snapshot(project.path, base="main") as snap:
+            assert snap.checkout != project.path
+            assert not (snap.checkout / "notes.txt").exists()
+
 
 class TestLocalErrors:
     @pytest.mark.parametrize("ref", ["nope", "--output=/tmp/x", "main..feature"], ids=str)
@@ -309,16 +328,27 @@ class TestPrCheckout:
             assert path == workspace
         assert workspace.exists()
 
-    @pytest.mark.parametrize("which", ["other-head", "not-a-repo"], ids=str)
+    @pytest.mark.parametrize("which", ["other-head", "not-a-repo", "ignored-file"], ids=str)
     def test_workspace_ignored_otherwise(self, remote, tmp_path, which):
-        """A workspace at another commit (e.g. the merge ref) or no repository means a fetch."""
-        workspace = remote.upstream.path if which == "other-head" else tmp_path / "empty"
+        """Another commit (e.g. the merge ref), no repository, or extra files there mean a fetch."""
+        workspace = tmp_path / "empty"
+        if which == "other-head":
+            workspace = remote.upstream.path
+        elif which == "ignored-file":
+            # At the PR head, but with an ignored secret a build step left behind.
+            workspace = tmp_path / "workspace"
+            shutil.copytree(remote.fork.path, workspace, symlinks=True)
+            (workspace / ".git" / "info").mkdir(exist_ok=True)
+            (workspace / ".git" / "info" / "exclude").write_text(".env\n")
+            (workspace / ".env").write_text("TOKEN=hunter2-hunter2\n")
+            assert GitRepo(workspace).sha("HEAD") == remote.pr_head
         workspace.mkdir(exist_ok=True)
         with pr_checkout(
             remote.url, number=7, head_sha=remote.pr_head, workspace=workspace
         ) as path:
             assert path != workspace
             assert (path / "feature.txt").exists()
+            assert not (path / ".env").exists()
 
 
 class _Recorder(BaseHTTPRequestHandler):

@@ -28,13 +28,14 @@ from reviewbot.sources.ci import CheckKind, CheckStatus
 from reviewbot.sources.diff_index import FileStatus
 from reviewbot.sources.github import (
     PRRef,
+    fetch_base_config,
     fetch_ci_checks,
     fetch_pull_request,
     fetch_snapshot,
     make_client,
     parse_pr_url,
 )
-from reviewbot.sources.snapshot import Origin
+from reviewbot.sources.snapshot import Origin, PRComment
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "github"
 API = "https://api.github.com"
@@ -43,6 +44,12 @@ REPO_ID = 186853002  # in the Link headers GitHub writes /repositories/{id}/…
 BASE_SHA = "f95f852bd8fca8fcc58a9a2d6c842781e32a215e"
 HEAD_SHA = "ec26c3e57ca3a959ca5aad62de7213c562f8c821"
 TOKEN = "ghs_s3cret"
+EMPTY_BLOB = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
+# The publisher's reads of the PR's comments, handed to the snapshot as they are.
+COMMENTS = (
+    PRComment(id=1, author="alice", body="Looks good"),
+    PRComment(id=2, author="bob", body="why?", path="README.md", line=3, in_reply_to=9),
+)
 
 
 def payload(name: str) -> dict:
@@ -117,7 +124,7 @@ def gh():
 
 @pytest.fixture
 def client():
-    return make_client(API, TOKEN, pace_seconds=0, backoff=0, retries=2)
+    return make_client(API, TOKEN, backoff=0, retries=2)
 
 
 @pytest.fixture
@@ -129,17 +136,24 @@ def serve_pull(gh, pull: dict | None = None) -> None:
     gh.add(responses.GET, api(f"/repos/{REPO}/pulls/2"), json=pull or pull_json())
 
 
-def serve_everything(
-    gh, *, files: list, config: str | None = None, pull: dict | None = None, pages=None
-):
+def serve_everything(gh, *, files: list, pull: dict | None = None, pages=None):
+    """What `fetch_snapshot` reads: the PR, its files and its commits (nothing else is served)."""
     serve_pull(gh, pull)
     serve_list(gh, "/pulls/2/files", files, seen=pages)
-    serve_list(gh, "/issues/2/comments", [payload("issue_comment.created")["comment"]])
-    review = payload("pull_request_review_comment.created")["comment"]
-    review.pop("in_reply_to_id", None)  # GitHub omits it on a thread's first comment
-    reply = dict(review, id=284312631, in_reply_to_id=review["id"], user=None, body="+1")
-    serve_list(gh, "/pulls/2/comments", [review, reply])
     serve_list(gh, "/pulls/2/commits", [commit_json()])
+
+
+def snapshot_of(client, ref, checkout):
+    return fetch_snapshot(
+        client,
+        fetch_pull_request(client, ref),
+        checkout=checkout,
+        config=ReviewConfig(),
+        comments=COMMENTS,
+    )
+
+
+def serve_config(gh, config: str | None) -> None:
     if config is None:
         gh.add(
             responses.GET,
@@ -465,7 +479,8 @@ class TestFetchSnapshot:
         """The snapshot carries metadata, files, comments, commits, config and the checkout."""
         serve_everything(gh, files=[file_json("README.md")])
         info = fetch_pull_request(client, ref)
-        snap = fetch_snapshot(client, info, checkout=tmp_path)
+        config = ReviewConfig.model_validate({"budget": {"max_turns": 9}})
+        snap = fetch_snapshot(client, info, checkout=tmp_path, config=config, comments=COMMENTS)
         assert (snap.origin, snap.url, snap.repo, snap.number) == (
             Origin.GITHUB,
             "https://github.com/Codertocat/Hello-World/pull/2",
@@ -473,27 +488,27 @@ class TestFetchSnapshot:
             2,
         )
         assert (snap.head_sha, snap.base_sha, snap.checkout) == (HEAD_SHA, BASE_SHA, tmp_path)
-        assert snap.config == ReviewConfig()
+        assert (snap.config, snap.comments) == (config, COMMENTS)
         assert [(c.sha, c.author) for c in snap.commits] == [(HEAD_SHA, "Codertocat")]
         assert snap.diff.files["README.md"].commentable("RIGHT") == {1}
 
-    def test_comments(self, gh, client, ref, tmp_path):
-        """Issue and review comments become PRComments; replies and deleted users included."""
+    def test_reads_only_the_pr_its_files_and_commits(self, gh, client, ref, tmp_path):
+        """Comments and config come from the caller: no comment listing, no contents read."""
         serve_everything(gh, files=[file_json("README.md")])
-        snap = fetch_snapshot(client, fetch_pull_request(client, ref), checkout=tmp_path)
-        issue, review, reply = snap.comments
-        assert (issue.id, issue.author, issue.path) == (492700400, "Codertocat", None)
-        assert (review.path, review.line, review.in_reply_to) == ("README.md", 265, None)
-        assert (reply.author, reply.in_reply_to, reply.body) == ("ghost", 284312630, "+1")
-        # No comment was re-fetched one by one.
-        assert not any(re.search(r"/comments/\d+", c.request.url) for c in gh.calls)
+        snapshot_of(client, ref, tmp_path)
+        paths = [urlsplit(c.request.url).path for c in gh.calls]
+        assert paths == [
+            f"/repos/{REPO}/pulls/2",
+            f"/repos/{REPO}/pulls/2/files",
+            f"/repos/{REPO}/pulls/2/commits",
+        ]
 
     def test_pagination_follows_link_headers(self, gh, client, ref, tmp_path):
         """250 files arrive over three pages of 100, following GitHub's `Link` header."""
         files = [file_json(f"src/f{i:03}.py") for i in range(250)]
         pages: list[int] = []
         serve_everything(gh, files=files, pull=pull_json(changed_files=250), pages=pages)
-        snap = fetch_snapshot(client, fetch_pull_request(client, ref), checkout=tmp_path)
+        snap = snapshot_of(client, ref, tmp_path)
         assert pages == [1, 2, 3]
         assert len(snap.diff) == 250
         assert (snap.diff.listing_truncated, snap.diff.total_files) == (False, 250)
@@ -503,7 +518,7 @@ class TestFetchSnapshot:
         files = [file_json(f"gen/f{i:04}.txt") for i in range(3000)]
         pages: list[int] = []
         serve_everything(gh, files=files, pull=pull_json(changed_files=3500), pages=pages)
-        snap = fetch_snapshot(client, fetch_pull_request(client, ref), checkout=tmp_path)
+        snap = snapshot_of(client, ref, tmp_path)
         assert pages == list(range(1, 31))
         assert (len(snap.diff), snap.diff.listing_truncated, snap.diff.total_files) == (
             3000,
@@ -512,7 +527,7 @@ class TestFetchSnapshot:
         )
 
     def test_file_kinds(self, gh, client, ref, tmp_path):
-        """Too-large, renamed, mode-changed, submodule and removed files map to the right shape."""
+        """Too-large, renamed, mode-changed, submodule, removed, binary and empty files map right."""
         files = [
             file_json("big.sql", additions=40000, deletions=0, changes=40000, patch=None),
             file_json(
@@ -540,9 +555,19 @@ class TestFetchSnapshot:
                 changes=2,
                 patch="@@ -1,2 +0,0 @@\n-a\n-b",
             ),
+            file_json("logo.png", additions=0, deletions=0, changes=0, patch=None),
+            file_json(
+                "pkg/__init__.py",
+                status="added",
+                sha=EMPTY_BLOB,
+                additions=0,
+                deletions=0,
+                changes=0,
+                patch=None,
+            ),
         ]
-        serve_everything(gh, files=files, pull=pull_json(changed_files=5))
-        diff = fetch_snapshot(client, fetch_pull_request(client, ref), checkout=tmp_path).diff
+        serve_everything(gh, files=files, pull=pull_json(changed_files=7))
+        diff = snapshot_of(client, ref, tmp_path).diff
         big, renamed, mode = diff.files["big.sql"], diff.files["new.py"], diff.files["run.sh"]
         assert (big.patch_missing, big.additions, big.hunks) == (True, 40000, ())
         assert (renamed.status, renamed.old_path, renamed.patch_missing) == (
@@ -554,6 +579,10 @@ class TestFetchSnapshot:
         assert diff.files["vendor/lib"].submodule is True
         assert diff.files["gone.txt"].status is FileStatus.DELETED
         assert diff.files["gone.txt"].commentable("LEFT") == {1, 2}
+        logo, empty = diff.files["logo.png"], diff.files["pkg/__init__.py"]
+        assert (logo.binary, logo.patch_missing) == (True, False)
+        # An empty added file has no patch and no lines: text, nothing missing (not binary).
+        assert (empty.status, empty.binary, empty.patch_missing) == (FileStatus.ADDED, False, False)
 
     def test_never_asks_for_the_diff_media_type(self, gh, client, ref, tmp_path):
         """A PR too large for the diff media type (406) still reviews: only the files API is used."""
@@ -570,23 +599,33 @@ class TestFetchSnapshot:
         )
         files = [file_json(f"f{i}.c") for i in range(301)]
         serve_everything(gh, files=files, pull=pull_json(changed_files=301))
-        snap = fetch_snapshot(client, fetch_pull_request(client, ref), checkout=tmp_path)
+        snap = snapshot_of(client, ref, tmp_path)
         assert len(snap.diff) == 301
         assert all("diff" not in c.request.headers.get("Accept", "") for c in gh.calls)
 
-    def test_config_comes_from_the_base_sha(self, gh, client, ref, tmp_path):
+
+class TestFetchBaseConfig:
+    def test_config_comes_from_the_base_sha(self, gh, client, ref):
         """`.reviewbot.toml` is read at the base SHA, never at the head."""
-        serve_everything(gh, files=[file_json("a.py")], config="[budget]\nmax_turns = 9\n")
-        snap = fetch_snapshot(client, fetch_pull_request(client, ref), checkout=tmp_path)
-        assert snap.config.budget.max_turns == 9
+        serve_pull(gh)
+        serve_config(gh, "[budget]\nmax_turns = 9\n")
+        config = fetch_base_config(client, fetch_pull_request(client, ref))
+        assert config.budget.max_turns == 9
         [call] = [c for c in gh.calls if "/contents/" in c.request.url]
         assert parse_qs(urlsplit(call.request.url).query) == {"ref": [BASE_SHA]}
 
-    def test_bad_config_on_base_names_branch_and_line(self, gh, client, ref, tmp_path):
+    def test_no_config_on_base_means_defaults(self, gh, client, ref):
+        """A base branch without `.reviewbot.toml` (404) reviews with the defaults."""
+        serve_pull(gh)
+        serve_config(gh, None)
+        assert fetch_base_config(client, fetch_pull_request(client, ref)) == ReviewConfig()
+
+    def test_bad_config_on_base_names_branch_and_line(self, gh, client, ref):
         """A broken base config is a ConfigError naming the base branch and line."""
-        serve_everything(gh, files=[file_json("a.py")], config="[budget]\n\nmax_turns = -3\n")
+        serve_pull(gh)
+        serve_config(gh, "[budget]\n\nmax_turns = -3\n")
         with pytest.raises(ConfigError) as caught:
-            fetch_snapshot(client, fetch_pull_request(client, ref), checkout=tmp_path)
+            fetch_base_config(client, fetch_pull_request(client, ref))
         assert str(caught.value) == (
             "`.reviewbot.toml` (base branch master) line 3: budget.max_turns: Input should be greater than or equal to 1"
         )
