@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import logging
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -36,6 +37,7 @@ from reviewbot.settings import Settings
 from reviewbot.sources.ci import ci_axis
 from reviewbot.sources.git_repo import local_snapshot, pr_checkout
 from reviewbot.sources.github import (
+    PUBLIC_HOST,
     GitHubClient,
     PRRef,
     PullRequestInfo,
@@ -51,11 +53,11 @@ from reviewbot.sources.github import (
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import NoOperator, Operator
 from reviewbot.verdict.axes import AxisResult, Outcome
+from reviewbot.verdict.lattice import Verdict
 
 log = logging.getLogger(__name__)
 
 ACTIONS_BOT = "github-actions[bot]"
-PUBLIC_WEB = "https://github.com"
 REFERENCE_FILE = "reviewbot-pr.json"
 WRITERS = frozenset({"admin", "maintain", "write"})
 FORK_HINT = (
@@ -116,6 +118,28 @@ def github_client(ref: PRRef, settings: Settings) -> GitHubClient:
     return make_client(ref.api_url, settings.github_token, pace_seconds=0)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GitHub:
+    """One run's GitHub connection and the account it posts as, made once per run."""
+
+    client: GitHubClient
+    login: str
+
+
+@contextmanager
+def connect(ref: PRRef, settings: Settings) -> Iterator[GitHub]:
+    """The run's GitHub client, closed at the end (no socket outlives the run)."""
+    client = github_client(ref, settings)
+    try:
+        # Markers are trusted only in comments by the account we post as: the configured
+        # login (a GitHub App's `slug[bot]`), else the token's own login, else the Actions
+        # bot (a GITHUB_TOKEN may not ask who it is).
+        asked = fetch_login(client) if settings.github_token and not settings.bot_login else None
+        yield GitHub(client=client, login=settings.bot_login or asked or ACTIONS_BOT)
+    finally:
+        client.close()
+
+
 def _configured(config: ReviewConfig, job: Job) -> ReviewConfig:
     return config if job.model is None else config.model_copy(update={"model": job.model})
 
@@ -130,7 +154,8 @@ def _agents(settings: Settings, job: Job) -> Agents:
 
 
 def _ref_of(repo: str, number: int, settings: Settings) -> PRRef:
-    web = (settings.github_server_url or PUBLIC_WEB).rstrip("/")
+    # Through the URL parser, so an event's PR gets exactly the API URL a pasted URL would.
+    web = (settings.github_server_url or f"https://{PUBLIC_HOST}").rstrip("/")
     return parse_pr_url(f"{web}/{repo}/pull/{number}", api_url=settings.github_api_url)
 
 
@@ -138,10 +163,13 @@ def _ref_of(repo: str, number: int, settings: Settings) -> PRRef:
 
 
 def review_pull(url: str, settings: Settings, job: Job, emit: Emit) -> RunOutcome:
-    return _review(parse_pr_url(url, api_url=settings.github_api_url), settings, job, emit)
+    ref = parse_pr_url(url, api_url=settings.github_api_url)
+    with connect(ref, settings) as github:
+        return _review(github, ref, settings, job, emit)
 
 
 def _review(
+    github: GitHub,
     ref: PRRef,
     settings: Settings,
     job: Job,
@@ -151,13 +179,13 @@ def _review(
     check_fork: bool = True,
     actor: str | None = None,
 ) -> RunOutcome:
-    client = github_client(ref, settings)
+    client = github.client
     info = fetch_pull_request(client, ref)
     config = _configured(fetch_base_config(client, info, path=job.config_path), job)
-    refusal = _why_not(info, config, settings, expect_head=expect_head, actor=actor)
+    refusal = _why_not(github, info, config, expect_head=expect_head, actor=actor)
     if refusal is not None:
         return RunOutcome(skipped=refusal)
-    publisher = _publisher(client, ref, config, settings)
+    publisher = _publisher(github, ref, config, settings)
     prior = publisher.load_prior_state()
     with pr_checkout(
         info.clone_url,
@@ -189,9 +217,9 @@ def _review(
 
 
 def _why_not(
+    github: GitHub,
     info: PullRequestInfo,
     config: ReviewConfig,
-    settings: Settings,
     *,
     expect_head: str | None,
     actor: str | None,
@@ -199,7 +227,7 @@ def _why_not(
     """Why this PR is not reviewed now (None: review it): actor, moved head, draft."""
     ref = info.ref
     if actor is not None and actor != info.author:
-        refusal = _not_a_writer(ref, actor, settings)
+        refusal = _not_a_writer(github, ref, actor)
         if refusal:
             return refusal
     if expect_head is not None and info.head_sha != expect_head:
@@ -213,17 +241,13 @@ def _why_not(
 
 
 def _publisher(
-    client: GitHubClient, ref: PRRef, config: ReviewConfig, settings: Settings
+    github: GitHub, ref: PRRef, config: ReviewConfig, settings: Settings
 ) -> GitHubPublisher:
-    # Markers are trusted only in comments by the account we post as: the configured login
-    # (a GitHub App's `slug[bot]`), else the token's own login, else the Actions bot (a
-    # GITHUB_TOKEN may not ask who it is).
-    login = settings.bot_login or (fetch_login(client) if settings.github_token else None)
     return GitHubPublisher(
-        client,
+        github.client,
         ref.full_name,
         ref.number,
-        bot_login=login or ACTIONS_BOT,
+        bot_login=github.login,
         config=config.publish,
         redactor=settings.redactor,
     )
@@ -238,18 +262,21 @@ def _ci(
     except AuthError as exc:
         gated = config.ci.gated or bool(config.ci.gated_checks)
         return AxisResult(name="ci", gated=gated, outcome=Outcome.NOT_RUN, detail=str(exc))
-    # The job running reviewbot is always in progress: it never counts.
-    return ci_axis(checks, config.ci, exclude=(settings.job,) if settings.job else ())
+    # This workflow run's own jobs (reviewbot's among them) are in progress while it runs:
+    # they never count. Check runs are named after a job's `name:`, so match the run id.
+    own = f"/actions/runs/{settings.run_id}/" if settings.run_id else None
+    counted = [c for c in checks if own is None or own not in (c.url or "")]
+    return ci_axis(counted, config.ci)
 
 
-def refold_pull(ref: PRRef, settings: Settings, job: Job, emit: Emit) -> RunOutcome:
+def refold_pull(github: GitHub, ref: PRRef, settings: Settings, job: Job, emit: Emit) -> RunOutcome:
     """check_suite completed: re-judge the nodes already on the PR; no model request."""
-    client = github_client(ref, settings)
+    client = github.client
     info = fetch_pull_request(client, ref)
     # The snapshot gives the config and the diff (for placement), not files for agents: its
     # checkout is an empty folder, so nothing can read the wrong tree's files.
     config = _configured(fetch_base_config(client, info, path=job.config_path), job)
-    publisher = _publisher(client, ref, config, settings)
+    publisher = _publisher(github, ref, config, settings)
     prior = publisher.load_prior_state()
     with tempfile.TemporaryDirectory(prefix="reviewbot-refold-") as empty:
         snapshot = fetch_snapshot(
@@ -285,24 +312,27 @@ def run_event(settings: Settings, job: Job, emit: Emit) -> RunOutcome:
     log.info("event %s: %s — %s", plan.trigger, plan.action.value, plan.reason)
     if plan.action is PlanAction.SKIP or plan.repo is None:
         return RunOutcome(skipped=plan.reason)
-    if plan.action is PlanAction.REFOLD:
-        outcomes = [
-            refold_pull(_ref_of(plan.repo, n, settings), settings, job, emit) for n in plan.numbers
-        ]
-        return (
-            outcomes[-1]
-            if outcomes
-            else RunOutcome(skipped="the check suite names no pull request")
-        )
-    if plan.number is None:
-        return RunOutcome(skipped=f"{plan.trigger}: the event names no pull request")
-    ref = _ref_of(plan.repo, plan.number, settings)
-    if plan.trigger == "issue_comment":
-        # /review by the PR's author counts only when the author may write: re-checked always.
-        refusal = _not_a_writer(ref, plan.actor, settings)
-        if refusal:
-            return RunOutcome(skipped=refusal)
-    return _review(ref, settings, job, emit, expect_head=plan.head_sha)
+    numbers = plan.numbers if plan.action is PlanAction.REFOLD else (plan.number,)
+    if None in numbers or not numbers:
+        return RunOutcome(skipped=f"{plan.trigger}: the event names no single pull request")
+    refs = [_ref_of(plan.repo, n, settings) for n in numbers if n is not None]
+    with connect(refs[0], settings) as github:  # one repository: one client for every PR
+        if plan.action is PlanAction.REFOLD:
+            # A check suite may name several PRs: each is re-folded and published, and the
+            # run answers with the strictest, so a Block on any of them is not hidden.
+            outcomes = [refold_pull(github, ref, settings, job, emit) for ref in refs]
+            return max(outcomes, key=_strictness)
+        ref = refs[0]
+        if plan.trigger == "issue_comment":
+            # /review counts only from someone who may write: re-checked through the API.
+            refusal = _not_a_writer(github, ref, plan.actor)
+            if refusal:
+                return RunOutcome(skipped=refusal)
+        return _review(github, ref, settings, job, emit, expect_head=plan.head_sha)
+
+
+def _strictness(outcome: RunOutcome) -> Verdict:
+    return Verdict.parse(outcome.report.verdict) if outcome.report else Verdict.SHIP
 
 
 def read_event(settings: Settings) -> EventPlan:
@@ -316,15 +346,14 @@ def read_event(settings: Settings) -> EventPlan:
         raise UsageError(
             f"cannot read GITHUB_EVENT_PATH {settings.event_path}: {exc.strerror}"
         ) from exc
-    # Drafts are planned as reviews; the base branch's config decides once it is read.
-    return plan_event_json(settings.event_name, text, review_drafts=True)
+    return plan_event_json(settings.event_name, text)
 
 
-def _not_a_writer(ref: PRRef, actor: str | None, settings: Settings) -> str | None:
+def _not_a_writer(github: GitHub, ref: PRRef, actor: str | None) -> str | None:
     """The API's word on the commenter's permission: the payload's association is a hint only."""
     if actor is None:
         return "the comment has no author"
-    permission = fetch_permission(github_client(ref, settings), ref.full_name, actor)
+    permission = fetch_permission(github.client, ref.full_name, actor)
     if permission not in WRITERS:
         return f"/review by {actor} ignored: they have {permission} access, and write access is required"
     return None
@@ -366,9 +395,17 @@ def review_reference(folder: Path, settings: Settings, job: Job, emit: Emit) -> 
             )
         actor = plan.actor  # who triggered stage one: the PR's author or someone with write access
     ref = _ref_of(reference.repo, reference.number, settings)
-    return _review(
-        ref, settings, job, emit, expect_head=reference.head_sha, check_fork=False, actor=actor
-    )
+    with connect(ref, settings) as github:
+        return _review(
+            github,
+            ref,
+            settings,
+            job,
+            emit,
+            expect_head=reference.head_sha,
+            check_fork=False,
+            actor=actor,
+        )
 
 
 def _read_reference(path: Path) -> PRReference:

@@ -20,7 +20,8 @@ from __future__ import annotations
 import logging
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import NoReturn, TextIO
@@ -204,7 +205,7 @@ def review(
             verbose,
         )
     job = Job(
-        progress=_progress(fmt, output),
+        progress=_progress(),
         post=post,
         model=model or None,
         config_path=config_path,
@@ -221,7 +222,8 @@ def review(
     outcome = _run(
         target, fmt=Format(fmt), output=output, redactor=settings.redactor, verbose=verbose
     )
-    _finish(outcome, settings, report_file or default_report_path(settings), fail_on, verbose)
+    with _last_resort(verbose, settings.redactor):
+        _finish(outcome, settings, report_file or default_report_path(settings), fail_on, verbose)
 
 
 @cli.command()
@@ -291,16 +293,28 @@ def version() -> None:
 def _run(
     target: Target, *, fmt: Format, output: Path | None, redactor: Redactor, verbose: bool
 ) -> RunOutcome:
-    stream: TextIO = sys.stdout
+    with _last_resort(verbose, redactor):
+        try:
+            stream: TextIO = sys.stdout if output is None else output.open("w", encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"cannot write {output}: {exc.strerror}") from exc
+        try:
+            return target(emit=emitter(fmt, stream, redactor))
+        finally:
+            if stream is not sys.stdout:
+                stream.close()
+
+
+@contextmanager
+def _last_resort(verbose: bool, redactor: Redactor) -> Iterator[None]:
+    """A `ReviewbotError` is its one line and exit code; anything else is a bug: exit 70."""
     try:
-        if output is not None:
-            stream = output.open("w", encoding="utf-8")
-        return target(emit=emitter(fmt, stream, redactor))
+        yield
     except ReviewbotError as exc:
         _fail(exc, verbose, redactor)
-    except OSError as exc:
-        _fail(UsageError(f"cannot write {output}: {exc.strerror}"), verbose, redactor)
-    except Exception as exc:
+    except (
+        Exception
+    ) as exc:  # the CLI's last resort (STYLE 17): a bug exits 70 with one line, not a traceback
         if verbose:
             log.exception("internal error")
         message = redactor(f"{type(exc).__name__}: {exc}")
@@ -308,9 +322,6 @@ def _run(
             f"reviewbot: internal error: {message} (run with --verbose for the traceback)", err=True
         )
         sys.exit(INTERNAL_ERROR)
-    finally:
-        if stream is not sys.stdout:
-            stream.close()
 
 
 def _finish(
@@ -356,7 +367,7 @@ def _fail(exc: ReviewbotError, verbose: bool, redactor: Redactor | None = None) 
     sys.exit(exc.exit_code)
 
 
-def _progress(fmt: str, output: Path | None) -> Progress:
+def _progress() -> Progress:
     # A live line only for a person at a terminal; CI logs get the final lines instead.
     return RichProgress() if sys.stderr.isatty() else SilentProgress()
 

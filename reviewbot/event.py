@@ -48,7 +48,7 @@ class EventPlan:
     """The decision for one event. `numbers` lists every PR it applies to.
 
     `number` is set when exactly one PR is concerned (a `check_suite` can name
-    several; iterate `numbers`). `head_sha` and `is_fork` are None when the
+    several; iterate `numbers`). `head_sha` is None when the
     payload does not carry them (an `issue_comment` only names the PR).
     """
 
@@ -59,7 +59,6 @@ class EventPlan:
     number: int | None = None
     numbers: tuple[int, ...] = ()
     head_sha: str | None = None
-    is_fork: bool | None = None
     actor: str | None = None
 
 
@@ -80,28 +79,14 @@ class _Repo(_Payload):
     full_name: str
 
 
-class _RepoStub(_Payload):
-    """The short repository object inside `check_suite.pull_requests[]`."""
-
-    id: int
-
-
 class _Head(_Payload):
     sha: str
-    repo: _Repo | None  # null when the fork was deleted
-
-
-class _Base(_Payload):
-    sha: str
-    repo: _Repo
 
 
 class _PullRequest(_Payload):
     number: int
     state: str
-    draft: bool = False
     head: _Head
-    base: _Base
 
 
 class _PullRequestEvent(_Payload):
@@ -134,15 +119,8 @@ class _IssueCommentEvent(_Payload):
     repository: _Repo
 
 
-class _BranchStub(_Payload):
-    sha: str
-    repo: _RepoStub
-
-
 class _PullRequestStub(_Payload):
     number: int
-    head: _BranchStub
-    base: _BranchStub
 
 
 class _CheckSuite(_Payload):
@@ -162,7 +140,6 @@ class _WorkflowRun(_Payload):
     event: str
     conclusion: str | None
     head_sha: str
-    head_repository: _Repo | None
     pull_requests: tuple[_PullRequestStub, ...] = Field(default=())
     triggering_actor: _User | None = None
 
@@ -190,7 +167,7 @@ def _parse(model: type[_P], name: str, payload: Mapping[str, Any]) -> _P:
 # --- planning ---------------------------------------------------------------------------
 
 
-def plan_event(name: str, payload: Mapping[str, Any], *, review_drafts: bool = False) -> EventPlan:
+def plan_event(name: str, payload: Mapping[str, Any]) -> EventPlan:
     """Decide what to do for the event `name` with this payload.
 
     Never raises for an event we do not handle (that is a skip); raises
@@ -203,23 +180,23 @@ def plan_event(name: str, payload: Mapping[str, Any], *, review_drafts: bool = F
         return EventPlan(
             action=PlanAction.SKIP, trigger=name, reason=f"reviewbot does not act on {name} events"
         )
-    return planner(name, payload, review_drafts)
+    return planner(name, payload)
 
 
-def plan_event_json(name: str, text: str, *, review_drafts: bool = False) -> EventPlan:
+def plan_event_json(name: str, text: str) -> EventPlan:
     """`plan_event` over the raw text of GITHUB_EVENT_PATH; bad JSON is a UsageError."""
     try:
         payload = json.loads(text)
     except json.JSONDecodeError as exc:
         raise UsageError(f"the {name} event payload is not valid JSON: {exc}") from exc
-    return plan_event(name, payload, review_drafts=review_drafts)
+    return plan_event(name, payload)
 
 
 def _skip(trigger: str, reason: str, **known: Any) -> EventPlan:
     return EventPlan(action=PlanAction.SKIP, trigger=trigger, reason=reason, **known)
 
 
-def _plan_pull_request(name: str, payload: Mapping[str, Any], review_drafts: bool) -> EventPlan:
+def _plan_pull_request(name: str, payload: Mapping[str, Any]) -> EventPlan:
     event = _parse(_PullRequestEvent, name, payload)
     pr = event.pull_request
     known: dict[str, Any] = {
@@ -227,20 +204,13 @@ def _plan_pull_request(name: str, payload: Mapping[str, Any], review_drafts: boo
         "number": pr.number,
         "numbers": (pr.number,),
         "head_sha": pr.head.sha,
-        # A deleted head repository can only have been a fork.
-        "is_fork": pr.head.repo is None or pr.head.repo.id != pr.base.repo.id,
         "actor": event.sender.login,
     }
     if event.action not in REVIEW_ACTIONS:
         return _skip(name, f"{name} {event.action}: nothing to review", **known)
     if pr.state != "open":
         return _skip(name, f"pull request #{pr.number} is {pr.state}", **known)
-    if pr.draft and not review_drafts:
-        return _skip(
-            name,
-            f"pull request #{pr.number} is a draft (set publish.review_drafts = true to review drafts)",
-            **known,
-        )
+    # A draft is planned like any PR: the base branch's `publish.review_drafts` decides.
     return EventPlan(
         action=PlanAction.REVIEW,
         trigger=name,
@@ -254,8 +224,7 @@ def _is_review_command(body: str | None) -> bool:
     return bool(words) and words[0] == REVIEW_COMMAND
 
 
-def _plan_issue_comment(name: str, payload: Mapping[str, Any], review_drafts: bool) -> EventPlan:
-    del review_drafts  # the payload does not say whether the PR is a draft
+def _plan_issue_comment(name: str, payload: Mapping[str, Any]) -> EventPlan:
     event = _parse(_IssueCommentEvent, name, payload)
     issue, comment = event.issue, event.comment
     author = comment.user.login
@@ -296,12 +265,7 @@ def _stub_numbers(prs: tuple[_PullRequestStub, ...]) -> tuple[int, ...]:
     return tuple(sorted({pr.number for pr in prs}))
 
 
-def _stub_is_fork(prs: tuple[_PullRequestStub, ...]) -> bool:
-    return any(pr.head.repo.id != pr.base.repo.id for pr in prs)
-
-
-def _plan_check_suite(name: str, payload: Mapping[str, Any], review_drafts: bool) -> EventPlan:
-    del review_drafts  # a refold makes no model call, drafts included
+def _plan_check_suite(name: str, payload: Mapping[str, Any]) -> EventPlan:
     event = _parse(_CheckSuiteEvent, name, payload)
     suite = event.check_suite
     numbers = _stub_numbers(suite.pull_requests)
@@ -322,23 +286,19 @@ def _plan_check_suite(name: str, payload: Mapping[str, Any], review_drafts: bool
         action=PlanAction.REFOLD,
         trigger=name,
         reason=f"CI finished ({suite.conclusion}) on {suite.head_sha[:7]}: re-fold the verdict",
-        is_fork=_stub_is_fork(suite.pull_requests),
         **known,
     )
 
 
-def _plan_workflow_run(name: str, payload: Mapping[str, Any], review_drafts: bool) -> EventPlan:
-    del review_drafts  # the snapshot carries the draft flag; the reviewer decides on it
+def _plan_workflow_run(name: str, payload: Mapping[str, Any]) -> EventPlan:
     event = _parse(_WorkflowRunEvent, name, payload)
     run = event.workflow_run
     numbers = _stub_numbers(run.pull_requests)
-    head = run.head_repository
     known: dict[str, Any] = {
         "repo": event.repository.full_name,
         "head_sha": run.head_sha,
         "numbers": numbers,
         "number": numbers[0] if len(numbers) == 1 else None,
-        "is_fork": head is None or head.id != event.repository.id,
         "actor": run.triggering_actor.login if run.triggering_actor else None,
     }
     label = run.name or "the workflow"
@@ -359,7 +319,7 @@ def _plan_workflow_run(name: str, payload: Mapping[str, Any], review_drafts: boo
     )
 
 
-_Planner = Callable[[str, Mapping[str, Any], bool], EventPlan]
+_Planner = Callable[[str, Mapping[str, Any]], EventPlan]
 
 _PLANNERS: dict[str, _Planner] = {
     "pull_request": _plan_pull_request,

@@ -12,6 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import TextIO
 
+from reviewbot.errors import UsageError
 from reviewbot.publish.markdown import summary_markdown
 from reviewbot.publish.sarif import to_sarif
 from reviewbot.publish.terminal import print_report
@@ -62,8 +63,11 @@ def default_report_path(settings: Settings) -> Path | None:
 
 
 def write_report(report: Report, path: Path, redactor: Redactor) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(report_json(report, redactor), encoding="utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(report_json(report, redactor), encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write the report to {path}: {exc.strerror}") from exc
     return path.resolve()
 
 
@@ -74,8 +78,14 @@ def write_actions_outputs(
     if settings.output_file is not None:
         verdict = report.verdict if report is not None else ""
         lines = [f"verdict={verdict}", f"report-path={report_path or ''}"]
-        with settings.output_file.open("a", encoding="utf-8") as out:
-            out.write("\n".join(lines) + "\n")
+        _append(settings.output_file, "\n".join(lines) + "\n")
     if settings.step_summary is not None and report is not None:
-        with settings.step_summary.open("a", encoding="utf-8") as out:
-            out.write(summary_markdown(report, redactor=redactor) + "\n")
+        _append(settings.step_summary, summary_markdown(report, redactor=redactor) + "\n")
+
+
+def _append(path: Path, text: str) -> None:
+    try:
+        with path.open("a", encoding="utf-8") as out:
+            out.write(text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from exc

@@ -12,8 +12,6 @@ from pathlib import Path
 
 from reviewbot.redact import Redactor
 
-PUBLIC_GITHUB_API = "https://api.github.com"
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Settings:
@@ -29,7 +27,7 @@ class Settings:
     output_file: Path | None = None  # GITHUB_OUTPUT: where the Action's outputs go
     step_summary: Path | None = None
     runner_temp: Path | None = None
-    job: str | None = None  # GITHUB_JOB: this job's check run is in progress while it runs
+    run_id: str | None = None  # GITHUB_RUN_ID: this workflow run's check runs never count for CI
     bot_login: str | None = (
         None  # REVIEWBOT_BOT_LOGIN: the account reviewbot posts as (GitHub Apps)
     )
@@ -60,7 +58,7 @@ class Settings:
             output_file=path("GITHUB_OUTPUT"),
             step_summary=path("GITHUB_STEP_SUMMARY"),
             runner_temp=path("RUNNER_TEMP"),
-            job=text("GITHUB_JOB"),
+            run_id=text("GITHUB_RUN_ID"),
             bot_login=text("REVIEWBOT_BOT_LOGIN"),
             redactor=Redactor.from_environ(env, extra=[v for v in (token, key) if v]),
         )

@@ -309,3 +309,17 @@ class TestFailOn:
             if code
             else []
         )
+
+
+class TestUnwritableOutputs:
+    def test_an_unwritable_report_path_is_a_usage_error(self, tmp_path, monkeypatch):
+        """--report under a regular file exits 2 with one line, never a traceback or the verdict's code."""
+        repo = make_repo(tmp_path / "repo", base={"a.py": "x = 1\n"}, head={"a.py": "x = 2\n"})
+        blocker = tmp_path / "file"
+        blocker.write_text("")
+        monkeypatch.chdir(repo)
+        argv = ["review", "--local", "--base", "main", "--report", str(blocker / "r.json")]
+        result = CliRunner().invoke(cli, argv)
+        assert result.exit_code == 2, result.output
+        assert "reviewbot: error: cannot write the report to" in result.stderr
+        assert "Traceback" not in result.output

@@ -18,7 +18,7 @@ WEBHOOKS = Path(__file__).resolve().parents[1] / "data" / "github-webhooks"
 REPO = "Codertocat/Hello-World"
 SHA = "ec26c3e57ca3a959ca5aad62de7213c562f8c821"
 REVIEW, REFOLD, SKIP = PlanAction.REVIEW, PlanAction.REFOLD, PlanAction.SKIP
-PR2 = {"repo": REPO, "number": 2, "numbers": (2,), "head_sha": SHA, "is_fork": False}
+PR2 = {"repo": REPO, "number": 2, "numbers": (2,), "head_sha": SHA}
 PR2_BY = {**PR2, "actor": "Codertocat"}
 
 
@@ -147,34 +147,9 @@ class TestPullRequest:
         plan = plan_event("pull_request_target", load("pull_request.opened.payload.json"))
         assert (plan.action, plan.trigger, plan.number) == (REVIEW, "pull_request_target", 2)
 
-    def test_draft_is_skipped_with_a_reason(self):
-        """A draft PR is skipped by default and the reason says how to change that."""
-        plan = plan_event("pull_request", opened(draft=True))
-        assert plan.action is SKIP
-        assert plan.reason == (
-            "pull request #2 is a draft (set publish.review_drafts = true to review drafts)"
-        )
-
-    def test_draft_is_reviewed_when_the_config_allows(self):
-        """With review_drafts the draft PR is reviewed."""
-        assert plan_event("pull_request", opened(draft=True), review_drafts=True).action is REVIEW
-
-    def test_fork_is_detected_by_repository_id(self):
-        """A head repository other than the base repository marks the PR as a fork."""
-        payload = opened()
-        payload["pull_request"]["head"]["repo"] = {
-            **payload["pull_request"]["head"]["repo"],
-            "id": 999,
-            "full_name": "mallory/Hello-World",
-        }
-        plan = plan_event("pull_request", payload)
-        assert (plan.action, plan.is_fork) == (REVIEW, True)
-
-    def test_deleted_fork_counts_as_fork(self):
-        """A head repository that no longer exists (null) can only have been a fork."""
-        payload = opened()
-        payload["pull_request"]["head"]["repo"] = None
-        assert plan_event("pull_request", payload).is_fork is True
+    def test_draft_is_planned_for_the_config_to_decide(self):
+        """A draft is planned as a review: the base branch's publish.review_drafts decides later."""
+        assert plan_event("pull_request", opened(draft=True)).action is REVIEW
 
     def test_synchronize_on_a_closed_pr_is_skipped(self):
         """A review action on a PR that is no longer open is skipped."""
@@ -300,12 +275,6 @@ class TestCheckSuite:
             f"check_suite {action}: the CI result is not final",
         )
 
-    def test_fork_pr_in_the_suite(self):
-        """A PR whose head repository differs from its base is flagged as a fork."""
-        payload = suite()
-        payload["check_suite"]["pull_requests"][0]["head"]["repo"]["id"] = 999
-        assert plan_event("check_suite", payload).is_fork is True
-
 
 def workflow_run(**run: Any) -> dict[str, Any]:
     """A workflow_run payload built from the real PR payload's repositories."""
@@ -350,10 +319,10 @@ class TestWorkflowRun:
         )
 
     def test_fork_run_has_no_pr_number(self):
-        """For a fork GitHub lists no PR: the plan is a review of unknown number, flagged fork."""
+        """For a fork GitHub lists no PR: the plan is a review of unknown number (the snapshot names it)."""
         fork = {**workflow_run()["workflow_run"]["head_repository"], "id": 999}
         plan = plan_event("workflow_run", workflow_run(head_repository=fork, pull_requests=[]))
-        assert (plan.action, plan.number, plan.numbers, plan.is_fork) == (REVIEW, None, (), True)
+        assert (plan.action, plan.number, plan.numbers) == (REVIEW, None, ())
 
     @pytest.mark.parametrize(
         ("changes", "reason"),

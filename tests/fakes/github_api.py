@@ -964,7 +964,8 @@ class FakeGitHub:
             "head_sha": fields["head_sha"],
             "external_id": fields.get("external_id", ""),
             "url": f"{base_url}/repos/{repo.full_name}/check-runs/{run_id}",
-            "html_url": f"https://github.com/{repo.full_name}/runs/{run_id}",
+            "html_url": fields.get("html_url")
+            or f"https://github.com/{repo.full_name}/runs/{run_id}",
             "details_url": fields.get("details_url"),
             "status": status,
             "conclusion": conclusion,

@@ -256,6 +256,8 @@ class World:
             "REVIEWBOT_MODEL": None,
             "REVIEWBOT_CONFIG": None,
             "REVIEWBOT_FAIL_ON": None,
+            "REVIEWBOT_BOT_LOGIN": None,
+            "GITHUB_RUN_ID": None,
         }
         env.update(overrides)
         return env
