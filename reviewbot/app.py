@@ -114,8 +114,7 @@ def model_client(settings: Settings) -> ModelClient | None:
 
 
 def github_client(ref: PRRef, settings: Settings) -> GitHubClient:
-    # No pacing between reads: one review makes a few dozen sequential requests at most.
-    return make_client(ref.api_url, settings.github_token, pace_seconds=0)
+    return make_client(ref.api_url, settings.github_token)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -144,13 +143,17 @@ def _configured(config: ReviewConfig, job: Job) -> ReviewConfig:
     return config if job.model is None else config.model_copy(update={"model": job.model})
 
 
-def _agents(settings: Settings, job: Job) -> Agents:
-    return Agents(
-        client=model_client(settings),
-        operator=job.operator,
-        redactor=settings.redactor,
-        progress=job.progress,
-    )
+@contextmanager
+def _agents(settings: Settings, job: Job) -> Iterator[Agents]:
+    """What the agents need; the model client is closed when the review is done."""
+    client = model_client(settings)
+    try:
+        yield Agents(
+            client=client, operator=job.operator, redactor=settings.redactor, progress=job.progress
+        )
+    finally:
+        if client is not None:
+            client.close()
 
 
 def _ref_of(repo: str, number: int, settings: Settings) -> PRRef:
@@ -198,11 +201,10 @@ def _review(
         snapshot = fetch_snapshot(
             client, info, checkout=path, config=config, comments=publisher.discussion()
         )
-        agents = _agents(settings, job)
+        ci = _ci(client, info, config, settings)
+        with _agents(settings, job) as agents:
+            report = review_snapshot(snapshot, agents=agents, ci=ci, prior=prior)
         fork_without_secrets = check_fork and snapshot.fork and agents.client is None
-        report = review_snapshot(
-            snapshot, agents=agents, ci=_ci(client, info, config, settings), prior=prior
-        )
         notes: tuple[str, ...] = ()
         if fork_without_secrets:
             notes = (FORK_HINT,)
@@ -297,8 +299,8 @@ def review_local(
 ) -> RunOutcome:
     with local_snapshot(repo, base=base, head=head, config_path=job.config_path) as snapshot:
         snapshot = replace(snapshot, config=_configured(snapshot.config, job))
-        agents = _agents(settings, job)
-        report = review_snapshot(snapshot, agents=agents)
+        with _agents(settings, job) as agents:
+            report = review_snapshot(snapshot, agents=agents)
         emit(report, snapshot)
         return RunOutcome(report=report, notes=() if agents.client else (NO_KEY_HINT,))
 

@@ -186,7 +186,6 @@ class Report(_Model):
     coverage: Coverage | None = None
     pr: PRInfo
     published: Published | None = None
-    errors: tuple[str, ...] = ()
 
     @staticmethod
     def reasons_of(decision: Decision) -> tuple[ReasonReport, ...]:

@@ -17,7 +17,7 @@ from reviewbot import __version__
 from reviewbot.agent.model import ModelClient
 from reviewbot.agent.panel import run_panel
 from reviewbot.agent.progress import Progress
-from reviewbot.config import ReviewConfig, is_excluded
+from reviewbot.config import is_excluded
 from reviewbot.nodes.boundary import Discarded
 from reviewbot.nodes.model import ReviewNode
 from reviewbot.publish.markers import PriorState, carry_over
@@ -54,7 +54,6 @@ def review_snapshot(
     agents: Agents,
     ci: AxisResult | None = None,
     prior: PriorState | None = None,
-    errors: Sequence[str] = (),
 ) -> Report:
     """Run the reviewers and the verifier over `snapshot` and fold everything into a report."""
     config = snapshot.config
@@ -73,7 +72,6 @@ def review_snapshot(
     discarded = (*panel.discarded, *(prior.discarded if prior else ()))
     return build_report(
         snapshot,
-        config=config,
         proposed=panel.proposed,
         axes=axes,
         nodes=nodes,
@@ -81,7 +79,6 @@ def review_snapshot(
         agents=panel.agents,
         usage=panel.usage,
         coverage=panel.coverage,
-        errors=errors,
     )
 
 
@@ -90,13 +87,12 @@ def refold(
     *,
     prior: PriorState,
     ci: AxisResult | None,
-    errors: Sequence[str] = (),
 ) -> Report:
     """Re-judge the nodes already on the PR with fresh CI results: no model request.
 
-    The reviewer axes are those the last published summary recorded; when it
-    recorded none (no summary yet, or an unreadable one), each reviewer axis is
-    `not_run`: absence of evidence never turns a gate green.
+    The reviewer axes and the agents' proposal are those the last published summary
+    recorded; when it recorded none (no summary yet, or an unreadable one), each
+    reviewer axis is `not_run`: absence of evidence never turns a gate green.
     """
     config = snapshot.config
     remembered = {axis.name: axis for axis in prior.axes()}
@@ -113,22 +109,19 @@ def refold(
     axes = (*reviewer_axes, ci) if ci is not None else reviewer_axes
     return build_report(
         snapshot,
-        config=config,
-        proposed=None,
+        proposed=prior.proposed(),
         axes=axes,
         nodes=prior.review_nodes(),
         discarded=prior.discarded,
         agents=(),
         usage=Usage(),
         coverage=prior.coverage(),
-        errors=errors,
     )
 
 
 def build_report(
     snapshot: PRSnapshot,
     *,
-    config: ReviewConfig,
     proposed: Verdict | None,
     axes: Sequence[AxisResult],
     nodes: Sequence[ReviewNode],
@@ -136,9 +129,8 @@ def build_report(
     agents: Sequence[AgentReport],
     usage: Usage,
     coverage: Coverage | None,
-    errors: Sequence[str],
 ) -> Report:
-    decision = finalize(proposed, axes, nodes, config.policy.node_policy())
+    decision = finalize(proposed, axes, nodes, snapshot.config.policy.node_policy())
     return Report(
         tool_version=__version__,
         verdict=decision.verdict.label,
@@ -150,7 +142,6 @@ def build_report(
         agents=tuple(agents),
         coverage=coverage,
         pr=pr_info(snapshot),
-        errors=tuple(errors),
     )
 
 

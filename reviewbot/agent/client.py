@@ -98,6 +98,9 @@ class AnthropicClient:
         self._sleep = sleep
         self._jitter = jitter
 
+    def close(self) -> None:
+        self._sdk.close()
+
     def create(self, request: ModelRequest) -> ModelResponse:
         waited = 0.0
         for attempt in range(self._max_retries + 1):

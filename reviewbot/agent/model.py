@@ -92,3 +92,7 @@ class ModelClient(Protocol):
     def create(self, request: ModelRequest) -> ModelResponse:
         """Send one Messages API request (retrying transient failures); raise a ReviewbotError."""
         ...
+
+    def close(self) -> None:
+        """Release the connection pool; the client is not used afterwards."""
+        ...

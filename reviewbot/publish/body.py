@@ -391,7 +391,6 @@ def summary_body(
             for a in report.agents
         ],
         said=_said(report, redactor),
-        errors=[cell(e) for e in report.errors],
         notes=[cell(n) for n in notes],
     )
     return finish(text, redactor, limit=limit, pointer=pointer)

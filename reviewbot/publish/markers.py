@@ -47,7 +47,8 @@ from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.redact import Redactor
 from reviewbot.report import AxisReport, Coverage, Report
 from reviewbot.verdict.axes import AxisResult, Outcome
-from reviewbot.verdict.lattice import Label
+from reviewbot.verdict.fold import Source
+from reviewbot.verdict.lattice import Label, Verdict
 
 NODE_TAG = "reviewbot:node"
 SUMMARY_TAG = "reviewbot:summary"
@@ -140,16 +141,20 @@ class SummaryMarker(_Marker):
     verdict: Label
     axes: tuple[AxisMarker, ...] = ()
     coverage: CoverageMarker | None = None
+    # The agents' own proposal: a re-fold without a model must not fall below it.
+    proposed: Label | None = None
 
     @classmethod
     def of(
         cls, report: Report, *, head_sha: str, redactor: Redactor = SHAPES_ONLY
     ) -> SummaryMarker:
+        proposals = [r.verdict for r in report.reasons if r.source is Source.PROPOSAL]
         return cls(
             head_sha=head_sha,
             verdict=report.verdict,
             axes=tuple(AxisMarker.of(axis, redactor=redactor) for axis in report.axes),
             coverage=CoverageMarker.of(report.coverage) if report.coverage else None,
+            proposed=max(proposals, key=Verdict.parse) if proposals else None,
         )
 
 
@@ -202,6 +207,11 @@ class PriorState:
         return frozenset(
             fp for fp, prior in self.by_fingerprint().items() if prior.node.status in standing
         )
+
+    def proposed(self) -> Verdict | None:
+        """The verdict the agents proposed last time, for a re-fold: it can only add strictness."""
+        marker = self.summary.marker if self.summary else None
+        return Verdict.parse(marker.proposed) if marker and marker.proposed else None
 
     def axes(self) -> tuple[AxisResult, ...]:
         """The axes the last summary recorded; empty when there is no readable summary."""

@@ -191,7 +191,6 @@ def _footer(report: Report, clean: Clean) -> RenderableType:
         f"usage: {u.requests} request(s), {u.total_input_tokens:,} input / {u.output_tokens:,} output tokens, "
         f"${u.cost_usd:.4f}"
     )
-    lines.extend(f"error: {clean(e)}" for e in report.errors)
     return Text("\n".join(lines), style="dim")
 
 
