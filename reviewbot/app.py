@@ -314,10 +314,11 @@ def run_event(settings: Settings, job: Job, emit: Emit) -> RunOutcome:
     log.info("event %s: %s — %s", plan.trigger, plan.action.value, plan.reason)
     if plan.action is PlanAction.SKIP or plan.repo is None:
         return RunOutcome(skipped=plan.reason)
-    numbers = plan.numbers if plan.action is PlanAction.REFOLD else (plan.number,)
-    if None in numbers or not numbers:
+    single = () if plan.number is None else (plan.number,)
+    numbers = plan.numbers if plan.action is PlanAction.REFOLD else single
+    if not numbers:
         return RunOutcome(skipped=f"{plan.trigger}: the event names no single pull request")
-    refs = [_ref_of(plan.repo, n, settings) for n in numbers if n is not None]
+    refs = [_ref_of(plan.repo, n, settings) for n in numbers]
     with connect(refs[0], settings) as github:  # one repository: one client for every PR
         if plan.action is PlanAction.REFOLD:
             # A check suite may name several PRs: each is re-folded and published, and the
