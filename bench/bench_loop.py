@@ -26,7 +26,7 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.synthetic import git, make_pr_repo
+from bench.synthetic import make_pr_repo
 from reviewbot.agent.client import AnthropicClient
 from reviewbot.agent.panel import run_panel
 from reviewbot.agent.progress import SilentProgress
@@ -35,6 +35,7 @@ from reviewbot.redact import Redactor
 from reviewbot.sources.diff_index import DiffIndex, LineKind, index_from_unified_diff
 from reviewbot.sources.snapshot import Origin, PRSnapshot
 from reviewbot.tools.ask_user import NoOperator
+from tests.fakes.gitrepo import git
 from tests.fakes.messages_api import FakeMessagesAPI, reply, text, tool_use
 
 READS = 20

@@ -50,9 +50,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import itertools
 
-from bench.synthetic import PRRepo, git, make_pr_repo
+from bench.synthetic import PRRepo, make_pr_repo
 from reviewbot.sources.diff_index import DiffIndex, LineKind, index_from_unified_diff
 from tests.fakes.github_api import FakeGitHub
+from tests.fakes.gitrepo import git
 from tests.fakes.messages_api import JSON, FakeMessagesAPI, Reply, reply, text, tool_use
 from tests.fakes.server import Handler, LoopbackServer, Request, Response, json_function_handler
 from tests.fakes.world import seed_pull

@@ -9,20 +9,10 @@ files and one lockfile. Deterministic for a given `n_files` and `seed`.
 from __future__ import annotations
 
 import random
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-_GIT_ENV = {
-    "GIT_AUTHOR_NAME": "bench",
-    "GIT_AUTHOR_EMAIL": "bench@example.invalid",
-    "GIT_COMMITTER_NAME": "bench",
-    "GIT_COMMITTER_EMAIL": "bench@example.invalid",
-    "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
-    "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
-    "PATH": "/usr/bin:/bin:/usr/local/bin",
-    "HOME": "/tmp",
-}
+from tests.fakes.gitrepo import GitRepo, git
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,13 +21,6 @@ class PRRepo:
     base_sha: str
     head_sha: str
     n_files: int
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", *args], cwd=repo, env=_GIT_ENV, check=True, capture_output=True, text=True
-    )
-    return done.stdout.strip()
 
 
 def _source(rnd: random.Random, name: str, lines: int) -> str:
@@ -64,8 +47,7 @@ def _edit(rnd: random.Random, text: str, edits: int) -> str:
 def make_pr_repo(root: Path, n_files: int, *, seed: int = 7) -> PRRepo:
     """A repository whose HEAD differs from HEAD~1 in exactly `n_files` files."""
     rnd = random.Random(seed * 100_003 + n_files)
-    root.mkdir(parents=True, exist_ok=True)
-    git(root, "init", "-q", "-b", "main")
+    repo = GitRepo.init(root)
     kinds = rnd.choices(
         ["small", "large", "added", "deleted", "renamed", "binary"],
         weights=[70, 8, 10, 4, 5, 3],
@@ -85,9 +67,7 @@ def make_pr_repo(root: Path, n_files: int, *, seed: int = 7) -> PRRepo:
             (root / "package-lock.json").write_text('{\n  "lockfileVersion": 3\n}\n')
         elif kind != "added":
             path.write_text(_source(rnd, f"m{i}", sizes[i]))
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "base")
-    base = git(root, "rev-parse", "HEAD")
+    base = repo.commit("base")
     for i, kind in enumerate(kinds):
         path = root / f"pkg{i % 50}" / f"mod_{i}.py"
         if kind in ("small", "large"):
@@ -105,9 +85,7 @@ def make_pr_repo(root: Path, n_files: int, *, seed: int = 7) -> PRRepo:
         else:
             lock = "\n".join(f'    "dep{j}": "{j}.0.0",' for j in range(5000))
             (root / "package-lock.json").write_text("{\n" + lock + "\n}\n")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "head")
-    head = git(root, "rev-parse", "HEAD")
+    head = repo.commit("head")
     return PRRepo(path=root, base_sha=base, head_sha=head, n_files=n_files)
 
 

@@ -17,7 +17,8 @@ from click.testing import CliRunner, Result
 
 from reviewbot import cli as cli_module
 from reviewbot.cli import cli
-from tests.e2e.harness import ANTHROPIC_KEY, GITHUB_TOKEN, World, make_repo, open_world
+from tests.e2e.harness import ANTHROPIC_KEY, GITHUB_TOKEN, World, open_world
+from tests.fakes.gitrepo import make_repo
 from tests.fakes.messages_api import Scripted, reply, text, tool_use
 
 PR_URL = "https://github.com/octo/app/pull/7"
@@ -204,7 +205,7 @@ class TestLocalErrors:
     def test_an_unknown_base_ref_exits_4(self, tmp_path, monkeypatch):
         """`--local --base REF` with a ref the repository lacks is not found: exit 4."""
         monkeypatch.chdir(
-            make_repo(tmp_path / "repo", base={"a.py": "a = 1\n"}, head={"a.py": "a = 2\n"})
+            make_repo(tmp_path / "repo", base={"a.py": "a = 1\n"}, head={"a.py": "a = 2\n"}).path
         )
         result = invoke(["review", "--local", "--base", "nosuchref"])
         assert result.exit_code == 4
@@ -314,7 +315,7 @@ class TestFailOn:
 class TestUnwritableOutputs:
     def test_an_unwritable_report_path_is_a_usage_error(self, tmp_path, monkeypatch):
         """--report under a regular file exits 2 with one line, never a traceback or the verdict's code."""
-        repo = make_repo(tmp_path / "repo", base={"a.py": "x = 1\n"}, head={"a.py": "x = 2\n"})
+        repo = make_repo(tmp_path / "repo", base={"a.py": "x = 1\n"}, head={"a.py": "x = 2\n"}).path
         blocker = tmp_path / "file"
         blocker.write_text("")
         monkeypatch.chdir(repo)

@@ -1,7 +1,7 @@
 """The end-to-end world: a real git repository, fake GitHub and Messages API on loopback, and
 `python -m reviewbot` run as a subprocess with the environment GitHub Actions sets.
 
-Owns: building a repository in a temporary folder, mirroring it as a PR into a `FakeGitHub`
+Owns: mirroring a repository built in a temporary folder as a PR into a `FakeGitHub`
 (`tests.fakes.world.seed_pull`), serving both fakes, turning the REAL webhook payloads of
 tests/data/github-webhooks/ into events about that PR, and running reviewbot with a minimal,
 explicit environment (never the developer's) — recording, per run, what each fake received.
@@ -28,9 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes.github_api import FakeGitHub, FakePull
+from tests.fakes.gitrepo import make_repo
 from tests.fakes.messages_api import FakeMessagesAPI, Scripted
 from tests.fakes.server import LoopbackServer, Recorded, json_function_handler
-from tests.fakes.world import git, seed_pull
+from tests.fakes.world import seed_pull
 
 WEBHOOKS = Path(__file__).resolve().parents[1] / "data" / "github-webhooks"
 REPO = "octo/app"
@@ -44,33 +45,6 @@ SECRETS = (GITHUB_TOKEN, ANTHROPIC_KEY)
 # Only what reviewbot and git need: the interpreter is run by absolute path.
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 RUN_TIMEOUT = 120
-
-
-# ---------------------------------------------------------------- the repository
-
-
-def make_repo(path: Path, *, base: Mapping[str, str], head: Mapping[str, str | None]) -> Path:
-    """A repository with `main` holding `base` and `feature` (checked out) changing it by `head`."""
-    path.mkdir(parents=True)
-    git(path, "init", "-q", "-b", "main")
-    _write(path, base)
-    git(path, "add", "-A")
-    git(path, "commit", "-qm", "base")
-    git(path, "checkout", "-qb", "feature")
-    _write(path, head)
-    git(path, "add", "-A")
-    git(path, "commit", "-qm", "head")
-    return path
-
-
-def _write(root: Path, files: Mapping[str, str | None]) -> None:
-    for name, content in files.items():
-        target = root / name
-        if content is None:
-            target.unlink()
-            continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(content, encoding="utf-8")
 
 
 # ---------------------------------------------------------------- one run
@@ -246,7 +220,7 @@ def open_world(
 ) -> Iterator[World]:
     """Build the repository, seed PR #7 of octo/app from it, and serve both fakes."""
     root.mkdir(parents=True, exist_ok=True)
-    repo = make_repo(root / "repo", base=base, head=head)
+    repo = make_repo(root / "repo", base, head).path
     # Like GITHUB_TOKEN: may not ask who it is (GET /user → 403), may not approve.
     github = FakeGitHub(user_endpoint=False, approve_allowed=False, tokens=tokens)
     pull = seed_pull(
@@ -270,6 +244,7 @@ def open_world(
         )
         assert not github_server.errors, github_server.errors  # a crashing fake is a test bug
         assert not model_server.errors, model_server.errors
+        model.verify()  # every scripted reply was asked for, and no request was refused
 
 
 # ---------------------------------------------------------------- events, from the real payloads

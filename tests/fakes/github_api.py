@@ -2,24 +2,24 @@
 
 Owns: repositories, pull requests (the real PR object shape, built from the
 webhook fixture's `pull_request`), paginated files (Link headers, per_page, the
-3,000-file cap, files without `patch`), the diff media type (406 past 300 files
-or 20,000 lines), commits, contents at a ref, issue comments (list/create/edit),
-review comments, reviews (create with comments, validated against each file's
-diff the way GitHub does: one bad comment → 422 for the whole review and nothing
-stored; pending reviews; delete pending; submit pending), review comments of a
-review, check runs (create/update/list for a ref), commit statuses, collaborator
-permission and `/user`. Plain handler: `FakeGitHub()(request) → response`; the
+3,000-file cap, files without `patch`), commits, contents at a ref, issue comments
+(list/create/edit), review comments (list/edit), reviews (create with comments,
+validated against each file's diff the way GitHub does: one bad comment → 422 for
+the whole review and nothing stored; pending reviews hidden and deletable; body
+edits), review comments of a review, check runs (create/list for a ref), commit
+statuses, collaborator permission and `/user` — the routes reviewbot calls, no more. Plain handler: `FakeGitHub()(request) → response`; the
 loopback server (tests/fakes/server.py) records requests and injects faults.
 
 Must not: make any network call, or accept what GitHub would refuse.
 
-    def test_publish(github_server):                      # the fixture below
-        pr = github_server.fake.add_pull("octo/app", files=[FakeFile(filename="a.py", patch=...)])
-        gh = Github(base_url=github_server.url, auth=Auth.Token("t"),
+    fake = FakeGitHub()
+    pr = fake.add_pull("octo/app", files=[FakeFile(filename="a.py", patch=...)])
+    with LoopbackServer(fake) as server:
+        gh = Github(base_url=server.url, auth=Auth.Token("t"),
                     seconds_between_requests=0, seconds_between_writes=0, retry=None)
+        server.fail_next("POST", r"/pulls/\\d+/reviews$", secondary_rate_limit(retry_after=1))
         ...
-        github_server.fail_next("POST", r"/pulls/\\d+/reviews$", secondary_rate_limit(retry_after=1))
-        assert github_server.server.writes == 1
+        assert server.writes == 1
 """
 
 from __future__ import annotations
@@ -32,14 +32,12 @@ import json
 import re
 import threading
 import urllib.parse
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from tests.fakes.server import LoopbackServer, Request, Response
+from tests.fakes.server import Request, Response
 
 _TEMPLATE_PATH = (
     Path(__file__).resolve().parents[1]
@@ -53,8 +51,6 @@ _EPOCH = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 _RESET_AT = 4_102_444_800  # a fixed x-ratelimit-reset (2100-01-01) keeps answers deterministic
 
 FILES_CAP = 3_000
-DIFF_MAX_FILES = 300
-DIFF_MAX_LINES = 20_000
 BODY_MAX = 65_536
 CHECK_TEXT_MAX = 65_535
 ANNOTATIONS_PER_REQUEST = 50
@@ -344,16 +340,15 @@ class FakeGitHub:
         n = r"(?P<number>\d+)"
         return [
             ("GET", r"/user", self._get_user),
-            ("GET", r, self._get_repo),
             ("GET", rf"{r}/pulls/{n}", self._get_pull),
             ("GET", rf"{r}/pulls/{n}/files", self._list_files),
             ("GET", rf"{r}/pulls/{n}/commits", self._list_commits),
             ("GET", rf"{r}/pulls/{n}/comments", self._list_review_comments),
             ("GET", rf"{r}/pulls/{n}/reviews", self._list_reviews),
             ("POST", rf"{r}/pulls/{n}/reviews", self._create_review),
-            ("GET", rf"{r}/pulls/{n}/reviews/(?P<review_id>\d+)", self._get_review),
             ("DELETE", rf"{r}/pulls/{n}/reviews/(?P<review_id>\d+)", self._delete_review),
-            ("POST", rf"{r}/pulls/{n}/reviews/(?P<review_id>\d+)/events", self._submit_review),
+            ("PUT", rf"{r}/pulls/{n}/reviews/(?P<review_id>\d+)", self._update_review),
+            ("PATCH", rf"{r}/pulls/comments/(?P<comment_id>\d+)", self._edit_review_comment),
             (
                 "GET",
                 rf"{r}/pulls/{n}/reviews/(?P<review_id>\d+)/comments",
@@ -361,15 +356,10 @@ class FakeGitHub:
             ),
             ("GET", rf"{r}/issues/{n}/comments", self._list_issue_comments),
             ("POST", rf"{r}/issues/{n}/comments", self._create_issue_comment),
-            ("GET", rf"{r}/issues/comments/(?P<comment_id>\d+)", self._get_issue_comment),
             ("PATCH", rf"{r}/issues/comments/(?P<comment_id>\d+)", self._edit_issue_comment),
             ("GET", rf"{r}/commits/(?P<ref>[^/]+)/check-runs", self._list_check_runs),
             ("GET", rf"{r}/commits/(?P<ref>[^/]+)/statuses", self._list_statuses),
-            ("GET", rf"{r}/commits/(?P<ref>[^/]+)/status", self._combined_status),
-            ("GET", rf"{r}/commits/(?P<ref>[^/]+)", self._get_commit),
             ("POST", rf"{r}/check-runs", self._create_check_run),
-            ("GET", rf"{r}/check-runs/(?P<run_id>\d+)", self._get_check_run),
-            ("PATCH", rf"{r}/check-runs/(?P<run_id>\d+)", self._update_check_run),
             ("POST", rf"{r}/statuses/(?P<sha>[0-9a-f]{{40}})", self._create_status),
             ("GET", rf"{r}/statuses/(?P<ref>[0-9a-f]{{40}})", self._list_statuses),
             ("GET", rf"{r}/contents/(?P<path>.+)", self._get_contents),
@@ -490,9 +480,6 @@ class FakeGitHub:
             )
         return Response.json(200, self._me())
 
-    def _get_repo(self, request: Request, repo: FakeRepo) -> Response:
-        return Response.json(200, self._repo_json(request.base_url, repo.full_name, repo.id))
-
     def _get_permission(self, request: Request, repo: FakeRepo, user: str) -> Response:
         default = "none" if repo.private else "read"
         permission = repo.permissions.get(user, default)
@@ -508,34 +495,7 @@ class FakeGitHub:
         pull = self._pull(repo, number)
         if pull is None:
             return _not_found()
-        if "diff" in request.headers.get("accept", ""):
-            return self._diff(pull)
         return Response.json(200, self._pull_json(request.base_url, repo, pull))
-
-    def _diff(self, pull: FakePull) -> Response:
-        lines = sum(sum(f.counts()) for f in pull.files)
-        if len(pull.files) > DIFF_MAX_FILES or lines > DIFF_MAX_LINES:
-            what = (
-                f"files ({DIFF_MAX_FILES})"
-                if len(pull.files) > DIFF_MAX_FILES
-                else f"lines ({DIFF_MAX_LINES})"
-            )
-            return Response.json(
-                406,
-                {
-                    "message": f"Sorry, the diff exceeded the maximum number of {what}. Consider using "
-                    "'List pull requests files' API or locally cloning the repository instead.",
-                    "errors": [{"resource": "PullRequest", "field": "diff", "code": "too_large"}],
-                    "documentation_url": _DOCS,
-                    "status": "406",
-                },
-            )
-        parts = []
-        for f in pull.files:
-            old = f.previous_filename or f.filename
-            parts.append(f"diff --git a/{old} b/{f.filename}\n--- a/{old}\n+++ b/{f.filename}\n")
-            parts.append((f.patch or "") + "\n")
-        return Response.text(200, "".join(parts), "text/plain; charset=utf-8")
 
     def _file_json(
         self, base_url: str, repo: FakeRepo, pull: FakePull, f: FakeFile
@@ -599,12 +559,6 @@ class FakeGitHub:
             for sha, parent in zip(pull.commits, parents, strict=True)
         ]
         return self._page(request, items)
-
-    def _get_commit(self, request: Request, repo: FakeRepo, ref: str) -> Response:
-        sha = repo.resolve(ref)
-        if sha is None:
-            return _unprocessable([f"No commit found for SHA: {ref}"])
-        return Response.json(200, self._commit_json(request.base_url, repo, sha, None))
 
     def _get_contents(self, request: Request, repo: FakeRepo, path: str) -> Response:
         ref = request.query.get("ref", repo.default_branch)
@@ -678,15 +632,17 @@ class FakeGitHub:
         repo.issue_comments.setdefault(int(number), []).append(comment)
         return Response.json(201, comment)
 
-    def _get_issue_comment(self, request: Request, repo: FakeRepo, comment_id: str) -> Response:
-        comment = self._find_issue_comment(repo, comment_id)
-        return Response.json(200, comment) if comment else _not_found()
-
     def _edit_issue_comment(self, request: Request, repo: FakeRepo, comment_id: str) -> Response:
         comment = self._find_issue_comment(repo, comment_id)
         if comment is None:
             return _not_found()
-        if comment["user"]["login"] != self.login:
+        return self._edit_body(request, comment, stamp=True)
+
+    def _edit_body(
+        self, request: Request, item: dict[str, Any], *, stamp: bool = False
+    ) -> Response:
+        """Replace the body of a comment or review: only its author may, and not with nothing."""
+        if item["user"]["login"] != self.login:
             return Response.json(
                 403, {"message": "Resource not accessible by integration", "status": "403"}
             )
@@ -694,8 +650,10 @@ class FakeGitHub:
         refused = self._check_body(body, required=True)
         if refused:
             return refused
-        comment.update(body=body, updated_at=self._time())
-        return Response.json(200, comment)
+        item["body"] = body
+        if stamp:  # a review has no updated_at
+            item["updated_at"] = self._time()
+        return Response.json(200, item)
 
     @staticmethod
     def _check_body(body: Any, *, required: bool) -> Response | None:
@@ -873,12 +831,6 @@ class FakeGitHub:
             return _not_found()
         return self._page(request, repo.reviews.get(int(number), []))
 
-    def _get_review(
-        self, request: Request, repo: FakeRepo, number: str, review_id: str
-    ) -> Response:
-        review = self._find_review(repo, number, review_id)
-        return Response.json(200, review) if review else _not_found()
-
     def _delete_review(
         self, request: Request, repo: FakeRepo, number: str, review_id: str
     ) -> Response:
@@ -892,27 +844,20 @@ class FakeGitHub:
         comments[:] = [c for c in comments if c["pull_request_review_id"] != review["id"]]
         return Response.json(200, review)
 
-    def _submit_review(
+    def _update_review(
         self, request: Request, repo: FakeRepo, number: str, review_id: str
     ) -> Response:
-        pull = self._pull(repo, number)
         review = self._find_review(repo, number, review_id)
-        if pull is None or review is None:
+        if review is None:
             return _not_found()
-        if review["state"] != "PENDING":
-            return _unprocessable(["Can not submit a non-pending pull request review"])
-        payload = request.json() or {}
-        event = payload.get("event")
-        body = payload.get("body") or review["body"]
-        refused = (
-            self._event_error(pull, event, body, True)
-            if event
-            else _unprocessable(["Invalid event: None"])
-        )
-        if refused:
-            return refused
-        review.update(state=REVIEW_STATES[str(event)], body=body, submitted_at=self._time())
-        return Response.json(200, review)
+        return self._edit_body(request, review)
+
+    def _edit_review_comment(self, request: Request, repo: FakeRepo, comment_id: str) -> Response:
+        every = (c for comments in repo.review_comments.values() for c in comments)
+        comment = next((c for c in every if c["id"] == int(comment_id)), None)
+        if comment is None:
+            return _not_found()
+        return self._edit_body(request, comment, stamp=True)
 
     def _list_review_comments(self, request: Request, repo: FakeRepo, number: str) -> Response:
         if self._pull(repo, number) is None:
@@ -1001,50 +946,6 @@ class FakeGitHub:
         repo.check_runs.append(run)
         return Response.json(201, run)
 
-    def _find_check_run(self, repo: FakeRepo, run_id: str) -> dict[str, Any] | None:
-        return next((r for r in repo.check_runs if r["id"] == int(run_id)), None)
-
-    def _get_check_run(self, request: Request, repo: FakeRepo, run_id: str) -> Response:
-        run = self._find_check_run(repo, run_id)
-        return Response.json(200, run) if run else _not_found()
-
-    def _update_check_run(self, request: Request, repo: FakeRepo, run_id: str) -> Response:
-        run = self._find_check_run(repo, run_id)
-        if run is None:
-            return _not_found()
-        if run["app"]["slug"] != self.app_slug:
-            return Response.json(
-                403, {"message": "Resource not accessible by integration", "status": "403"}
-            )
-        payload = request.json() or {}
-        refused = self._check_output_error(payload.get("output"))
-        if refused:
-            return refused
-        for key in (
-            "name",
-            "details_url",
-            "external_id",
-            "status",
-            "conclusion",
-            "started_at",
-            "completed_at",
-        ):
-            if key in payload:
-                run[key] = payload[key]
-        if payload.get("conclusion"):
-            run["status"] = "completed"
-            run["completed_at"] = run["completed_at"] or self._time()
-        if "output" in payload:
-            output = payload["output"]
-            count = run["output"]["annotations_count"] + len(output.get("annotations") or [])
-            run["output"].update(
-                title=output.get("title"),
-                summary=output.get("summary"),
-                text=output.get("text"),
-                annotations_count=count,
-            )
-        return Response.json(200, run)
-
     def _list_check_runs(self, request: Request, repo: FakeRepo, ref: str) -> Response:
         sha = repo.resolve(ref)
         if sha is None:
@@ -1089,64 +990,3 @@ class FakeGitHub:
         if statuses is None:
             return _unprocessable([f"No commit found for SHA: {ref}"])
         return self._page(request, statuses)
-
-    def _combined_status(self, request: Request, repo: FakeRepo, ref: str) -> Response:
-        statuses = self._statuses_for(repo, ref)
-        if statuses is None:
-            return _unprocessable([f"No commit found for SHA: {ref}"])
-        latest: dict[str, dict[str, Any]] = {}
-        for status in statuses:  # newest first: keep the first per context
-            latest.setdefault(status["context"], status)
-        states = {s["state"] for s in latest.values()}
-        if states & {"error", "failure"}:
-            state = "failure"
-        elif "pending" in states or not states:
-            state = "pending"
-        else:
-            state = "success"
-        sha = repo.resolve(ref)
-        return Response.json(
-            200,
-            {
-                "state": state,
-                "statuses": list(latest.values()),
-                "sha": sha,
-                "total_count": len(latest),
-                "repository": self._repo_json(request.base_url, repo.full_name, repo.id),
-                "commit_url": f"{request.base_url}/repos/{repo.full_name}/commits/{sha}",
-                "url": f"{request.base_url}/repos/{repo.full_name}/commits/{sha}/status",
-            },
-        )
-
-
-# --- pytest wiring -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ServedGitHub:
-    """A FakeGitHub behind a running loopback server."""
-
-    fake: FakeGitHub
-    server: LoopbackServer
-
-    @property
-    def url(self) -> str:
-        return self.server.url
-
-    def fail_next(self, method: str, route: str, response: Response) -> None:
-        self.server.fail_next(method, route, response)
-
-
-def serve_github(
-    fake: FakeGitHub | None = None, *, latency_seconds: float = 0.0
-) -> Iterator[ServedGitHub]:
-    """Serve `fake` (a new one by default) until the generator is closed; use as a fixture body."""
-    fake = fake or FakeGitHub()
-    with LoopbackServer(fake, latency_seconds=latency_seconds) as server:
-        yield ServedGitHub(fake=fake, server=server)
-
-
-@pytest.fixture
-def github_server() -> Iterator[ServedGitHub]:
-    """A fresh fake GitHub on 127.0.0.1 (import this fixture into a conftest to use it)."""
-    yield from serve_github()

@@ -1,8 +1,9 @@
 """A loopback HTTP server for fakes: 127.0.0.1, a random port, one handler function.
 
 Owns: serving a `Handler` (Request → Response) on a background thread, recording
-every request (method, path, query, status; reads vs writes), one-shot fault
-injection for the next request matching a route, and an added latency. The
+every request (method, path, query, status, time; reads vs writes), and one-shot
+faults for the next requests matching a route: an answer of the test's choosing, or a
+hang-up (some raw bytes, then the connection closed). The
 fake APIs themselves (tests/fakes/github_api.py, tests/fakes/messages_api.py)
 are plain handlers and know nothing about sockets.
 
@@ -11,6 +12,7 @@ Must not: listen on anything but 127.0.0.1, or outlive its `with` block.
     with LoopbackServer(handler) as server:
         client = make_client(base_url=server.url)
         server.fail_next("POST", r"/reviews$", Response.json(502, {"message": "Bad Gateway"}))
+        server.fail_next("GET", r"/pulls/7$", Hangup(partial=b"HTTP/1.1 200 OK\r\n"), times=2)
         ...
         assert server.count("POST", r"/reviews$") == 2
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import threading
 import time
 import traceback
@@ -68,14 +71,29 @@ Handler = Callable[[Request], Response]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Hangup:
+    """A fault: send `partial` (raw bytes: nothing, a status line, half a body), then close.
+
+    What a connection reset looks like to the client, before or during the response.
+    """
+
+    partial: bytes = b""
+
+
+Fault = Response | Hangup
+HUNG_UP = 0  # the status recorded for a request answered with a `Hangup`
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Recorded:
-    """One request as the server saw it, with the status it answered."""
+    """One request as the server saw it, with the status it answered and when it arrived."""
 
     method: str
     path: str
     query: Mapping[str, str]
-    status: int
+    status: int  # HUNG_UP when the connection was closed instead
     body: bytes
+    at: float  # time.monotonic() on arrival, so a test can check the waits between retries
 
     @property
     def is_write(self) -> bool:
@@ -89,7 +107,7 @@ class Recorded:
 class _Fault:
     method: str
     route: re.Pattern[str]
-    response: Response
+    answer: Fault
 
 
 JsonFunction = Callable[[Any, Mapping[str, str]], tuple[int, Mapping[str, str], Any]]
@@ -118,9 +136,8 @@ def json_function_handler(function: JsonFunction, *, path: str | None = None) ->
 class LoopbackServer:
     """A threaded HTTP server on 127.0.0.1 that routes every request to `handler`."""
 
-    def __init__(self, handler: Handler, *, latency_seconds: float = 0.0) -> None:
+    def __init__(self, handler: Handler) -> None:
         self.handler = handler
-        self.latency_seconds = latency_seconds  # added before every answer (benchmarks)
         self.requests: list[Recorded] = []
         self.errors: list[str] = []  # tracebacks of handler crashes (answered 500)
         self._faults: list[_Fault] = []
@@ -167,12 +184,11 @@ class LoopbackServer:
 
     # --- scripting ---------------------------------------------------------------
 
-    def fail_next(self, method: str, route: str, response: Response) -> None:
-        """Answer `response` to the next request matching method and path regex, once."""
+    def fail_next(self, method: str, route: str, fault: Fault, *, times: int = 1) -> None:
+        """Answer `fault` to the next `times` requests matching method and path regex."""
+        one = _Fault(method=method.upper(), route=re.compile(route), answer=fault)
         with self._lock:
-            self._faults.append(
-                _Fault(method=method.upper(), route=re.compile(route), response=response)
-            )
+            self._faults.extend([one] * times)
 
     @property
     def pending_faults(self) -> int:
@@ -203,41 +219,38 @@ class LoopbackServer:
     def writes(self) -> int:
         return sum(1 for r in self.snapshot() if r.is_write)
 
-    def reset_counts(self) -> None:
-        with self._lock:
-            self.requests.clear()
-
     # --- serving -----------------------------------------------------------------
 
-    def _take_fault(self, request: Request) -> Response | None:
+    def _take_fault(self, request: Request) -> Fault | None:
         with self._lock:
-            for fault in self._faults:
+            for index, fault in enumerate(self._faults):
                 if fault.method == request.method and fault.route.search(request.path):
-                    self._faults.remove(fault)
-                    return fault.response
+                    del self._faults[index]
+                    return fault.answer
         return None
 
-    def _answer(self, request: Request) -> Response:
-        if self.latency_seconds:
-            time.sleep(self.latency_seconds)
-        response = self._take_fault(request)
-        if response is None:
+    def _answer(self, request: Request) -> Fault:
+        arrived = time.monotonic()
+        answer = self._take_fault(request)
+        if answer is None:
             try:
-                response = self.handler(request)
+                answer = self.handler(request)
             except Exception:  # a crashing fake answers 500 and the test can read why
                 self.errors.append(traceback.format_exc())
-                response = Response.json(500, {"message": "fake handler crashed"})
+                answer = Response.json(500, {"message": "fake handler crashed"})
+        status = answer.status if isinstance(answer, Response) else HUNG_UP
         with self._lock:
             self.requests.append(
                 Recorded(
                     method=request.method,
                     path=request.path,
                     query=request.query,
-                    status=response.status,
+                    status=status,
                     body=request.body,
+                    at=arrived,
                 )
             )
-        return response
+        return answer
 
 
 def _handler_class(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
@@ -262,6 +275,9 @@ def _handler_class(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
                 base_url=f"http://{host}",
             )
             response = server._answer(request)
+            if isinstance(response, Hangup):
+                self._hang_up(response.partial)
+                return
             self.send_response(response.status)
             for name, value in response.headers.items():
                 self.send_header(name, value)
@@ -269,6 +285,12 @@ def _handler_class(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             if self.command != "HEAD":
                 self.wfile.write(response.body)
+
+        def _hang_up(self, partial: bytes) -> None:
+            self.wfile.write(partial)
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
 
         do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = do_HEAD = _serve
 

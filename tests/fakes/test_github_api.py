@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import urllib.error
-import urllib.request
-
 import pytest
 from github import Auth, BadCredentialsException, Github, GithubException, UnknownObjectException
 
 from tests.fakes.github_api import (
     FakeFile,
+    FakeGitHub,
     bad_gateway,
     parse_hunks,
     secondary_rate_limit,
     unprocessable,
 )
+from tests.fakes.server import LoopbackServer
 
 REPO = "octo/app"
 # Hunk 1: RIGHT 1-5, LEFT 1-4 (old line 2 deleted); hunk 2: RIGHT 11-13, LEFT 10-11.
@@ -37,14 +36,17 @@ PATCH = "\n".join(
 
 def client(served, **kwargs) -> Github:
     """PyGithub against the fake, with its write throttling and retries off (tests never wait)."""
+    # lazy: `get_repo` makes no request (reviewbot never fetches the repository object).
     options = {"seconds_between_requests": 0, "seconds_between_writes": 0, "retry": None}
+    options["lazy"] = True
     return Github(base_url=served.url, auth=Auth.Token("t"), **{**options, **kwargs})
 
 
 @pytest.fixture
-def served(github_server):
+def fake():
     """The fake with one PR (#1) of two files, one of them without a patch."""
-    github_server.fake.add_pull(
+    github = FakeGitHub()
+    github.add_pull(
         REPO,
         title="Add parsing",
         body="Adds the parser.",
@@ -56,7 +58,14 @@ def served(github_server):
         commits=["a" * 40, "b" * 40],
         head_sha="b" * 40,
     )
-    return github_server
+    return github
+
+
+@pytest.fixture
+def served(fake):
+    """The fake on loopback."""
+    with LoopbackServer(fake) as server:
+        yield server
 
 
 @pytest.fixture
@@ -76,7 +85,7 @@ class TestHunks:
 
 
 class TestPullRequests:
-    def test_pull_has_the_real_shape(self, served, pull):
+    def test_pull_has_the_real_shape(self, served, pull, fake):
         """PyGithub reads title, body, author, SHAs, refs and counts from the fake PR."""
         assert (pull.number, pull.title, pull.body, pull.user.login) == (
             1,
@@ -90,16 +99,16 @@ class TestPullRequests:
         assert pull.head.repo.full_name == REPO
         assert pull.draft is False
 
-    def test_fork_pr_has_the_fork_as_head_repository(self, served):
+    def test_fork_pr_has_the_fork_as_head_repository(self, served, fake):
         """A PR from a fork names the fork as head repository."""
-        served.fake.add_pull(REPO, number=5, head_repo="mallory/app")
+        fake.add_pull(REPO, number=5, head_repo="mallory/app")
         pull = client(served).get_repo(REPO).get_pull(5)
         assert (pull.head.repo.full_name, pull.base.repo.full_name) == ("mallory/app", REPO)
 
     def test_unknown_pr_is_404(self, served):
         """A PR that does not exist is UnknownObjectException in PyGithub."""
         with pytest.raises(UnknownObjectException):
-            client(served).get_repo(REPO).get_pull(99)
+            _ = client(served).get_repo(REPO).get_pull(99).title
 
     def test_files_without_patch_come_back_without_patch(self, pull):
         """A file whose diff GitHub omitted has no `patch`."""
@@ -117,9 +126,9 @@ class TestPagination:
         [(250, 100, 3), (30, 30, 1), (31, 30, 2)],
         ids=["250-by-100", "one-page", "one-over"],
     )
-    def test_files_are_paginated_with_link_headers(self, served, files, per_page, pages):
+    def test_files_are_paginated_with_link_headers(self, served, files, per_page, pages, fake):
         """PyGithub follows Link headers; the number of page requests is the ceiling."""
-        served.fake.add_pull(
+        fake.add_pull(
             REPO,
             number=7,
             files=[
@@ -131,51 +140,20 @@ class TestPagination:
             for f in client(served, per_page=per_page).get_repo(REPO).get_pull(7).get_files()
         ]
         assert names == [f"f{i}.py" for i in range(files)]
-        assert served.server.count("GET", r"/pulls/7/files$") == pages
+        assert served.count("GET", r"/pulls/7/files$") == pages
 
-    def test_listing_stops_at_3000_files(self, served):
+    def test_listing_stops_at_3000_files(self, served, fake):
         """GitHub lists at most 3,000 files of a PR; the rest are silently absent."""
-        served.fake.add_pull(
-            REPO, number=8, files=[FakeFile(filename=f"f{i}") for i in range(3_005)]
-        )
+        fake.add_pull(REPO, number=8, files=[FakeFile(filename=f"f{i}") for i in range(3_005)])
         files = client(served, per_page=100).get_repo(REPO).get_pull(8).get_files()
         assert files.totalCount == 3_000
         assert len(list(files)) == 3_000
 
 
-class TestDiffMediaType:
-    def fetch(self, served, number):
-        request = urllib.request.Request(
-            f"{served.url}/repos/{REPO}/pulls/{number}",
-            headers={"Accept": "application/vnd.github.diff", "Authorization": "token t"},
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=5) as response:
-                return response.status, response.read().decode()
-        except urllib.error.HTTPError as exc:
-            return exc.code, exc.read().decode()
-
-    def test_small_pr_diff(self, served):
-        """The diff media type answers the unified diff of the PR."""
-        status, text = self.fetch(served, 1)
-        assert status == 200
-        assert text.startswith(
-            "diff --git a/src/app.py b/src/app.py\n--- a/src/app.py\n+++ b/src/app.py\n@@ -1,4 +1,5 @@"
-        )
-
-    def test_too_many_files_is_406(self, served):
-        """Past 300 files GitHub refuses the diff with 406 too_large."""
-        served.fake.add_pull(REPO, number=9, files=[FakeFile(filename=f"f{i}") for i in range(301)])
-        status, text = self.fetch(served, 9)
-        assert status == 406
-        assert "Sorry, the diff exceeded the maximum number of files (300)." in text
-        assert '"code": "too_large"' in text
-
-
 class TestContents:
-    def test_config_at_a_ref(self, served):
+    def test_config_at_a_ref(self, served, fake):
         """The .reviewbot.toml of the base branch is read at that ref (by branch or SHA)."""
-        served.fake.set_content(REPO, "main", ".reviewbot.toml", 'model = "m"\n')
+        fake.set_content(REPO, "main", ".reviewbot.toml", 'model = "m"\n')
         repo = client(served).get_repo(REPO)
         base_sha = repo.get_pull(1).base.sha
         assert repo.get_contents(".reviewbot.toml", ref="main").decoded_content == b'model = "m"\n'
@@ -188,9 +166,9 @@ class TestContents:
         with pytest.raises(UnknownObjectException):
             client(served).get_repo(REPO).get_contents(".reviewbot.toml", ref="main")
 
-    def test_head_only_file_is_not_seen_at_base(self, served):
+    def test_head_only_file_is_not_seen_at_base(self, served, fake):
         """A file the PR head adds is not visible at the base ref."""
-        served.fake.set_content(REPO, "b" * 40, ".reviewbot.toml", "x = 1\n")
+        fake.set_content(REPO, "b" * 40, ".reviewbot.toml", "x = 1\n")
         with pytest.raises(UnknownObjectException):
             client(served).get_repo(REPO).get_contents(".reviewbot.toml", ref="main")
 
@@ -203,11 +181,11 @@ class TestIssueComments:
         assert [(c.body, c.user.login) for c in pull.get_issue_comments()] == [
             ("summary v2", "github-actions[bot]")
         ]
-        assert served.server.writes == 2
+        assert served.writes == 2
 
-    def test_someone_elses_comment_cannot_be_edited(self, served, pull):
+    def test_someone_elses_comment_cannot_be_edited(self, served, pull, fake):
         """Editing a human's comment is refused with 403."""
-        theirs = served.fake.add_issue_comment(REPO, 1, "/review", author="alice")
+        theirs = fake.add_issue_comment(REPO, 1, "/review", author="alice")
         with pytest.raises(GithubException) as caught:
             pull.get_issue_comment(theirs["id"]).edit("hijacked")
         assert caught.value.status == 403
@@ -308,7 +286,7 @@ class TestReviews:
         ]
         review.delete()
         assert pull.get_reviews().totalCount == 0
-        assert served.server.count("DELETE", r"/reviews/\d+$") == 1
+        assert served.count("DELETE", r"/reviews/\d+$") == 1
 
     def test_submitted_review_cannot_be_deleted(self, pull):
         """Only a pending review can be deleted."""
@@ -349,33 +327,86 @@ class TestReviews:
         ],
         ids=["actions-may-not-approve", "own-pr", "request-changes-without-body"],
     )
-    def test_refused_review_events(self, served, pull, setup, event, body, error):
+    def test_refused_review_events(self, served, pull, setup, event, body, error, fake):
         """GitHub's refusals for approving and for REQUEST_CHANGES without a body."""
         for key, value in setup.items():
-            setattr(served.fake, key, value)
+            setattr(fake, key, value)
         with pytest.raises(GithubException) as caught:
             pull.create_review(body=body, event=event)
         assert (caught.value.status, caught.value.data["errors"]) == (422, [error])
 
 
+class TestEdits:
+    """The publisher's resolve edits: an inline comment (PATCH) and a review body (PUT)."""
+
+    def test_review_body_and_inline_comment_are_edited(self, served, pull, fake):
+        """The author's edits replace the stored bodies, one request each."""
+        review = pull.create_review(body="summary", event="COMMENT", comments=[comment()])
+        (inline,) = pull.get_review_comments()
+        review.edit("summary, resolved")
+        inline.edit("finding, resolved")
+        stored = fake.repo(REPO)
+        assert [r["body"] for r in stored.reviews[1]] == ["summary, resolved"]
+        assert [c["body"] for c in stored.review_comments[1]] == ["finding, resolved"]
+        assert (review.body, inline.body) == ("summary, resolved", "finding, resolved")
+        assert served.count("PUT", rf"^/repos/{REPO}/pulls/1/reviews/{review.id}$") == 1
+        assert served.count("PATCH", rf"^/repos/{REPO}/pulls/comments/{inline.id}$") == 1
+
+    @pytest.mark.parametrize(
+        ("who", "body", "status"),
+        [("someone-else", "resolved", 403), ("github-actions[bot]", "", 422)],
+        ids=["not-the-author", "empty-body"],
+    )
+    def test_refused_edits_change_nothing(self, pull, fake, who, body, status):
+        """Only the author may edit, and never to an empty body; a refusal stores nothing."""
+        review = pull.create_review(body="summary", event="COMMENT", comments=[comment()])
+        (inline,) = pull.get_review_comments()
+        fake.login = who
+        codes = []
+        for item in (review, inline):
+            with pytest.raises(GithubException) as caught:
+                item.edit(body)
+            codes.append(caught.value.status)
+        stored = fake.repo(REPO)
+        assert codes == [status, status]
+        assert [r["body"] for r in stored.reviews[1]] == ["summary"]
+        assert [c["body"] for c in stored.review_comments[1]] == ["finding"]
+
+    def test_unknown_ids_are_404(self, served, pull):
+        """Editing a review or comment that does not exist is 404."""
+        requester = client(served).requester
+        codes = []
+        for verb, path in (("PUT", "/pulls/1/reviews/9"), ("PATCH", "/pulls/comments/9")):
+            with pytest.raises(GithubException) as caught:
+                requester.requestJsonAndCheck(
+                    verb, f"{served.url}/repos/{REPO}{path}", input={"body": "x"}
+                )
+            codes.append(caught.value.status)
+        assert codes == [404, 404]
+
+
 class TestChecksAndStatuses:
-    def test_check_run_create_update_and_list(self, served):
-        """reviewbot's check run is created, completed with output, and listed with others."""
-        served.fake.add_check_run(
+    def test_check_run_create_and_list(self, served, fake):
+        """reviewbot's completed check run is created and listed with the other apps' runs."""
+        fake.add_check_run(
             REPO, name="tests", head_sha="b" * 40, conclusion="failure", app_slug="ci"
         )
         repo = client(served).get_repo(REPO)
-        run = repo.create_check_run(name="reviewbot", head_sha="b" * 40, status="in_progress")
-        run.edit(conclusion="neutral", output={"title": "Hold", "summary": "2 findings"})
+        run = repo.create_check_run(
+            name="reviewbot",
+            head_sha="b" * 40,
+            conclusion="neutral",
+            output={"title": "Hold", "summary": "2 findings"},
+        )
         runs = {
-            r.name: (r.status, r.conclusion, r.app.slug)
+            r.name: (r.status, r.conclusion, r.app.slug, r.output.summary)
             for r in repo.get_commit("b" * 40).get_check_runs()
         }
         assert runs == {
-            "tests": ("completed", "failure", "ci"),
-            "reviewbot": ("completed", "neutral", "github-actions"),
+            "tests": ("completed", "failure", "ci", None),
+            "reviewbot": ("completed", "neutral", "github-actions", "2 findings"),
         }
-        assert repo.get_check_run(run.id).output.summary == "2 findings"
+        assert run.status == "completed"
 
     def test_check_output_limits(self, served):
         """A summary over 65,535 characters or more than 50 annotations is a 422."""
@@ -401,16 +432,8 @@ class TestChecksAndStatuses:
             )
         assert (too_long.value.status, too_many.value.status) == (422, 422)
 
-    def test_another_apps_check_run_cannot_be_updated(self, served):
-        """Updating a check run of another app is refused with 403."""
-        theirs = served.fake.add_check_run(REPO, name="tests", head_sha="b" * 40, status="queued")
-        repo = client(served).get_repo(REPO)
-        with pytest.raises(GithubException) as caught:
-            repo.get_check_run(theirs["id"]).edit(conclusion="success")
-        assert caught.value.status == 403
-
     def test_statuses(self, served):
-        """Commit statuses are created, listed newest first and combined per context."""
+        """Commit statuses are created and listed newest first."""
         commit = client(served).get_repo(REPO).get_commit("b" * 40)
         commit.create_status("pending", context="ci/build")
         commit.create_status("success", context="ci/build")
@@ -420,14 +443,12 @@ class TestChecksAndStatuses:
             ("ci/build", "success"),
             ("ci/build", "pending"),
         ]
-        combined = commit.get_combined_status()
-        assert (combined.state, combined.total_count) == ("failure", 2)
 
 
 class TestUsersAndPermissions:
-    def test_collaborator_permission(self, served):
+    def test_collaborator_permission(self, served, fake):
         """The permission a test seeds is what the API answers; strangers read a public repo."""
-        served.fake.repo(REPO).permissions["carol"] = "write"
+        fake.repo(REPO).permissions["carol"] = "write"
         repo = client(served).get_repo(REPO)
         assert repo.get_collaborator_permission("carol") == "write"
         assert repo.get_collaborator_permission("mallory") == "read"
@@ -436,18 +457,18 @@ class TestUsersAndPermissions:
         """/user answers the token's account."""
         assert client(served).get_user().login == "github-actions[bot]"
 
-    def test_user_is_forbidden_for_an_actions_token(self, served):
+    def test_user_is_forbidden_for_an_actions_token(self, served, fake):
         """Like GITHUB_TOKEN, a fake without /user answers 403 there."""
-        served.fake.user_endpoint = False
+        fake.user_endpoint = False
         with pytest.raises(GithubException) as caught:
             _ = client(served).get_user().login
         assert caught.value.status == 403
 
-    def test_bad_token(self, served):
+    def test_bad_token(self, served, fake):
         """A token outside the accepted set is 401 Bad credentials."""
-        served.fake.tokens = frozenset({"good"})
+        fake.tokens = frozenset({"good"})
         with pytest.raises(BadCredentialsException):
-            client(served).get_repo(REPO)
+            _ = client(served).get_repo(REPO).get_pull(1).title
 
 
 class TestFaultsThroughPyGithub:
@@ -456,10 +477,10 @@ class TestFaultsThroughPyGithub:
         served.fail_next("GET", r"/pulls/1$", bad_gateway())
         repo = client(served).get_repo(REPO)
         with pytest.raises(GithubException) as caught:
-            repo.get_pull(1)
+            _ = repo.get_pull(1).title
         assert caught.value.status == 502
-        assert repo.get_pull(1).number == 1
-        assert served.server.count("GET", r"/pulls/1$") == 2
+        assert repo.get_pull(1).title == "Add parsing"
+        assert served.count("GET", r"/pulls/1$") == 2
 
     def test_secondary_rate_limit_carries_retry_after(self, served, pull):
         """A secondary rate limit is a 403 with Retry-After and GitHub's message."""
@@ -481,5 +502,5 @@ class TestFaultsThroughPyGithub:
     def test_rate_limit_headers(self, served):
         """Every answer carries x-ratelimit headers that count down."""
         gh = client(served)
-        gh.get_repo(REPO)
+        _ = gh.get_repo(REPO).get_pull(1).title
         assert gh.rate_limiting[0] == 4_999

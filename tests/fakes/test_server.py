@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import time
 import urllib.error
@@ -11,7 +12,14 @@ import anthropic
 import pytest
 
 from tests.fakes.messages_api import FakeMessagesAPI, reply, text
-from tests.fakes.server import LoopbackServer, Request, Response, json_function_handler
+from tests.fakes.server import (
+    HUNG_UP,
+    Hangup,
+    LoopbackServer,
+    Request,
+    Response,
+    json_function_handler,
+)
 
 
 def echo(request: Request) -> Response:
@@ -75,16 +83,6 @@ class TestServing:
         api.verify()
 
 
-class TestLatency:
-    def test_added_latency_delays_every_answer(self):
-        """With latency_seconds set, an answer takes at least that long (for benchmarks)."""
-        with LoopbackServer(echo, latency_seconds=0.05) as server:
-            started = time.perf_counter()
-            call(f"{server.url}/x")
-            elapsed = time.perf_counter() - started
-        assert elapsed >= 0.05
-
-
 class TestRecording:
     def test_reads_and_writes_are_counted(self):
         """Every request is recorded with its status; GETs are reads, the rest writes."""
@@ -97,13 +95,14 @@ class TestRecording:
         assert server.count(route=r"^/x$") == 2
         assert server.snapshot()[1].json() == {"k": "v"}
 
-    def test_reset_counts(self):
-        """Counts can be reset between the phases of a test."""
+    def test_arrival_times_are_recorded_in_order(self):
+        """Each request carries its monotonic arrival time, so retry waits can be measured."""
+        started = time.monotonic()
         with LoopbackServer(echo) as server:
             call(f"{server.url}/x")
-            server.reset_counts()
-            call(f"{server.url}/x", "POST", {})
-        assert (server.reads, server.writes) == (0, 1)
+            call(f"{server.url}/y")
+        first, second = server.snapshot()
+        assert started <= first.at <= second.at <= time.monotonic()
 
 
 class TestFaults:
@@ -135,3 +134,22 @@ class TestFaults:
             status, _, body = call(f"{server.url}/x")
         assert (status, body) == (500, {"message": "fake handler crashed"})
         assert "KeyError: 'missing'" in server.errors[0]
+
+    @pytest.mark.parametrize(
+        ("partial", "error"),
+        [
+            (b"", http.client.RemoteDisconnected),
+            (b'HTTP/1.1 200 OK\r\nContent-Length: 90\r\n\r\n{"id"', http.client.IncompleteRead),
+        ],
+        ids=["closed-before-answer", "cut-mid-body"],
+    )
+    def test_hangup_closes_the_connection_then_the_handler_resumes(self, partial, error):
+        """A hang-up sends its bytes and closes, `times` times; it is recorded as HUNG_UP."""
+        with LoopbackServer(echo) as server:
+            server.fail_next("GET", r"^/x$", Hangup(partial=partial), times=2)
+            for _ in range(2):
+                with pytest.raises(error):
+                    call(f"{server.url}/x")
+            assert call(f"{server.url}/x")[0] == 200
+            assert server.pending_faults == 0
+        assert [r.status for r in server.snapshot()] == [HUNG_UP, HUNG_UP, 200]

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes.github_api import FakeFile, FakeGitHub, FakePull
+from tests.fakes.gitrepo import git
 
 _STATUS = {
     "A": "added",
@@ -24,31 +25,12 @@ _STATUS = {
     "C": "copied",
     "T": "changed",
 }
-GIT_ENV = {
-    "GIT_AUTHOR_NAME": "test",
-    "GIT_AUTHOR_EMAIL": "test@example.invalid",
-    "GIT_COMMITTER_NAME": "test",
-    "GIT_COMMITTER_EMAIL": "test@example.invalid",
-    "GIT_CONFIG_GLOBAL": "/dev/null",
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "PATH": "/usr/bin:/bin:/usr/local/bin",
-}
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=repo, env=GIT_ENV, check=True, capture_output=True)
-    return done.stdout.decode("utf-8", "replace").strip()
 
 
 def github_files(repo: Path, base: str, head: str) -> list[FakeFile]:
     """The PR's files as GitHub's files API lists them, patches included."""
-    text = subprocess.run(
-        ["git", "diff", "-M", "--no-color", "--no-ext-diff", "--full-index", base, head],
-        cwd=repo,
-        env=GIT_ENV,
-        check=True,
-        capture_output=True,
-    ).stdout.decode("utf-8", "replace")
+    diff = ("diff", "-M", "--no-color", "--no-ext-diff", "--full-index", base, head)
+    text = git(repo, *diff, strip=False)  # a last context line may be only spaces
     statuses = _name_status(repo, base, head)
     files = []
     for block in _blocks(text):

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from reviewbot.config import ReviewConfig
-from reviewbot.nodes import Anchor, Finding, Kind, Priority, ReviewNode, Status
-from reviewbot.nodes.stamp import stamp
+from reviewbot.nodes import Kind, Priority, ReviewNode, Status
 from reviewbot.report import (
     AgentReport,
     AxisReport,
@@ -25,6 +25,7 @@ from reviewbot.sources.diff_index import DiffIndex, FileStatus, file_diff_from_p
 from reviewbot.sources.snapshot import Origin, PRSnapshot
 from reviewbot.verdict.axes import Outcome
 from reviewbot.verdict.fold import Source
+from tests.nodes.factories import make_node
 
 HEAD = "b" * 40
 BASE = "a" * 40
@@ -61,35 +62,11 @@ def make_diff() -> DiffIndex:
     return DiffIndex(files={"src/app.py": app}, total_files=1)
 
 
-def node(
-    *,
-    id: str,
-    kind: Kind = Kind.BUG,
-    priority: Priority = Priority.P1,
-    confidence: float = 0.9,
-    title: str = "Something is wrong",
-    body: str = "",
-    path: str | None = "src/app.py",
-    lines: tuple[int, int] = (3, 3),
-    suggestion: str | None = None,
-    status: Status = Status.OPEN,
-    commit_sha: str = HEAD,
-) -> ReviewNode:
-    anchor = None
-    if path is not None:
-        quote = "\n".join(f"x{n} = {n}" for n in range(lines[0], lines[1] + 1))
-        anchor = Anchor(path=path, start_line=lines[0], end_line=lines[1], quote=quote)
-    finding = Finding(
-        kind=kind,
-        priority=priority,
-        confidence=confidence,
-        title=title,
-        body=body,
-        anchor=anchor,
-        suggestion=suggestion,
-    )
-    made = stamp(finding, id=id, author="review", commit_sha=commit_sha)
-    return made.model_copy(update={"status": status})
+def node(*, id: str, lines: tuple[int, int] = (3, 3), **fields: Any) -> ReviewNode:
+    """`make_node` anchored on `lines` of src/app.py at HEAD, quoting them exactly."""
+    quote = "\n".join(f"x{n} = {n}" for n in range(lines[0], lines[1] + 1))
+    anchor = {"line": lines[0], "end_line": lines[1], "quote": quote}
+    return make_node(id=id, commit_sha=HEAD, **{**anchor, **fields})
 
 
 def every_kind() -> tuple[ReviewNode, ...]:

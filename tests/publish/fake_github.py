@@ -1,6 +1,6 @@
 """A small stateful GitHub at the transport (`responses` callbacks) for the publisher tests.
 
-It answers with the real object shapes in tests/data/github/ (octokit/webhooks
+It answers with the real object shapes of tests/data/github-webhooks/ (octokit/webhooks
 fixtures) and enforces the rules that matter here: a review is all-or-nothing and
 refuses a comment on a line outside its diff with 422; one PENDING review per user;
 approvals can be refused; check runs can be forbidden.
@@ -20,11 +20,19 @@ from urllib.parse import parse_qs, urlsplit
 import responses
 
 API = "https://api.github.com"
-DATA = Path(__file__).resolve().parents[1] / "data" / "github"
+WEBHOOKS = Path(__file__).resolve().parents[1] / "data" / "github-webhooks"
 DOCS = "https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request"
+# Real object shapes, taken unchanged from the octokit/webhooks payloads (MIT, see the LICENSE
+# beside them); scenarios override only the fields they need (id, body, user, line).
+_SOURCES = {
+    "review_comment": ("pull_request_review_comment.created", "comment"),
+    "review": ("pull_request_review.submitted", "review"),
+    "issue_comment": ("issue_comment.created", "comment"),
+    "check_run": ("check_run.completed", "check_run"),
+}
 _SHAPES = {
-    name: json.loads((DATA / f"{name}.json").read_text(encoding="utf-8"))
-    for name in ("review_comment", "review", "issue_comment", "check_run")
+    name: json.loads((WEBHOOKS / f"{event}.payload.json").read_text(encoding="utf-8"))[key]
+    for name, (event, key) in _SOURCES.items()
 }
 
 

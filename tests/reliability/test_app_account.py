@@ -26,9 +26,7 @@ class TestAppAccount:
     def test_configured_login_recognises_earlier_findings(self, world: World) -> None:
         """With REVIEWBOT_BOT_LOGIN set to the App's login, a re-run posts the finding once."""
         assert review_twice(world, REVIEWBOT_BOT_LOGIN=APP) == ["app.py"]
-        world.api.verify()
 
     def test_without_it_an_apps_markers_are_not_trusted(self, world: World) -> None:
         """Without it, the App's own markers count as another account's: the finding is posted again."""
         assert review_twice(world) == ["app.py", "app.py"]
-        world.api.verify()

@@ -60,7 +60,6 @@ class TestOddPullRequests:
         assert run.report["coverage"]["partial"] is False
         assert run.report["verdict"] == "ship"
         assert len(world.posted_reviews()) == 1
-        world.api.verify()
 
     def test_only_binary_files(self, world: World) -> None:
         """Binary files are listed as binary (not as 'too large'), and none is packed."""
@@ -79,7 +78,6 @@ class TestOddPullRequests:
             ("blob.bin", REASON_BINARY),
             ("logo.png", REASON_BINARY),
         }
-        world.api.verify()
 
     def test_fifty_megabyte_file_is_listed_never_packed(self, world: World) -> None:
         """A 50 MB generated file is listed, never packed or read, and memory stays bounded."""
@@ -111,7 +109,6 @@ class TestOddPullRequests:
         results = [r["content"] for r in world.tool_results()]
         assert "too large to read" in results[0]
         assert "1 binary, oversized or linked-out files were not searched" in results[1]
-        world.api.verify()
 
     def test_non_utf8_and_mixed_line_endings(self, world: World) -> None:
         """Undecodable bytes become U+FFFD and CRLF lines keep their numbers: comments land."""
@@ -137,7 +134,6 @@ class TestOddPullRequests:
         ]
         assert run.report is not None
         assert all(c["landed"] for c in run.report["published"]["comments"])
-        world.api.verify()
 
     def test_rename_with_edits(self, world: World) -> None:
         """A finding on an edited line of a renamed file is posted inline on the new path."""
@@ -158,7 +154,6 @@ class TestOddPullRequests:
         run = world.review("--post")
         assert run.exit_code == 0, run.stderr
         assert [(c["path"], c["line"]) for c in world.inline_comments()] == [("new_name.py", 5)]
-        world.api.verify()
 
     def test_deleted_file(self, world: World) -> None:
         """An anchor in a deleted file is refused with a reason; a PR-level note goes in the body."""
@@ -188,7 +183,6 @@ class TestOddPullRequests:
         assert [n["title"] for n in run.report["nodes"]] == [note["title"]]
         assert world.inline_comments() == []
         assert note["title"] in world.posted_reviews()[0]["body"]
-        world.api.verify()
 
     def test_submodule_bump(self, world: World) -> None:
         """A submodule pointer change is listed as such; nothing is fetched for it."""
@@ -205,7 +199,6 @@ class TestOddPullRequests:
         listed = {f["path"]: f["reason"] for f in run.report["coverage"]["files_listed"]}
         assert listed == {"vendor/lib": REASON_SUBMODULE}
         assert run.report["coverage"]["files_in_context"] == 1
-        world.api.verify()
 
     def test_more_files_than_github_lists(self, world: World) -> None:
         """3,001 changed files: the listing stops at 3,000, coverage is partial, the check never success."""
@@ -223,7 +216,6 @@ class TestOddPullRequests:
         summary = world.issue_comments()[0]["body"]
         assert "lists at most 3,000" in summary
         assert world.check_runs()[0]["conclusion"] in {"neutral", "failure"}
-        world.api.verify()
 
 
 class TestUserMistakes:

@@ -24,8 +24,8 @@ import pytest
 from reviewbot.nodes.model import Finding, Status
 from reviewbot.nodes.stamp import stamp
 from reviewbot.publish.markers import SummaryMarker, node_marker, summary_marker
+from tests.fakes.gitrepo import git
 from tests.fakes.messages_api import reply, text, tool_use
-from tests.fakes.world import git
 from tests.reliability.world import (
     HEAD_APP,
     NUMBER,
@@ -182,4 +182,3 @@ class TestObeyingModel:
             ):
                 assert secret not in value, f"a secret leaked into {where}"
         assert "[REDACTED]" in json.dumps(world.api.requests[0])
-        world.api.verify()

@@ -14,6 +14,9 @@ Two seams of the composition root are replaced, and only to keep the clients'
 client keeps its retries (`GithubRetry`, 5 attempts, Retry-After honoured) with
 a zero exponential backoff. Everything else is the product as shipped.
 
+The `world` fixture calls `api.verify()` after every test: a scripted reply the run
+never asked for, or a request the fake refused, fails the test without a line in it.
+
 Must not: reach anything but 127.0.0.1, or leave a server running after the test.
 """
 
@@ -21,14 +24,9 @@ from __future__ import annotations
 
 import json
 import logging
-import re
-import socket
-import threading
-import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -42,10 +40,10 @@ from reviewbot.cli import cli
 from reviewbot.settings import Settings
 from reviewbot.sources.github import GitHubClient, PRRef, make_client
 from tests.fakes.github_api import FakeGitHub, FakePull
+from tests.fakes.gitrepo import make_repo
 from tests.fakes.messages_api import FakeMessagesAPI, Scripted
-from tests.fakes.server import LoopbackServer, Request, Response, json_function_handler
-from tests.fakes.server import _handler_class as handler_class
-from tests.fakes.world import git, seed_pull
+from tests.fakes.server import LoopbackServer, json_function_handler
+from tests.fakes.world import seed_pull
 
 REPO = "octo/app"
 NUMBER = 7
@@ -91,64 +89,6 @@ class Run:
         return next(a for a in self.report["axes"] if a["name"] == name)
 
 
-class DroppingServer(LoopbackServer):
-    """A `LoopbackServer` that can cut a connection instead of answering.
-
-    `drop_next(method, route, partial=…)` makes the next matching request read in
-    full and then answered with `partial` bytes (e.g. a status line and half a
-    body) before the socket is shut: a connection reset mid-response.
-    """
-
-    def __init__(self, handler: Callable[[Request], Response]) -> None:
-        super().__init__(handler)
-        self._drops: list[tuple[str, str, bytes]] = []
-        self.dropped = 0
-        self.times: list[tuple[str, str, float]] = []  # (method, path, monotonic time) answered
-
-    def _answer(self, request: Request) -> Response:
-        self.times.append((request.method, request.path, time.monotonic()))
-        return super()._answer(request)
-
-    def drop_next(self, method: str, route: str, *, partial: bytes = b"", times: int = 1) -> None:
-        self._drops.extend([(method.upper(), route, partial)] * times)
-
-    def _take_drop(self, method: str, path: str) -> bytes | None:
-        with self._lock:
-            for index, (m, route, partial) in enumerate(self._drops):
-                if m == method and re.search(route, path):
-                    del self._drops[index]
-                    self.dropped += 1
-                    return partial
-        return None
-
-    def start(self) -> None:
-        server = self
-        base = handler_class(self)
-
-        class Dropping(base):  # type: ignore[misc,valid-type]
-            def _serve(self) -> None:
-                partial = server._take_drop(self.command, self.path.split("?")[0])
-                if partial is None:
-                    super()._serve()
-                    return
-                length = int(self.headers.get("Content-Length") or 0)
-                self.rfile.read(length)
-                self.wfile.write(partial)
-                self.wfile.flush()
-                self.close_connection = True
-                self.connection.shutdown(socket.SHUT_RDWR)
-
-            do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = _serve
-
-        httpd = ThreadingHTTPServer(("127.0.0.1", 0), Dropping)
-        httpd.daemon_threads = True
-        self._httpd = httpd
-        self._thread = threading.Thread(
-            target=httpd.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True
-        )
-        self._thread.start()
-
-
 @dataclass
 class World:
     """One PR in a fake GitHub, one scripted model, and the CLI to review it with."""
@@ -158,8 +98,8 @@ class World:
     github: FakeGitHub = field(default_factory=lambda: FakeGitHub(user_endpoint=False))
     api: FakeMessagesAPI = field(default_factory=FakeMessagesAPI)
     sleeps: list[float] = field(default_factory=list)
-    gh: DroppingServer | None = None
-    ms: DroppingServer | None = None
+    gh: LoopbackServer | None = None
+    ms: LoopbackServer | None = None
     pull: FakePull | None = None
     _stack: ExitStack = field(default_factory=ExitStack)
 
@@ -181,32 +121,13 @@ class World:
 
         `*_links` map a path to a commit SHA recorded as a submodule pointer (a gitlink).
         """
-        self.repo.mkdir()
-        git(self.repo, "init", "-q", "-b", "main")
-        self._commit(base if base is not None else {"app.py": BASE_APP}, base_links, "base")
-        git(self.repo, "checkout", "-q", "-b", "feature")
-        self._commit(head if head is not None else {"app.py": HEAD_APP}, head_links, "head")
-
-    def _commit(
-        self, files: Mapping[str, str | bytes | None], links: Mapping[str, str] | None, message: str
-    ) -> None:
-        self._write(files)
-        git(self.repo, "add", "-A")
-        for path, sha in (links or {}).items():
-            git(self.repo, "update-index", "--add", "--cacheinfo", f"160000,{sha},{path}")
-        git(self.repo, "commit", "-q", "--allow-empty", "-m", message)
-
-    def _write(self, files: Mapping[str, str | bytes | None]) -> None:
-        for name, content in files.items():
-            path = self.repo / name
-            if content is None:
-                path.unlink()
-                continue
-            path.parent.mkdir(parents=True, exist_ok=True)
-            if isinstance(content, bytes):
-                path.write_bytes(content)
-            else:
-                path.write_bytes(content.encode("utf-8"))
+        make_repo(
+            self.repo,
+            base if base is not None else {"app.py": BASE_APP},
+            head if head is not None else {"app.py": HEAD_APP},
+            base_links=base_links,
+            head_links=head_links,
+        )
 
     def seed(self, **fields: Any) -> FakePull:
         """Mirror main..feature as PR #7 in the fake GitHub."""
@@ -217,20 +138,20 @@ class World:
 
     def serve(self, *script: Scripted) -> None:
         self.api.add(*script)
-        self.gh = self._stack.enter_context(DroppingServer(self.github))
+        self.gh = self._stack.enter_context(LoopbackServer(self.github))
         handler = json_function_handler(self.api.handle, path="/v1/messages")
-        self.ms = self._stack.enter_context(DroppingServer(handler))
+        self.ms = self._stack.enter_context(LoopbackServer(handler))
 
     def close(self) -> None:
         self._stack.close()
 
     @property
-    def github_server(self) -> DroppingServer:
+    def github_server(self) -> LoopbackServer:
         assert self.gh is not None, "call serve() first"
         return self.gh
 
     @property
-    def model_server(self) -> DroppingServer:
+    def model_server(self) -> LoopbackServer:
         assert self.ms is not None, "call serve() first"
         return self.ms
 
@@ -327,7 +248,7 @@ class World:
 
 @pytest.fixture
 def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
-    """A fresh world; the servers stop and the logging the CLI configured is undone afterwards."""
+    """A fresh world; afterwards the servers stop, logging is restored and the script verified."""
     root = logging.getLogger()
     saved = root.handlers[:], root.level
     levels = {name: logging.getLogger(name).level for name in ("reviewbot", "github")}
@@ -342,6 +263,9 @@ def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
         for name, level in levels.items():
             logging.getLogger(name).setLevel(level)
         github.handlers[:] = github_handlers
+    # After the clean-up: a forgotten `api.verify()` cannot hide a scripted reply the run never
+    # asked for (after a failed test this adds a teardown error, never hides the failure).
+    made.api.verify()
 
 
 def finding(

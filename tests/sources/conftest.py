@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.sources.gitrepo import GitRepo
+from tests.fakes.gitrepo import GitRepo
 
 
 def isolate_git(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
@@ -26,11 +26,7 @@ def isolate_git(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
 
 def repo_factory(root: Path) -> Callable[..., GitRepo]:
     def make(name: str, *, bare: bool = False) -> GitRepo:
-        path = root / name
-        path.mkdir()
-        repo = GitRepo(path)
-        repo.git("init", "--quiet", "--initial-branch=main", *(["--bare"] if bare else []))
-        return repo
+        return GitRepo.init(root / name, bare=bare)
 
     return make
 

@@ -14,7 +14,7 @@ from reviewbot.errors import ConfigError, NotFoundError, RepositoryError
 from reviewbot.sources.diff_index import FileStatus
 from reviewbot.sources.git_repo import local_snapshot, pr_checkout
 from reviewbot.sources.snapshot import Origin
-from tests.sources.gitrepo import GitRepo
+from tests.fakes.gitrepo import GitRepo
 
 SUB_OLD, SUB_NEW = "1" * 40, "2" * 40
 
@@ -145,7 +145,7 @@ class TestLocalDiff:
     def test_metadata(self, snap, template):
         """A local snapshot has no URL or number; title and commits come from the branch."""
         assert (snap.origin, snap.url, snap.repo, snap.number) == (Origin.LOCAL, None, None, None)
-        assert (snap.base_ref, snap.head_ref, snap.author) == ("main", "feature", "Dev Eloper")
+        assert (snap.base_ref, snap.head_ref, snap.author) == ("main", "feature", "Ada")
         assert snap.title == "feature: everything at once"
         assert [c.sha for c in snap.commits] == [template.sha("feature")]
 

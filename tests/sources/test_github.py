@@ -37,7 +37,7 @@ from reviewbot.sources.github import (
 )
 from reviewbot.sources.snapshot import Origin, PRComment
 
-DATA = Path(__file__).resolve().parents[1] / "data" / "github"
+DATA = Path(__file__).resolve().parents[1] / "data" / "github-webhooks"
 API = "https://api.github.com"
 REPO = "Codertocat/Hello-World"
 REPO_ID = 186853002  # in the Link headers GitHub writes /repositories/{id}/…

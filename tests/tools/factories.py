@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from reviewbot.tools.ask_user import NoOperator, Operator
 from reviewbot.tools.registry import Handler
 from reviewbot.tools.session import NodeStore, ReviewSession, Workspace
 from reviewbot.tools.surface import Surface
+from tests.fakes.gitrepo import GitRepo
 
 APP_BASE = """import os
 
@@ -51,15 +51,6 @@ def b():
     return 1
 """
 
-_ENV = {
-    "GIT_AUTHOR_NAME": "Ada",
-    "GIT_AUTHOR_EMAIL": "ada@example.com",
-    "GIT_COMMITTER_NAME": "Ada",
-    "GIT_COMMITTER_EMAIL": "ada@example.com",
-    "GIT_CONFIG_NOSYSTEM": "1",
-    "HOME": "/nonexistent",
-}
-
 
 @dataclass(frozen=True)
 class Repo:
@@ -69,37 +60,27 @@ class Repo:
     outside: Path  # a file next to the repository, which no tool may read
 
 
-def git(root: Path, *args: str, date: str = "2024-01-01T00:00:00Z") -> str:
-    env = {**os.environ, **_ENV, "GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date}
-    done = subprocess.run(
-        ["git", *args], cwd=root, env=env, check=True, capture_output=True, text=True
-    )
-    return done.stdout.strip()
-
-
 def build_repo(tmp_path: Path) -> Repo:
     """Two commits: the base adds `load`, the head adds `run` and `total` plus fixtures."""
-    root = tmp_path / "repo"
-    (root / "src").mkdir(parents=True)
     outside = tmp_path / "outside-secret.txt"
     outside.write_text("TOP SECRET\n")
-    git(root, "init", "-q", "-b", "main")
-    (root / "src" / "app.py").write_text(APP_BASE)
-    (root / "README.md").write_text("# demo\n")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "Add load")
-    base = git(root, "rev-parse", "HEAD")
-    (root / "src" / "app.py").write_text(APP_HEAD)
-    (root / "src" / "util.py").write_text(UTIL)
-    (root / "data.bin").write_bytes(b"\x00\x01\x02binary")
-    (root / "crlf.txt").write_bytes(b"one\r\ntwo  \r\nthree\r\n")
-    (root / "big.txt").write_text("".join(f"line {n}\n" for n in range(1, 3001)))
+    repo = GitRepo.init(tmp_path / "repo")
+    repo.write_files({"src/app.py": APP_BASE, "README.md": "# demo\n"})
+    base = repo.commit("Add load")
+    repo.write_files(
+        {
+            "src/app.py": APP_HEAD,
+            "src/util.py": UTIL,
+            "data.bin": b"\x00\x01\x02binary",
+            "crlf.txt": b"one\r\ntwo  \r\nthree\r\n",
+            "big.txt": "".join(f"line {n}\n" for n in range(1, 3001)),
+        }
+    )
+    root = repo.path
     (root / "link_in.py").symlink_to("src/app.py")
     (root / "link_out").symlink_to(outside)
     (root / "src" / "dir_out").symlink_to(tmp_path)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "Add run and total", date="2024-02-01T00:00:00Z")
-    head = git(root, "rev-parse", "HEAD")
+    head = repo.commit("Add run and total", date="2024-02-01T00:00:00Z")
     return Repo(root=root, base_sha=base, head_sha=head, outside=outside)
 
 
