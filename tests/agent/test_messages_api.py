@@ -134,7 +134,6 @@ class TestRefusals:
         assert status == 400
         assert "Found 5" in payload["error"]["message"]
 
-
     @pytest.mark.parametrize(
         ("choice", "words"),
         [
