@@ -48,7 +48,7 @@ def evaluate(
     progress = TerminalProgress(Console(stderr=True, highlight=False), redactor, live=interactive)
     bench = load_benchmark(bench_path)
     for problem in bench.problems:
-        progress.problem(problem)
+        progress.note(problem)
     if not bench.prs:
         raise UsageError(f"the benchmark {bench_path} has no valid pull request entry")
     if not select(bench.prs, only=options.only, limit=options.limit):
@@ -66,7 +66,7 @@ def evaluate(
     render_result(result, Console(file=sys.stdout, highlight=False, width=width), redactor)
     if out is not None:
         write_result(result, out, settings)
-        progress.problem(f"wrote the results to {out}")
+        progress.note(f"wrote the results to {out}")
     return exit_code(result)
 
 

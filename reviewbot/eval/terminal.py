@@ -1,7 +1,7 @@
 """What `reviewbot eval` shows on the terminal: progress while it runs, then the tables.
 
 `EvalProgress` is the seam the runner calls; `TerminalProgress` prints one line per PR
-on stderr (started, cached, scored, failed) — at a terminal also a live line while
+on stderr (started, scored or reused from the cache, failed) — at a terminal also a live line while
 the judge works, in the style of `reviewbot.agent.progress` — and `render_result`
 prints the result tables on stdout. Text from the benchmark file or a model goes
 through `for_terminal` and the redactor, never through rich markup. Progress never
@@ -78,7 +78,7 @@ class TerminalProgress:
         self._stop()
         self._print(f"✗ [{index}/{total}] {short_name(url)}: not scored: {error}")
 
-    def problem(self, line: str) -> None:
+    def note(self, line: str) -> None:
         self._print(f"reviewbot: {line}")
 
     def _print(self, line: str) -> None:
@@ -90,20 +90,6 @@ class TerminalProgress:
         if self._live is not None:
             self._live.stop()
             self._live = None
-
-
-class SilentEvalProgress:
-    def started(self, index: int, total: int, url: str) -> None:
-        return None
-
-    def judging(self, url: str, *, finding: int, findings: int) -> None:
-        return None
-
-    def scored(self, index: int, total: int, result: PRResult, *, cached: bool) -> None:
-        return None
-
-    def failed(self, index: int, total: int, url: str, error: str) -> None:
-        return None
 
 
 # ---------------------------------------------------------------- the result tables

@@ -221,8 +221,8 @@ class TestResume:
             result = json.loads((tmp_path / "2.json").read_text(encoding="utf-8"))
             assert result["cached"] == [URL_A]
             assert result["score"]["total"] == approx(TOTAL)
-            assert "(cached)" not in second.stderr
-            assert "cached" in second.stderr
+            reused = [line for line in second.stderr.splitlines() if line.startswith("✓ [1/2]")]
+            assert reused[0].endswith("· cached"), second.stderr
 
     def test_without_resume_the_cache_is_not_reused(self, tmp_path):
         """A second run without --resume reviews the PR again (and refreshes its entry)."""
