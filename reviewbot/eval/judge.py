@@ -38,20 +38,22 @@ _EPHEMERAL = {"type": "ephemeral"}
 
 
 class JudgeAnswer(BaseModel):
-    """The judge's tool input: the schema is sent to the model, and the answer validated by it."""
+    """Whether the finding describes the same underlying issue as one of the golden comments."""
 
+    # The schema sent to the model and the validation of its answer; the docstring and the
+    # descriptions are prompt text. `reason` comes first so the judge argues before it picks.
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    golden: int | None = Field(
-        strict=True,
-        description="The number (#1, #2, …) of the golden comment that describes the same "
-        "underlying issue as the finding, or null when none does.",
-    )
     reason: str = Field(
         strict=True,
         min_length=1,
         max_length=2_000,
         description="One or two sentences: the issue both describe, or why none is the same.",
+    )
+    golden: int | None = Field(
+        strict=True,
+        description="The number (#1, #2, …) of the golden comment that describes the same "
+        "underlying issue as the finding, or null when none does.",
     )
 
 

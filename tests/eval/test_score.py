@@ -33,6 +33,12 @@ class TestScorePR:
         assert score.total == Counts(tp=1, fp=0, fn=1)
         assert score.total.precision == 1.0
 
+    def test_a_pr_without_findings_misses_every_golden_comment(self):
+        """No findings: every golden comment is an FN; precision and recall are 0."""
+        score = score_pr([C, M], [], [])
+        assert score.total == Counts(tp=0, fp=0, fn=2)
+        assert (score.total.precision, score.total.recall) == (0.0, 0.0)
+
     def test_unmatched_findings_are_false_positives_at_their_priority(self):
         """An FP lands in the severity of its own priority: P0 Critical … P3 Low."""
         score = score_pr([H], [P0, P1, P2, P3], [None, None, None, None])
