@@ -23,7 +23,17 @@ from pydantic import BaseModel, ConfigDict, Field
 from reviewbot.agent.hygiene import neutralise_delimiters, reveal_invisible
 from reviewbot.agent.toolbox import ToolResult
 from reviewbot.errors import LifecycleError
-from reviewbot.nodes import Action, Anchor, Discarded, Event, Finding, admit, apply, fingerprint
+from reviewbot.nodes import (
+    Action,
+    Anchor,
+    Discarded,
+    Event,
+    Finding,
+    admit,
+    also_raised,
+    apply,
+    fingerprint,
+)
 from reviewbot.nodes.model import MAX_BODY, MAX_QUOTE, ReviewNode
 from reviewbot.nodes.stamp import stamp
 from reviewbot.tools.context import Proposal, ToolContext, ToolRetry
@@ -98,7 +108,7 @@ def add_review_node(ctx: ToolContext, raw: object) -> ToolResult:
         raise
     existing = ctx.store.by_fingerprint(fingerprint(placed.finding))
     if existing is not None:
-        return ToolResult(content=f"already recorded as {existing.id}; a node is not added twice")
+        return _raise_again(ctx, existing, placed.finding)
     node = stamp(
         placed.finding,
         id=ctx.store.next_id(ctx.agent),
@@ -109,6 +119,24 @@ def add_review_node(ctx: ToolContext, raw: object) -> ToolResult:
     ctx.store.add(node)
     lines = [f"added {node.id} ({node.priority.value} {node.kind.value}): {node.title}"]
     lines += [*placed.notes, *placed.remarks]
+    return ToolResult(content="\n".join(lines))
+
+
+def _raise_again(ctx: ToolContext, node: ReviewNode, finding: Finding) -> ToolResult:
+    """The same finding from another agent: one node (one comment), counted for both axes."""
+    if ctx.agent in node.raisers:
+        return ToolResult(content=f"already recorded as {node.id}; a node is not added twice")
+    try:
+        after = also_raised(node, ctx.agent, finding)
+    except LifecycleError as exc:
+        raise ToolRetry(str(exc)) from exc
+    ctx.store.replace(after)
+    lines = [
+        f"already recorded as {node.id} by {node.author}; a node is not added twice, so it now "
+        f"counts as raised by you too ({after.priority.value}, confidence {after.confidence:g})"
+    ]
+    if ctx.agent in node.confirmed_by:
+        lines.append(f"your earlier confirmation of {node.id} no longer counts: you raised it")
     return ToolResult(content="\n".join(lines))
 
 
@@ -132,10 +160,10 @@ def finalize_review(ctx: ToolContext, args: FinalizeInput) -> ToolResult:
 def confirm_review_node(ctx: ToolContext, args: NodeJudgementInput) -> ToolResult:
     node = _node(ctx, args.id)
     after = _apply(node, Event(action=Action.CONFIRM, by=ctx.agent, reason=args.reason))
-    if node.author == ctx.agent:
+    if ctx.agent in node.raisers:
         return ToolResult(
             content=(
-                f"no change: you wrote {node.id}, and an author's own confirmation does not count; "
+                f"no change: you raised {node.id}, and an author's own confirmation does not count; "
                 f"only a peer's confirmation moves it to consensusReady (it stays {node.status.value})"
             )
         )
