@@ -123,21 +123,26 @@ def add_review_node(ctx: ToolContext, raw: object) -> ToolResult:
 
 
 def _raise_again(ctx: ToolContext, node: ReviewNode, finding: Finding) -> ToolResult:
-    """The same finding from another agent: one node (one comment), counted for both axes."""
-    if ctx.agent in node.raisers:
+    """The same finding from another reviewer: one node (one comment), counted for both axes.
+
+    Only reviewers join a node's raisers: a raiser is whose axis the node counts for, and
+    the verifier has no axis. It is the judge, so its restatement is answered as before and
+    its confirmation still counts.
+    """
+    if ctx.role != "reviewer" or ctx.agent in node.raisers:
         return ToolResult(content=f"already recorded as {node.id}; a node is not added twice")
     try:
         after = also_raised(node, ctx.agent, finding)
     except LifecycleError as exc:
         raise ToolRetry(str(exc)) from exc
     ctx.store.replace(after)
-    lines = [
-        f"already recorded as {node.id} by {node.author}; a node is not added twice, so it now "
-        f"counts as raised by you too ({after.priority.value}, confidence {after.confidence:g})"
-    ]
-    if ctx.agent in node.confirmed_by:
-        lines.append(f"your earlier confirmation of {node.id} no longer counts: you raised it")
-    return ToolResult(content="\n".join(lines))
+    return ToolResult(
+        content=(
+            f"already recorded as {node.id} by {node.author}; a node is not added twice, so it "
+            f"now counts as raised by you too ({after.priority.value}, confidence "
+            f"{after.confidence:g})"
+        )
+    )
 
 
 def finalize_review(ctx: ToolContext, args: FinalizeInput) -> ToolResult:
