@@ -551,7 +551,7 @@ class GitHubPublisher:
         self, report: Report, head_sha: str, plan: Plan, link_of: LinkBuilder
     ) -> tuple[int | None, bool, Conclusion]:
         """A check run carrying the verdict; a commit status when check runs are not permitted."""
-        conclusion, qualifier = gate(report, advisory_hold=self.config.advisory_hold)
+        conclusion, qualifier = _gate(report, advisory_hold=self.config.advisory_hold)
         title = finish(_check_title(report, qualifier), self.redact, limit=1_000)
         summary = summary_body(
             report,
@@ -591,10 +591,10 @@ Conclusion = Literal["success", "neutral", "failure"]
 
 def check_conclusion(report: Report, *, advisory_hold: bool = False) -> Conclusion:
     """The `reviewbot` check's conclusion: only a fully covered Ship (or an advisory Hold) passes."""
-    return gate(report, advisory_hold=advisory_hold)[0]
+    return _gate(report, advisory_hold=advisory_hold)[0]
 
 
-def gate(report: Report, *, advisory_hold: bool) -> tuple[Conclusion, str]:
+def _gate(report: Report, *, advisory_hold: bool) -> tuple[Conclusion, str]:
     """The conclusion and what it means next to the verdict's name (see the module docstring).
 
     GitHub counts `success`, `neutral` and `skipped` as passing a required check, so
