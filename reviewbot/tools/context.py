@@ -17,6 +17,7 @@ from reviewbot.errors import RepositoryError
 from reviewbot.modes.profile import Role
 from reviewbot.sources.diff_index import DiffIndex
 from reviewbot.tools.store import NodeStore
+from reviewbot.tools.views import HeadViews
 from reviewbot.verdict.lattice import Verdict
 
 if TYPE_CHECKING:
@@ -72,6 +73,7 @@ class ToolContext:
     root: Path = field(init=False)
     proposal: Proposal | None = None
     plan: Plan | None = None
+    views: HeadViews = field(default_factory=HeadViews)  # head lines shown in full (coverage)
 
     def __post_init__(self) -> None:
         # Resolved once, so every containment check compares against the same real path.

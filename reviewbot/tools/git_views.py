@@ -21,6 +21,7 @@ from reviewbot.nodes.model import RelPath
 from reviewbot.tools.context import ToolContext, ToolRetry
 from reviewbot.tools.paths import GIT_DIR, decode_lines, normalise, split_lines
 from reviewbot.tools.truncate import clip, first_line, head_tail, numbered
+from reviewbot.tools.views import bounded_rows
 
 _REV = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/@{}^~-]{0,199}$")
 
@@ -98,6 +99,8 @@ def git_blame(ctx: ToolContext, args: GitBlameInput) -> ToolResult:
         except git.GitCommandError as exc:
             raise ToolRetry(f"git blame failed: {_why(exc.stderr)}") from exc
     rows: list[str] = []
+    numbers: list[int] = []
+    texts: list[str] = []
     number = args.start_line
     for entry in blamed or []:
         commit, lines = entry[0], entry[1]
@@ -107,9 +110,17 @@ def git_blame(ctx: ToolContext, args: GitBlameInput) -> ToolResult:
         for line in lines:
             text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
             rows.append(f"{number:>6}  {stamp} {str(commit.author.name)[:20]}\t{clip(text)}")
+            numbers.append(number)
+            texts.append(text)
             number += 1
     ctx.seen.add(path)  # blame shows the head's lines with their numbers
-    return ToolResult(content=_bounded(ctx, rows, "blame fewer lines"))
+
+    def note(first: int, last: int) -> str:
+        return f"… {last - first + 1:,} lines omitted; blame fewer lines"
+
+    content, whole = bounded_rows(rows, numbers, texts, ctx.max_output_chars, note)
+    ctx.views.show(path, whole, total=total)
+    return ToolResult(content=content)
 
 
 @contextmanager

@@ -25,6 +25,7 @@ from reviewbot.tools.paths import (
     resolve_inside,
 )
 from reviewbot.tools.truncate import MAX_LINE_CHARS, clip, head_tail, numbered
+from reviewbot.tools.views import bounded_rows
 
 MAX_MATCH_CHARS = 300
 MAX_LISTED = 2_000
@@ -68,9 +69,11 @@ def read_file(ctx: ToolContext, args: ReadFileInput) -> ToolResult:
         return ToolResult(
             content=f"`{shown}` is a binary file ({real.stat().st_size:,} bytes); not shown"
         )
-    ctx.seen.update({shown, real.relative_to(ctx.root).as_posix()})
+    inner = real.relative_to(ctx.root).as_posix()
+    ctx.seen.update({shown, inner})
     total = len(lines)
     if total == 0:
+        ctx.views.show(inner, (), total=0)
         return ToolResult(content=f"`{shown}` is empty (0 lines)")
     start = args.start_line or 1
     end = min(args.end_line or total, total)
@@ -79,7 +82,9 @@ def read_file(ctx: ToolContext, args: ReadFileInput) -> ToolResult:
     if end < start:
         raise ToolRetry(f"end_line {end} is before start_line {start}")
     header = f"{shown} — lines {start}–{end} of {total:,}"
-    rows = [numbered(n, lines[n - 1]) for n in range(start, end + 1)]
+    numbers = range(start, end + 1)
+    texts = [lines[n - 1] for n in numbers]
+    rows = [numbered(n, line) for n, line in zip(numbers, texts, strict=True)]
 
     def note(first: int, last: int) -> str:
         return (
@@ -87,7 +92,9 @@ def read_file(ctx: ToolContext, args: ReadFileInput) -> ToolResult:
             f"start_line={start + first} end_line={start + last} to read them"
         )
 
-    body = head_tail(rows, ctx.max_output_chars - len(header) - 1, note)
+    budget = ctx.max_output_chars - len(header) - 1
+    body, whole = bounded_rows(rows, numbers, texts, budget, note)
+    ctx.views.show(inner, whole, total=total)  # the file's own path: a link shows its target
     return ToolResult(content=f"{header}\n{body}")
 
 

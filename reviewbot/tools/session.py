@@ -24,6 +24,7 @@ from reviewbot.tools.registry import ToolSpec
 from reviewbot.tools.store import NodeStore
 from reviewbot.tools.surface import Surface, compute_surface
 from reviewbot.tools.truncate import head_tail_chars
+from reviewbot.tools.views import HeadViews
 
 __all__ = ["NodeStore", "Plan", "Proposal", "ReviewSession", "Workspace"]
 
@@ -81,16 +82,20 @@ class ReviewSession:
                 return self._run(tool, args)
 
     def _run(self, tool: ToolSpec, args: object) -> ToolResult:
+        # The call records what it shows into a fresh HeadViews, kept only if the model gets
+        # the output uncut: a cut here would hide lines the tool counted as shown.
+        views, self._ctx.views = self._ctx.views, HeadViews()
         try:
             result = tool.handler(self._ctx, args)
         except ToolRetry as signal:
             return ToolResult(content=str(signal), is_error=True)
+        finally:
+            shown, self._ctx.views = self._ctx.views, views
         hint = "ask for less (a line range, a narrower glob or regex)"
-        return ToolResult(
-            content=head_tail_chars(result.content, self._ctx.max_output_chars, hint),
-            is_error=result.is_error,
-            ends_run=result.ends_run,
-        )
+        content = head_tail_chars(result.content, self._ctx.max_output_chars, hint)
+        if content == result.content:
+            views.update(shown)
+        return ToolResult(content=content, is_error=result.is_error, ends_run=result.ends_run)
 
     @property
     def proposal(self) -> Proposal | None:
@@ -107,3 +112,10 @@ class ReviewSession:
     @property
     def seen(self) -> frozenset[str]:
         return frozenset(self._ctx.seen)
+
+    @property
+    def views(self) -> HeadViews:
+        """The head lines this agent's read tools showed it in full (a copy)."""
+        copy = HeadViews()
+        copy.update(self._ctx.views)
+        return copy
