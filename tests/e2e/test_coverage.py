@@ -4,8 +4,8 @@ Head A changes two small files; the reviewer finds a P0 in `store.py` (the verif
 it) and a P2 in `app.py`, and the PR is blocked. Head B fixes `app.py` and pads `store.py`
 with 1,500 lines, so its patch no longer fits `[budget] context_tokens`; the reviewer reads
 twenty lines of it and reports nothing. The P0 is still in the code. The run must not call it
-resolved, must not pass the check, and must say which file nobody saw and what to change;
-the P2 in `app.py`, which the reviewer did see, may resolve.
+resolved: it still stands and blocks, and the run says which file nobody saw and what to
+change; the P2 in `app.py`, which the reviewer did see, may resolve.
 """
 
 from __future__ import annotations
@@ -148,11 +148,19 @@ class TestPaddedPastTheBudget:
         published = flow.second.report()["published"]
         assert published["resolved"] == ["review-2"]
 
-    def test_the_check_run_does_not_succeed(self, flow):
-        """A review that did not see store.py never concludes `success`."""
+    def test_the_p0_still_stands_and_blocks(self, flow):
+        """Nobody saw store.py, so the confirmed P0 in it stands in this run and blocks it."""
+        report = flow.second.report()
+        assert report["verdict"] == "block"
+        [carried] = report["nodes"]
+        assert (carried["title"], carried["status"]) == ("eval() on the query", "consensusReady")
+        assert carried["id"].endswith(":review-1")
+        assert "this run did not see where it is" in carried["notes"][-1]
+
+    def test_the_check_run_fails(self, flow):
+        """A review that did not see store.py never concludes `success`: it blocks."""
         posts = flow.second.calls("POST", f"/repos/{REPO}/check-runs")
-        assert [p.json()["conclusion"] for p in posts] != ["success"]
-        assert len(posts) == 1
+        assert [p.json()["conclusion"] for p in posts] == ["failure"]
 
     def test_the_review_does_not_approve(self, flow):
         """Partial coverage is not a clean pass: no APPROVE event is even attempted."""

@@ -3,7 +3,7 @@
 Head A carries `eval` (a P0 the verifier confirms). Head B changes `app.py` again in a way that
 keeps its patch out of the model's context. Whether the P0 may be marked resolved depends
 only on whether a reviewer saw the file: read in full, it may; a file GitHub sent without a
-patch and nobody read whole keeps it open, and the run is not a clean pass.
+patch and nobody read whole keeps it standing: the run blocks on it again.
 """
 
 from __future__ import annotations
@@ -103,6 +103,7 @@ class TestNoPatch:
         assert "reviewbot review --local" in unseen["remedy"]
         assert run.report["published"]["resolved"] == []
         assert "Resolved" not in p0_comment(world)["body"]
-        assert world.check_runs()[-1]["conclusion"] != "success"
+        assert run.verdict == "block"  # the confirmed P0 still stands
+        assert world.check_runs()[-1]["conclusion"] == "failure"
         summary = world.issue_comments()[0]["body"]
         assert "**Not seen** by any reviewer: `app.py`" in summary
