@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.e2e.harness import REPO, Run, World, pull_request_event
+from tests.e2e.harness import REPO, Run, World, check_suite_event, pull_request_event
 from tests.fakes.gitrepo import GitRepo
 from tests.fakes.messages_api import Scripted, reply, text, tool_use
 from tests.fakes.world import seed_pull
@@ -78,6 +78,7 @@ class Flow:
     world: World
     first: Run
     second: Run
+    refold: Run  # check_suite completed on head B: no model, the summary re-rendered
 
 
 @pytest.fixture(scope="module")
@@ -96,13 +97,15 @@ def flow(worlds) -> Flow:
     world.pull = seed_pull(world.github, world.repo, "main", "feature", author=world.pull.author)
     event = pull_request_event(world, action="synchronize")
     second = world.run(ARGS, event_name="pull_request", event=event)
-    return Flow(world=world, first=first, second=second)
+    refold = world.run(ARGS, event_name="check_suite", event=check_suite_event(world))
+    return Flow(world=world, first=first, second=second, refold=refold)
 
 
-def _summary(flow: Flow) -> str:
-    comments = flow.world.github.repo(REPO).issue_comments[flow.world.pull.number]
-    assert len(comments) == 1
-    return str(comments[0]["body"])
+def _summary(flow: Flow, run: str = "second") -> str:
+    """The summary comment as the run left it (it is edited in place, so read the PATCH)."""
+    done: Run = getattr(flow, run)
+    [edit] = done.calls("PATCH", "")[-1:]
+    return str(edit.json()["body"])
 
 
 class TestHeadA:
@@ -171,5 +174,19 @@ class TestPaddedPastTheBudget:
         """The summary comment says which file nobody saw, why, and which setting to change."""
         body = _summary(flow)
         assert "Partial coverage" in body
-        line = next(ln for ln in body.splitlines() if "store.py" in ln and "context_tokens" in ln)
-        assert "not seen" in line.lower()
+        [line] = [ln for ln in body.splitlines() if ln.startswith("- **Not seen**")]
+        assert line.startswith("- **Not seen** by any reviewer: `store.py` — its patch (about")
+        assert "did not fit the context budget" in line
+        assert "to review it: raise `[budget] context_tokens` (now 2,000;" in line
+
+
+class TestRefold:
+    def test_a_refold_keeps_the_unseen_file_named_and_the_block(self, flow):
+        """check_suite re-folds from the summary marker: still Block, store.py still named."""
+        assert flow.refold.returncode == 0, flow.refold.stderr
+        report = flow.refold.report()
+        assert report["verdict"] == "block"
+        assert [f["path"] for f in report["coverage"]["unseen"]] == ["store.py"]
+        body = _summary(flow, "refold")
+        assert "**Not seen** by any reviewer: `store.py`" in body
+        assert "context_tokens" in body
