@@ -678,8 +678,11 @@ def _resolvable(report: Report, vanished: Sequence[PriorNode]) -> tuple[list[Pri
             f"{len(vanished)} earlier finding(s) were not reported again, but this run did not "
             "review the whole PR to a normal end, so none is marked resolved."
         ]
-    seen = [p for p in vanished if coverage.covers(p.node.anchor.path if p.node.anchor else None)]
-    unseen = [p for p in vanished if p not in seen]
+    seen: list[PriorNode] = []
+    unseen: list[PriorNode] = []
+    for prior in vanished:
+        path = prior.node.anchor.path if prior.node.anchor else None
+        (seen if coverage.covers(path) else unseen).append(prior)
     if not unseen:
         return seen, []
     return seen, [
