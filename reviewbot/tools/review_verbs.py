@@ -42,6 +42,10 @@ from reviewbot.tools.truncate import numbered
 from reviewbot.verdict.lattice import Verdict
 
 _SHOWN_LINES = 40
+BINARY_ANCHOR = (
+    "`{path}` is a binary file: it has no lines, so it cannot carry an anchor. Send the node "
+    "without an anchor and name `{path}` in its title or body"
+)
 _LISTED_IDS = 50
 
 
@@ -215,14 +219,16 @@ def _place(ctx: ToolContext, finding: Finding) -> _Placed:
             f"`{path}` is not a file in the PR head ({ctx.workspace.head_sha[:12]}); anchor on a "
             "file of the head, or omit the anchor for a note about the whole PR"
         )
+    lines = read_lines(real, path)
+    if lines is None:
+        # Before the seen check: read_file shows no lines of a binary file, so it is never
+        # "seen", and telling the model to read it first would send it round in circles.
+        raise ToolRetry(BINARY_ANCHOR.format(path=path))
     if path not in ctx.seen:
         raise ToolRetry(
             f"you have not seen `{path}` in this run; read it with read_file first (an anchor may "
             "only point at code you have read)"
         )
-    lines = read_lines(real, path)
-    if lines is None:
-        raise ToolRetry(f"`{path}` is a binary file; anchor a note about it without line numbers")
     start, end = anchor.start_line, anchor.end_line
     if end > len(lines):
         raise ToolRetry(

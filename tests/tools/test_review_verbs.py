@@ -120,6 +120,25 @@ class TestAddReviewNode:
         assert store.all() == []
         assert store.discarded[0].reason.startswith("anchor refused: you have not seen")
 
+    @pytest.mark.parametrize("read_first", [True, False], ids=["after-read-file", "unread"])
+    def test_binary_file_cannot_carry_an_anchor(self, repo, read_first):
+        """An anchor on a binary file says it cannot carry one and how to report it instead."""
+        store = NodeStore()
+        session = make_session(repo, store=store)
+        if read_first:
+            assert "is a binary file" in session.call("read_file", {"path": "data.bin"}).content
+        raw = finding(path="data.bin", start=1, end=1, quote="binary", title="Opaque blob")
+        result = session.call("add_review_node", raw)
+        assert result.is_error
+        assert result.content == (
+            "`data.bin` is a binary file: it has no lines, so it cannot carry an anchor. Send the "
+            "node without an anchor and name `data.bin` in its title or body"
+        )
+        assert "read it with read_file" not in result.content
+        retry = {k: v for k, v in raw.items() if k != "anchor"}
+        assert not session.call("add_review_node", retry).is_error
+        assert [n.anchor for n in store.all()] == [None]
+
     def test_reading_the_file_makes_the_anchor_acceptable(self, repo):
         """After read_file, the same anchor is accepted."""
         session = make_session(repo)
