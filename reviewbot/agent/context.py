@@ -92,8 +92,8 @@ class PackedContext:
 
 
 def render_patch(diff: FileDiff) -> str:
-    """The file's hunks with a head-file line number on every added and context line."""
-    numbers = [ln.new_no for h in diff.hunks for ln in h.lines if ln.new_no is not None]
+    """The file's hunks, numbered: head numbers on added and context lines, base ones on deleted."""
+    numbers = [ln.new_no or ln.old_no or 0 for h in diff.hunks for ln in h.lines]
     width = max(_NUMBER_WIDTH, len(str(max(numbers, default=0))))
     out: list[str] = []
     for hunk in diff.hunks:
@@ -102,7 +102,7 @@ def render_patch(diff: FileDiff) -> str:
             f"@@ -{hunk.old_start},{hunk.old_length} +{hunk.new_start},{hunk.new_length} @@{section}"
         )
         for line in hunk.lines:
-            number = "" if line.new_no is None else str(line.new_no)
+            number = line.new_no if line.new_no is not None else line.old_no
             out.append(f"{number:>{width}} {_MARK[line.kind]} {line.text}")
     return "\n".join(out) if out else "(no content change)"
 

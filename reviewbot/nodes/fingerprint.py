@@ -32,11 +32,15 @@ def normalize_code(code: str) -> str:
 def fingerprint(finding: Finding) -> str:
     """16 hex digits identifying the finding independently of line numbers."""
     anchor = finding.anchor
-    parts = (
+    parts = [
         finding.kind.value,
         anchor.path if anchor else "",
         normalize_title(finding.title),
         normalize_code(anchor.quote) if anchor else "",
-    )
+    ]
+    if anchor is not None and anchor.side == "LEFT":
+        # Deleted code and the same text in the head are different findings. RIGHT adds
+        # nothing, so every fingerprint made before sides existed stays the same.
+        parts.append("LEFT")
     digest = hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass"))
     return digest.hexdigest()[:16]

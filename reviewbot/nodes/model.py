@@ -9,7 +9,7 @@ node is exactly what passed the read boundary and nothing else.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Self
+from typing import Annotated, Literal, Self
 
 from pydantic import (
     AfterValidator,
@@ -86,8 +86,16 @@ RelPath = Annotated[
 ]
 
 
+Side = Literal["RIGHT", "LEFT"]
+
+
 class Anchor(BaseModel):
-    """Lines of one file in the PR head (the RIGHT side of the diff)."""
+    """Lines of one file: in the PR head (RIGHT, the default) or deleted by the PR (LEFT).
+
+    LEFT lines are numbered as in the base version of the file (the diff's left side);
+    GitHub comments them with `side: LEFT`. Markers written before `side` existed have
+    none, and read back as RIGHT, which is what they meant.
+    """
 
     model_config = _FROZEN
 
@@ -112,6 +120,14 @@ class Anchor(BaseModel):
         description=(
             "The exact text of lines start_line..end_line as you read them (copy them, without line "
             "numbers). The harness checks it against the file and fixes line numbers that are off."
+        ),
+    )
+    side: Side = Field(
+        default="RIGHT",
+        description=(
+            "RIGHT (default): the lines are in the PR head. LEFT: the lines are deleted by the PR "
+            "(shown with `-` in the patch); start_line and end_line are then their numbers in the "
+            "base version, as the patch shows them beside the `-`."
         ),
     )
 
@@ -161,6 +177,12 @@ class Finding(BaseModel):
     def _suggestion_needs_anchor(self) -> Self:
         if self.suggestion is not None and self.anchor is None:
             raise ValueError("a suggestion replaces the anchored lines, so it needs an anchor")
+        if self.suggestion is not None and self.anchor is not None and self.anchor.side == "LEFT":
+            # GitHub cannot apply a suggestion to deleted lines: there is nothing to replace.
+            raise ValueError(
+                "a suggestion replaces lines of the PR head, so it cannot be made on deleted "
+                "(LEFT) lines; put the fix in the body"
+            )
         return self
 
 

@@ -85,6 +85,8 @@ def where(anchor: Anchor | None, link_of: LinkBuilder | None) -> str:
     lines = f"L{anchor.start_line}"
     if anchor.end_line != anchor.start_line:
         lines += f"–{anchor.end_line}"
+    if anchor.side == "LEFT":
+        lines += " (deleted lines, base version)"
     text = f"`{cell(anchor.path)}` {lines}"
     link = link_of(anchor) if link_of is not None else None
     return f"[{text}]({link})" if link else text

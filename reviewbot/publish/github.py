@@ -87,7 +87,7 @@ from reviewbot.publish.markers import (
     read_prior,
     rewrite_status,
 )
-from reviewbot.publish.plan import SIDE, LinkBuilder, Plan, Target, plan_review
+from reviewbot.publish.plan import LinkBuilder, Plan, Target, plan_review
 from reviewbot.redact import Redactor
 from reviewbot.report import Published, PublishedComment, Report
 from reviewbot.sources.snapshot import PRComment, PRSnapshot
@@ -133,6 +133,7 @@ class _ReviewComment(_Shape):
     path: str | None = None
     line: int | None = None
     start_line: int | None = None
+    side: str | None = None  # RIGHT or LEFT; None for an outdated or file-level comment
 
 
 class _IssueComment(_Shape):
@@ -419,10 +420,10 @@ class GitHubPublisher:
             "path": target.path,
             "body": inline_body(node, target, head=head, redactor=self.redact),
             "line": target.line,
-            "side": SIDE,
+            "side": target.side,
         }
         if target.start_line is not None:
-            payload |= {"start_line": target.start_line, "start_side": SIDE}
+            payload |= {"start_line": target.start_line, "start_side": target.side}
         return payload
 
     def _create_review(
@@ -481,6 +482,7 @@ class GitHubPublisher:
                 and got.path == target.path
                 and got.line == target.line
                 and got.start_line == target.start_line
+                and (got.side or "RIGHT") == target.side
             )
             out.append(
                 PublishedComment(

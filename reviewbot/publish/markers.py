@@ -330,6 +330,8 @@ def node_marker(node: ReviewNode, *, redactor: Redactor = SHAPES_ONLY) -> str:
             "end_line": node.anchor.end_line,
             "quote": "",
         }
+        if node.anchor.side != "RIGHT":  # the default is left out: old readers read it as RIGHT
+            payload["anchor"]["side"] = node.anchor.side
     payload["status"] = node.status.value  # always explicit, even when it is the default
     return dumps_marker(NODE_TAG, payload, redactor=redactor)
 

@@ -1,9 +1,11 @@
 """Where each review node goes: an inline comment, the review body, or the summary only.
 
 Pure: nodes + the diff index in, a `Plan` out. GitHub accepts an inline comment
-only on lines of one hunk (RIGHT side: added or context lines), and one bad
-comment fails the whole review, so placement is decided here, before anything is
-sent, and no finding is ever dropped:
+only on lines of one hunk of one side — RIGHT (the head: added or context lines,
+the default) or LEFT (the base: deleted or context lines, for a node anchored on
+code the PR deletes) — and one bad comment fails the whole review, so placement is
+decided here, on the anchor's own side, before anything is sent, and no finding is
+ever dropped:
 
 - **inline** when every anchored line is commentable in one hunk;
 - **narrowed inline** when the anchor only partly overlaps the diff. Rule: take
@@ -30,7 +32,7 @@ from urllib.parse import quote
 from reviewbot.nodes.model import Anchor, ReviewNode, Status
 from reviewbot.sources.diff_index import DiffIndex, Side
 
-SIDE: Side = "RIGHT"
+SIDE: Side = "RIGHT"  # the default side: an anchor without one is on the PR head
 
 
 class BodyReason(StrEnum):
@@ -62,6 +64,7 @@ class Target:
     line: int
     start_line: int | None = None
     narrowed: bool = False
+    side: Side = SIDE  # GitHub's `side` and `start_side` (a range lies on one side)
 
     @property
     def first(self) -> int:
@@ -117,7 +120,9 @@ class LinkBuilder:
     head_sha: str
 
     def __call__(self, anchor: Anchor | None) -> str | None:
-        if anchor is None:
+        # LEFT lines are numbered as in the base version: a link to the head would point
+        # at other lines, so deleted lines get no link (the comment names them).
+        if anchor is None or anchor.side != SIDE:
             return None
         lines = f"L{anchor.start_line}"
         if anchor.end_line != anchor.start_line:
@@ -143,25 +148,31 @@ def locate(anchor: Anchor, diff: DiffIndex) -> Target | BodyReason:
     file = diff.get(anchor.path)
     if file is None:
         return BodyReason.FILE_NOT_IN_DIFF
-    start, end = anchor.start_line, anchor.end_line
-    if file.can_comment(start, end, SIDE):
-        return _target(anchor.path, start, end, narrowed=False)
+    start, end, side = anchor.start_line, anchor.end_line, anchor.side
+    if file.can_comment(start, end, side):
+        return _target(anchor.path, start, end, side=side, narrowed=False)
     best: list[int] = []
     for hunk in file.hunks:
-        overlap = sorted(n for n in hunk.commentable(SIDE) if start <= n <= end)
+        overlap = sorted(n for n in hunk.commentable(side) if start <= n <= end)
         if len(overlap) > len(best):
             best = overlap
-    if not best or not file.can_comment(best[0], best[-1], SIDE):
+    if not best or not file.can_comment(best[0], best[-1], side):
         return BodyReason.OUTSIDE_DIFF
     covers_start = best[0] == start
     covers_half = 2 * len(best) >= end - start + 1
     if not (covers_start or covers_half):
         return BodyReason.OUTSIDE_DIFF
-    return _target(anchor.path, best[0], best[-1], narrowed=True)
+    return _target(anchor.path, best[0], best[-1], side=side, narrowed=True)
 
 
-def _target(path: str, start: int, end: int, *, narrowed: bool) -> Target:
-    return Target(path=path, line=end, start_line=start if start < end else None, narrowed=narrowed)
+def _target(path: str, start: int, end: int, *, side: Side, narrowed: bool) -> Target:
+    return Target(
+        path=path,
+        line=end,
+        start_line=start if start < end else None,
+        narrowed=narrowed,
+        side=side,
+    )
 
 
 def plan_review(

@@ -109,7 +109,10 @@ def _finding(node: ReviewNode, snapshot: PRSnapshot | None, clean: Clean) -> Ren
     header.append(f"  (confidence {node.confidence:.2f}, {STATUS_LABEL[node.status]})", style="dim")
     parts: list[RenderableType] = [header]
     if node.anchor is not None:
-        parts.append(Text(f"lines {node.anchor.start_line}–{node.anchor.end_line}", style="dim"))
+        deleted = " (deleted, base version)" if node.anchor.side == "LEFT" else ""
+        parts.append(
+            Text(f"lines {node.anchor.start_line}–{node.anchor.end_line}{deleted}", style="dim")
+        )
         code = _code(node, snapshot)
         if code is not None:
             parts.append(code)
@@ -129,10 +132,13 @@ def _code(node: ReviewNode, snapshot: PRSnapshot | None) -> Syntax | None:
     anchor = node.anchor
     if anchor is None or snapshot is None:
         return None
-    text = read_head_text(snapshot.checkout, anchor.path)
+    # Deleted (LEFT) lines are not in the head: the quote is their text, as the diff has it.
+    text = anchor.quote if anchor.side == "LEFT" else read_head_text(snapshot.checkout, anchor.path)
     if text is None:
         return None
     lines = text.splitlines()
+    if anchor.side == "LEFT":
+        lines = [""] * (anchor.start_line - 1) + lines
     first = max(1, anchor.start_line - CONTEXT_LINES)
     last = min(len(lines), anchor.end_line + CONTEXT_LINES)
     if first > last:

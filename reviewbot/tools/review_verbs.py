@@ -34,14 +34,18 @@ from reviewbot.nodes import (
     apply,
     fingerprint,
 )
-from reviewbot.nodes.model import MAX_BODY, MAX_QUOTE, ReviewNode
+from reviewbot.nodes.model import MAX_BODY, MAX_QUOTE, ReviewNode, Side
 from reviewbot.nodes.stamp import stamp
+from reviewbot.sources.diff_index import FileDiff, LineKind
 from reviewbot.tools.context import Proposal, ToolContext, ToolRetry
 from reviewbot.tools.paths import normalise, read_lines, resolve_inside
 from reviewbot.tools.truncate import numbered
 from reviewbot.verdict.lattice import Verdict
 
 _SHOWN_LINES = 40
+RELOCATE_WINDOW = 20  # lines: how far a quote may move an anchor from the lines named
+_UNSHOWN = "\x00"  # a base line the diff does not show (see _base_text)
+_NOT_SHOWN = "(not in the diff: only its deleted and unchanged lines are known)"
 BINARY_ANCHOR = (
     "`{path}` is a binary file: it has no lines, so it cannot carry an anchor. Send the node "
     "without an anchor and name `{path}` in its title or body"
@@ -208,27 +212,29 @@ def _apply(node: ReviewNode, event: Event) -> ReviewNode:
 
 
 def _place(ctx: ToolContext, finding: Finding) -> _Placed:
-    """Check the anchor against the head; move it to its quote when the numbers are off."""
+    """Check the anchor against the PR; move it to its quote when the numbers are a little off."""
     anchor = finding.anchor
     if anchor is None:
         return _Placed(finding=finding)
     path = normalise(anchor.path)
+    if anchor.side == "LEFT":
+        return _place_deleted(ctx, finding, anchor, _seen_change(ctx, path))
     real = resolve_inside(ctx.root, path)
     if not real.is_file():
+        change = ctx.workspace.diff.get(path)
+        deletes = (
+            " (or on the lines it deletes, with side LEFT)" if change and change.deletions else ""
+        )
         raise ToolRetry(
             f"`{path}` is not a file in the PR head ({ctx.workspace.head_sha[:12]}); anchor on a "
-            "file of the head, or omit the anchor for a note about the whole PR"
+            f"file of the head{deletes}, or omit the anchor for a note about the whole PR"
         )
     lines = read_lines(real, path)
     if lines is None:
         # Before the seen check: read_file shows no lines of a binary file, so it is never
         # "seen", and telling the model to read it first would send it round in circles.
         raise ToolRetry(BINARY_ANCHOR.format(path=path))
-    if path not in ctx.seen:
-        raise ToolRetry(
-            f"you have not seen `{path}` in this run; read it with read_file first (an anchor may "
-            "only point at code you have read)"
-        )
+    _require_seen(ctx, path)
     start, end = anchor.start_line, anchor.end_line
     if end > len(lines):
         raise ToolRetry(
@@ -240,30 +246,153 @@ def _place(ctx: ToolContext, finding: Finding) -> _Placed:
     quote = _block(_as_shown(anchor.quote).split("\n"))
     if quote == _block(text.shown[start - 1 : end]):
         return _with_remarks(ctx, finding, _at(text, start, end))
+    deleted = _deleted_at(ctx.workspace.diff.get(path), path, start, end, quote)
+    if deleted is not None:
+        return deleted.placed(ctx, finding)
+    return _relocate(ctx, finding, anchor, text, quote)
+
+
+def _require_seen(ctx: ToolContext, path: str) -> None:
+    if path not in ctx.seen:
+        raise ToolRetry(
+            f"you have not seen `{path}` in this run; read it with read_file first (an anchor may "
+            "only point at code you have read)"
+        )
+
+
+def _seen_change(ctx: ToolContext, path: str) -> FileDiff:
+    """The diff of `path` for a LEFT anchor: the only place deleted lines are shown."""
+    change = ctx.workspace.diff.get(path)
+    if change is None or not change.commentable("LEFT"):
+        raise ToolRetry(
+            f"`{path}` has no deleted or unchanged lines in this PR's diff, so a LEFT anchor "
+            "cannot point into it; anchor on head lines (side RIGHT) or omit the anchor"
+        )
+    _require_seen(ctx, path)
+    return change
+
+
+def _base_text(change: FileDiff) -> _Text:
+    """The base-version lines the diff shows (deleted and context), by base line number.
+
+    Lines the diff does not show are a placeholder (a NUL) no quote can equal.
+    """
+    known = {ln.old_no: ln.text for h in change.hunks for ln in h.lines if ln.old_no is not None}
+    lines = [known.get(n) for n in range(1, max(known, default=0) + 1)]
+    return _Text(
+        path=change.path,
+        actual=tuple(_UNSHOWN if line is None else line for line in lines),
+        # Kept raw: _as_shown reveals every NUL, so no shown quote can equal the placeholder.
+        shown=tuple(_UNSHOWN if line is None else _as_shown(line) for line in lines),
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Deleted:
+    """A RIGHT anchor whose quote is exactly the lines the PR deletes at the numbers named."""
+
+    text: _Text
+    start: int
+    end: int
+
+    def placed(self, ctx: ToolContext, finding: Finding) -> _Placed:
+        note = (
+            f"anchor put on the deleted lines {self.start}–{self.end} of `{self.text.path}` "
+            "(base version, side LEFT): the quoted text is what the PR deletes there"
+        )
+        placed = _with_remarks(ctx, finding, _at(self.text, self.start, self.end, side="LEFT"))
+        return _Placed(finding=placed.finding, notes=(note,), remarks=placed.remarks)
+
+
+def _deleted_at(
+    change: FileDiff | None, path: str, start: int, end: int, quote: list[str]
+) -> _Deleted | None:
+    """The model named base numbers of deleted lines without side LEFT: a checkable fact, kept."""
+    if change is None or not quote:
+        return None
+    kinds = {ln.old_no: ln.kind for h in change.hunks for ln in h.lines if ln.old_no is not None}
+    if not all(kinds.get(n) is LineKind.DELETED for n in range(start, end + 1)):
+        return None
+    text = _base_text(change)
+    if quote != _block(text.shown[start - 1 : end]):
+        return None
+    return _Deleted(text=text, start=start, end=end)
+
+
+def _place_deleted(ctx: ToolContext, finding: Finding, anchor: Anchor, change: FileDiff) -> _Placed:
+    text = _base_text(change)
+    start, end = anchor.start_line, anchor.end_line
+    quote = _block(_as_shown(anchor.quote).split("\n"))
+    shown = text.shown[start - 1 : end]
+    if end <= len(text.shown) and _UNSHOWN not in shown and quote == _block(shown):
+        return _with_remarks(ctx, finding, _at(text, start, end, side="LEFT"))
     return _relocate(ctx, finding, anchor, text, quote)
 
 
 def _relocate(
     ctx: ToolContext, finding: Finding, anchor: Anchor, text: _Text, quote: list[str]
 ) -> _Placed:
+    """Move the anchor to its quote, only within RELOCATE_WINDOW lines of the lines named.
+
+    Farther away, the same text is more likely another line than a miscount (encode/httpx#58:
+    a deleted `class Client:` matched the new one 343 lines away), so the anchor is refused.
+    """
     starts = _occurrences([line.rstrip() for line in text.shown], quote) if quote else []
-    if not starts:
-        raise ToolRetry(
-            f"the quote does not match lines {anchor.start_line}–{anchor.end_line} of "
-            f"`{text.path}` and is not found elsewhere in the file. Those lines are:\n"
-            f"{_numbered(text.shown, anchor.start_line, anchor.end_line)}\n"
-            "Copy the quote from the file (without line numbers) and send the node again."
-        )
-    start = min(starts, key=lambda s: (abs(s - anchor.start_line), s))
+    near = [s for s in starts if abs(s - anchor.start_line) <= RELOCATE_WINDOW]
+    if not near:
+        raise ToolRetry(_refusal(ctx, anchor, text, quote, far=starts))
+    start = min(near, key=lambda s: (abs(s - anchor.start_line), s))
     end = start + len(quote) - 1
     note = (
         f"anchor moved from lines {anchor.start_line}–{anchor.end_line} to {start}–{end} of "
         f"`{text.path}`, where the quoted text is"
     )
-    if len(starts) > 1:
-        note += f" (it occurs {len(starts)} times; the one nearest the lines named was used)"
-    placed = _with_remarks(ctx, finding, _at(text, start, end))
+    if len(near) > 1:
+        note += f" (it occurs {len(near)} times; the one nearest the lines named was used)"
+    placed = _with_remarks(ctx, finding, _at(text, start, end, side=anchor.side))
     return _Placed(finding=placed.finding, notes=(note,), remarks=placed.remarks)
+
+
+def _refusal(
+    ctx: ToolContext, anchor: Anchor, text: _Text, quote: list[str], *, far: list[int]
+) -> str:
+    version = "base version" if anchor.side == "LEFT" else "file"
+    if far:
+        where = ", ".join(str(s) for s in far[:_LISTED_IDS])
+        found = (
+            f"it is found only at line(s) {where}, more than {RELOCATE_WINDOW} lines from the lines "
+            "named, so the anchor is not moved there"
+        )
+    else:
+        found = f"is not found elsewhere in the {version}"
+    message = (
+        f"the quote does not match lines {anchor.start_line}–{anchor.end_line} of "
+        f"`{text.path}`{' (base version, side LEFT)' if anchor.side == 'LEFT' else ''} and {found}. "
+        f"Those lines are:\n{_numbered(text.shown, anchor.start_line, anchor.end_line)}\n"
+        "Copy the quote from the file (without line numbers) and send the node again."
+    )
+    hint = _deleted_hint(ctx.workspace.diff.get(text.path), anchor, quote)
+    return f"{message}\n{hint}" if hint else message
+
+
+def _deleted_hint(change: FileDiff | None, anchor: Anchor, quote: list[str]) -> str | None:
+    """For a RIGHT anchor whose quote is code the PR deletes: how to anchor on the deletion."""
+    if anchor.side == "LEFT" or change is None or not quote:
+        return None
+    text = _base_text(change)
+    kinds = {ln.old_no: ln.kind for h in change.hunks for ln in h.lines if ln.old_no is not None}
+    starts = _occurrences([line.rstrip() for line in text.shown], quote)
+    deleted = [
+        s for s in starts if any(kinds.get(n) is LineKind.DELETED for n in range(s, s + len(quote)))
+    ]
+    if not deleted:
+        return None
+    first = deleted[0]
+    return (
+        f"The quoted text is deleted by this PR at lines {first}–{first + len(quote) - 1} of the "
+        'base version: to comment on the deletion, send the anchor with "side": "LEFT" and '
+        "those line numbers."
+    )
 
 
 def _with_remarks(ctx: ToolContext, finding: Finding, anchor: Anchor) -> _Placed:
@@ -271,7 +400,7 @@ def _with_remarks(ctx: ToolContext, finding: Finding, anchor: Anchor) -> _Placed
     change = ctx.workspace.diff.get(anchor.path)
     if change is None:
         remark = f"note: `{anchor.path}` is not changed by this PR, so the node will be listed in the review body"
-    elif not change.can_comment(anchor.start_line, anchor.end_line):
+    elif not change.can_comment(anchor.start_line, anchor.end_line, anchor.side):
         remark = (
             f"note: lines {anchor.start_line}–{anchor.end_line} are not all in one hunk of the diff, "
             "so the node will be listed in the review body instead of as an inline comment"
@@ -281,7 +410,7 @@ def _with_remarks(ctx: ToolContext, finding: Finding, anchor: Anchor) -> _Placed
     return _Placed(finding=placed, remarks=(remark,))
 
 
-def _at(text: _Text, start: int, end: int) -> Anchor:
+def _at(text: _Text, start: int, end: int, *, side: Side = "RIGHT") -> Anchor:
     """The anchor as stored: the file's own text of the lines, so fingerprints and suggestions see the code."""
     quote = "\n".join(text.actual[start - 1 : end])
     if len(quote) > MAX_QUOTE:
@@ -289,7 +418,7 @@ def _at(text: _Text, start: int, end: int) -> Anchor:
             f"lines {start}–{end} of `{text.path}` are {len(quote):,} characters, more than a "
             f"quote may hold ({MAX_QUOTE:,}); anchor fewer lines"
         )
-    return Anchor(path=text.path, start_line=start, end_line=end, quote=quote)
+    return Anchor(path=text.path, start_line=start, end_line=end, quote=quote, side=side)
 
 
 def _as_shown(text: str) -> str:
@@ -313,7 +442,10 @@ def _occurrences(lines: list[str], quote: list[str]) -> list[int]:
 
 def _numbered(lines: tuple[str, ...], start: int, end: int) -> str:
     last = min(end, start + _SHOWN_LINES - 1)
-    shown = [numbered(n, lines[n - 1]) for n in range(start, last + 1)]
+    shown = [
+        numbered(n, lines[n - 1] if n <= len(lines) and lines[n - 1] != _UNSHOWN else _NOT_SHOWN)
+        for n in range(start, last + 1)
+    ]
     if last < end:
         shown.append(f"… {end - last} more lines; read them with read_file")
     return "\n".join(shown)

@@ -44,11 +44,11 @@ def pack(diff, *, budget=60_000, excluded=never, redactor=None, **snap):
 
 class TestRenderPatch:
     def test_head_line_numbers_on_added_and_context_lines(self):
-        """Added and context lines carry their head line number; deleted lines carry none."""
+        """Added and context lines carry their head line number; deleted lines their base one."""
         assert render_patch(file_diff("a.py", PATCH)) == (
             "@@ -10,3 +10,4 @@ def f():\n"
             "  10   context\n"
-            "     - deleted\n"
+            "  11 - deleted\n"
             "  11 + added\n"
             "  12 + added2\n"
             "  13   context2"

@@ -9,6 +9,7 @@ same-text line of the head far away (encode/httpx#58: 343 lines away).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -96,3 +97,84 @@ class TestBinaryAnchor:
         assert "Is the new logo meant to be committed?" in review["body"]
         assert _posted_comments(world) == []
         assert [n["anchor"] for n in run.report()["nodes"]] == [None]
+
+
+# ---------------------------------------------------------------- a deleted line
+
+FILLER = "".join(f"SETTING_{n} = {n}\n" for n in range(1, 340))
+CLIENT_BASE = "import httpx\n\n\nclass Client:\n    timeout = 5\n\n\n" + FILLER
+# The old class goes; a new one with the same first line appears ~340 lines further down.
+CLIENT_HEAD = "import httpx\n\n\n" + FILLER + "\n\nclass Client:\n    timeout = 10\n"
+NEW_CLASS_LINE = CLIENT_HEAD.splitlines().index("class Client:") + 1
+
+
+def _deleted_node(**anchor: Any) -> dict[str, Any]:
+    return {
+        "kind": "question",
+        "priority": "P2",
+        "confidence": 0.7,
+        "title": "Why is the old Client removed?",
+        "body": "Callers still import it.",
+        "anchor": {"path": "client.py", "quote": "class Client:", **anchor},
+    }
+
+
+@pytest.fixture(scope="module")
+def deleted_run(worlds) -> tuple[World, Run]:
+    """The model names the deleted line without a side and wrong numbers, then with side LEFT."""
+    world = worlds(
+        "deleted",
+        base={"client.py": CLIENT_BASE},
+        head={"client.py": CLIENT_HEAD},
+        script=[
+            reply(tool_use("add_review_node", _deleted_node(start_line=5, end_line=5))),
+            reply(
+                tool_use("add_review_node", _deleted_node(start_line=4, end_line=4, side="LEFT"))
+            ),
+            reply(tool_use("finalize_review", {"summary": "A question.", "verdict": "hold"})),
+        ],
+    )
+    run = world.run(ARGS, event_name="pull_request", event=pull_request_event(world))
+    return world, run
+
+
+class TestDeletedLine:
+    def test_the_fixture_has_the_same_text_far_away(self):
+        """The head's new `class Client:` is more than 300 lines from the deleted one."""
+        assert NEW_CLASS_LINE - 4 > 300
+
+    def test_the_patch_numbers_deleted_lines_with_their_base_number(self, deleted_run):
+        """The model reads `4 - class Client:`: the number a LEFT anchor names."""
+        _, run = deleted_run
+        first = json.dumps(run.model[0]["messages"][0])
+        assert "   4 - class Client:" in first
+
+    def test_a_same_text_line_far_away_is_not_chosen(self, deleted_run):
+        """The first anchor is refused, naming the far occurrence and the LEFT way to anchor."""
+        _, run = deleted_run
+        assert run.returncode == 0, run.stderr
+        refusal = _tool_results(run)[0]
+        assert refusal.startswith("the quote does not match lines 5–5 of `client.py`")
+        assert f"found only at line(s) {NEW_CLASS_LINE}, more than 20 lines" in refusal
+        assert '"side": "LEFT"' in refusal
+
+    def test_the_finding_is_posted_on_the_deleted_line_on_the_left(self, deleted_run):
+        """One inline comment, side LEFT, on base line 4; nothing on the new class far away."""
+        world, run = deleted_run
+        [post] = run.calls("POST", f"/pulls/{world.pull.number}/reviews")
+        assert post.status == 200
+        [comment] = post.json()["comments"]
+        assert (comment["path"], comment["line"], comment["side"]) == ("client.py", 4, "LEFT")
+        assert "start_line" not in comment
+        [stored] = _posted_comments(world)
+        assert (stored["line"], stored["side"]) == (4, "LEFT")
+        assert all(c["line"] != NEW_CLASS_LINE for c in _posted_comments(world))
+
+    def test_the_report_and_the_read_back_keep_the_side(self, deleted_run):
+        """The JSON report's node is on the LEFT side and the read-back found it where planned."""
+        _, run = deleted_run
+        report = run.report()
+        [node] = report["nodes"]
+        assert (node["anchor"]["side"], node["anchor"]["start_line"]) == ("LEFT", 4)
+        [landed] = report["published"]["comments"]
+        assert landed["landed"] is True

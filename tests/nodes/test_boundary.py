@@ -79,10 +79,13 @@ BAD = [
 
 class TestAdmit:
     def test_accepts_a_well_formed_finding(self):
-        """A complete, in-range finding is admitted unchanged."""
+        """A complete, in-range finding is admitted unchanged (its anchor on the default RIGHT side)."""
         finding = admit(GOOD, Finding, origin="test")
         assert isinstance(finding, Finding)
-        assert finding.model_dump(mode="json") == GOOD
+        assert finding.model_dump(mode="json") == {
+            **GOOD,
+            "anchor": {**GOOD["anchor"], "side": "RIGHT"},
+        }
 
     def test_accepts_json_text(self):
         """Nodes read from files and markers arrive as JSON text."""

@@ -27,6 +27,14 @@ class TestFingerprint:
         )
         assert fingerprint(finding()) == fingerprint(finding(anchor=shifted))
 
+    def test_deleted_code_is_another_finding_than_the_same_head_code(self):
+        """The same text deleted (LEFT) and in the head (RIGHT) are two findings; RIGHT is unchanged."""
+        right = finding()
+        left = finding(anchor=right.anchor.model_copy(update={"side": "LEFT"}))
+        assert fingerprint(left) != fingerprint(right)
+        explicit = finding(anchor=right.anchor.model_copy(update={"side": "RIGHT"}))
+        assert fingerprint(explicit) == fingerprint(right)
+
     def test_reindent_and_crlf_keep_the_fingerprint(self):
         """Whitespace and line endings do not change which code is meant."""
         crlf = Anchor(

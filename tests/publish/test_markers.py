@@ -58,6 +58,25 @@ class TestWriting:
             5,
         )
 
+    def test_marker_keeps_a_left_anchor_on_the_base_side(self):
+        """A node on deleted lines comes back with side LEFT; a RIGHT marker does not name a side."""
+        deleted = node(id="review-2", lines=(4, 4))
+        deleted = deleted.model_copy(
+            update={"anchor": deleted.anchor.model_copy(update={"side": "LEFT"})}
+        )
+        marker = node_marker(deleted)
+        assert '"side":"LEFT"' in marker
+        assert '"side"' not in node_marker(node(id="review-3"))
+        (prior,) = read_prior([inline(1, marker)], BOT).nodes
+        assert (prior.node.anchor.side, prior.node.anchor.start_line) == ("LEFT", 4)
+
+    def test_a_marker_written_before_sides_reads_as_right(self):
+        """Markers without `side` (every marker before it existed) stay valid, on the head side."""
+        old = node_marker(node(id="review-1"))
+        assert '"side"' not in old
+        (prior,) = read_prior([inline(1, old)], BOT).nodes
+        assert prior.node.anchor.side == "RIGHT"
+
     @pytest.mark.parametrize(
         "title",
         ["ends --> early", "opens <!-- another", "a -- b & <c>", "line\u2028separator"],

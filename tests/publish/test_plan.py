@@ -6,6 +6,7 @@ import pytest
 
 from reviewbot.nodes import Anchor, Priority, Status
 from reviewbot.publish.plan import BodyReason, LinkBuilder, Target, locate, plan_review
+from reviewbot.sources.diff_index import DiffIndex, FileStatus, file_diff_from_patch
 from tests.publish.conftest import HEAD, REPO, every_kind, make_diff, node
 
 LINKS = LinkBuilder(web_url="https://github.com", repo=REPO, head_sha=HEAD)
@@ -52,6 +53,45 @@ class TestLocate:
     def test_file_not_in_the_diff(self):
         """An anchor in an unchanged file cannot be commented inline."""
         assert locate(anchor(1, 1, "README.md"), make_diff()) is BodyReason.FILE_NOT_IN_DIFF
+
+
+# A hunk that deletes base lines 2–3 and adds head line 2: base 1–4 are LEFT lines, head 1–3 RIGHT.
+DELETING = "@@ -1,4 +1,3 @@\n x1 = 1\n-x2 = 2\n-x3 = 3\n+x2 = 20\n x4 = 4\n"
+
+
+def deleting_diff() -> DiffIndex:
+    app = file_diff_from_patch("src/app.py", DELETING, status=FileStatus.MODIFIED)
+    return DiffIndex(files={"src/app.py": app}, total_files=1)
+
+
+def left(start: int, end: int) -> Anchor:
+    return Anchor(path="src/app.py", start_line=start, end_line=end, quote="", side="LEFT")
+
+
+class TestLocateOnTheBaseSide:
+    @pytest.mark.parametrize(
+        ("lines", "expected"),
+        [
+            ((2, 3), Target(path="src/app.py", line=3, start_line=2, side="LEFT")),
+            ((4, 4), Target(path="src/app.py", line=4, side="LEFT")),
+            ((3, 6), Target(path="src/app.py", line=4, start_line=3, side="LEFT", narrowed=True)),
+            ((9, 9), BodyReason.OUTSIDE_DIFF),
+        ],
+        ids=["deleted-range", "context-line", "narrowed", "outside"],
+    )
+    def test_left_anchors_are_placed_on_left_lines(self, lines, expected):
+        """A LEFT anchor is placed on deleted or context lines of one hunk, numbered as in the base."""
+        assert locate(left(*lines), deleting_diff()) == expected
+
+    def test_a_deleted_line_number_is_not_a_head_line(self):
+        """Base line 4 is commentable on the left; head line 4 does not exist in the hunk."""
+        right = Anchor(path="src/app.py", start_line=4, end_line=4, quote="")
+        assert locate(right, deleting_diff()) is BodyReason.OUTSIDE_DIFF
+
+    def test_deleted_lines_get_no_head_link(self):
+        """A link to the head would show other lines: LEFT anchors are named, not linked."""
+        assert LINKS(left(2, 3)) is None
+        assert LINKS(anchor(2, 3)) is not None
 
 
 class TestPlanReview:

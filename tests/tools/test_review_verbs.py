@@ -8,8 +8,11 @@ from reviewbot.agent import hygiene
 from reviewbot.nodes import Status
 from reviewbot.nodes.model import MAX_QUOTE
 from reviewbot.redact import Redactor
-from reviewbot.tools.session import NodeStore
+from reviewbot.sources.git_repo import diff_index, open_repo
+from reviewbot.tools.ask_user import NoOperator
+from reviewbot.tools.session import NodeStore, ReviewSession, Workspace
 from reviewbot.verdict.lattice import Verdict
+from tests.fakes.gitrepo import GitRepo
 from tests.tools.factories import build_repo, make_session
 
 
@@ -508,3 +511,149 @@ class TestStoredQuote:
         )
         assert store.all() == []
         assert store.discarded[0].reason.startswith("anchor refused: lines 1–1 of `wide.txt`")
+
+
+CLIENT_BASE = "import httpx\n\n\nclass Client:\n    timeout = 5\n\n" + "".join(
+    f"SETTING_{n} = {n}\n" for n in range(7, 60)
+)
+# The old class goes, and a new one with the same first line appears ~50 lines further down.
+CLIENT_HEAD = (
+    "import httpx\n\n\n"
+    + "".join(f"SETTING_{n} = {n}\n" for n in range(7, 60))
+    + "\n\nclass Client:\n    timeout = 10\n"
+)
+
+
+@pytest.fixture
+def deleted(tmp_path):
+    """A real commit that deletes `class Client:` at base line 4 and adds one at head line 59."""
+    repo = GitRepo.init(tmp_path / "repo")
+    repo.write_files({"client.py": CLIENT_BASE})
+    base = repo.commit("base")
+    repo.write_files({"client.py": CLIENT_HEAD})
+    head = repo.commit("head")
+    diff = diff_index(open_repo(repo.path), base, head)
+    store = NodeStore()
+
+    def session(seen=("client.py",)):
+        workspace = Workspace(checkout=repo.path, head_sha=head, diff=diff)
+        return ReviewSession(
+            role="reviewer",
+            agent="review",
+            workspace=workspace,
+            store=store,
+            operator=NoOperator(),
+            seen=seen,
+        )
+
+    return session, store
+
+
+def on_client(start, end, quote, **anchor):
+    raw = finding(path="client.py", start=start, end=end, quote=quote, title="Client removed")
+    raw["anchor"] |= anchor
+    return raw
+
+
+class TestDeletedLines:
+    def test_the_head_line_numbers_of_the_fixture(self):
+        """The fixture deletes `class Client:` at base line 4 and adds it at head line 59."""
+        assert CLIENT_BASE.splitlines()[3] == "class Client:"
+        assert CLIENT_HEAD.splitlines()[58] == "class Client:"
+
+    def test_a_left_anchor_on_a_deleted_line_is_kept_on_the_base_side(self, deleted):
+        """side LEFT with the base number and text of a deleted line is accepted as is."""
+        session, store = deleted
+        result = session().call(
+            "add_review_node", on_client(4, 5, "class Client:\n    timeout = 5", side="LEFT")
+        )
+        assert not result.is_error, result.content
+        [node] = store.all()
+        assert (node.anchor.side, node.anchor.start_line, node.anchor.end_line) == ("LEFT", 4, 5)
+        assert node.anchor.quote == "class Client:\n    timeout = 5"
+        assert node.notes == ()
+
+    def test_a_right_anchor_naming_deleted_lines_is_put_on_the_base_side(self, deleted):
+        """The base numbers and text of deleted lines, side omitted: LEFT, with a note, not moved."""
+        session, store = deleted
+        result = session().call("add_review_node", on_client(4, 4, "class Client:"))
+        assert not result.is_error, result.content
+        [node] = store.all()
+        assert (node.anchor.side, node.anchor.start_line) == ("LEFT", 4)
+        assert node.notes == (
+            "anchor put on the deleted lines 4–4 of `client.py` (base version, side LEFT): the "
+            "quoted text is what the PR deletes there",
+        )
+
+    def test_a_same_text_line_far_away_is_not_chosen(self, deleted):
+        """A quote found only beyond the window is refused with the lines named and the LEFT hint."""
+        session, store = deleted
+        result = session().call("add_review_node", on_client(5, 5, "class Client:"))
+        assert result.is_error
+        assert result.content == (
+            "the quote does not match lines 5–5 of `client.py` and it is found only at line(s) 59, "
+            "more than 20 lines from the lines named, so the anchor is not moved there. Those "
+            "lines are:\n"
+            "     5\tSETTING_8 = 8\n"
+            "Copy the quote from the file (without line numbers) and send the node again.\n"
+            "The quoted text is deleted by this PR at lines 4–4 of the base version: to comment "
+            'on the deletion, send the anchor with "side": "LEFT" and those line numbers.'
+        )
+        assert store.all() == []
+
+    def test_a_quote_within_the_window_is_still_relocated(self, deleted):
+        """Numbers off by a few lines still move to the quote, on the head side."""
+        session, store = deleted
+        result = session().call("add_review_node", on_client(50, 50, "class Client:"))
+        assert not result.is_error, result.content
+        [node] = store.all()
+        assert (node.anchor.side, node.anchor.start_line) == ("RIGHT", 59)
+
+    def test_a_left_anchor_a_little_off_is_relocated_among_the_deleted_lines(self, deleted):
+        """A LEFT quote a line or two away moves to it, staying on the base side."""
+        session, store = deleted
+        result = session().call("add_review_node", on_client(6, 6, "class Client:", side="LEFT"))
+        assert not result.is_error, result.content
+        [node] = store.all()
+        assert (node.anchor.side, node.anchor.start_line) == ("LEFT", 4)
+        assert node.notes[0].startswith("anchor moved from lines 6–6 to 4–4 of `client.py`")
+
+    def test_a_left_anchor_on_lines_the_diff_does_not_show_is_refused(self, deleted):
+        """Base lines outside every hunk are unknown: refused, showing which lines are not in the diff."""
+        session, _ = deleted
+        result = session().call(
+            "add_review_node", on_client(30, 30, "SETTING_33 = 33", side="LEFT")
+        )
+        assert result.is_error
+        assert (
+            "    30\t(not in the diff: only its deleted and unchanged lines are known)"
+            in result.content
+        )
+
+    def test_a_left_anchor_on_a_file_outside_the_diff_is_refused(self, deleted):
+        """A file the PR does not change has no deleted lines."""
+        session, _ = deleted
+        raw = finding(path="other.py", start=1, end=1, quote="x")
+        raw["anchor"]["side"] = "LEFT"
+        result = session(seen=("other.py",)).call("add_review_node", raw)
+        assert result.is_error
+        assert result.content.startswith(
+            "`other.py` has no deleted or unchanged lines in this PR's diff"
+        )
+
+    def test_a_left_anchor_needs_the_patch_seen(self, deleted):
+        """The seen rule holds on the base side too."""
+        session, _ = deleted
+        raw = on_client(4, 4, "class Client:", side="LEFT")
+        result = session(seen=()).call("add_review_node", raw)
+        assert result.is_error
+        assert result.content.startswith("you have not seen `client.py`")
+
+    def test_a_suggestion_on_deleted_lines_is_refused_at_the_boundary(self, deleted):
+        """GitHub cannot apply a suggestion to deleted lines: the node is sent back."""
+        session, store = deleted
+        raw = on_client(4, 4, "class Client:", side="LEFT") | {"suggestion": "class C:"}
+        result = session().call("add_review_node", raw)
+        assert result.is_error
+        assert "cannot be made on deleted (LEFT) lines" in result.content
+        assert store.all() == []
