@@ -212,10 +212,29 @@ def _review(
             notes = (NO_KEY_HINT,)
         if job.post and fork_without_secrets:
             notes += ("not posting: a fork PR's token on `pull_request` is read-only",)
+        elif job.post and (moved := _moved_on(client, info)) is not None:
+            notes += (moved,)
         elif job.post:
             report = report.model_copy(update={"published": publisher.publish(report, snapshot)})
         emit(report, snapshot)
         return RunOutcome(report=report, notes=notes)
+
+
+def _moved_on(client: GitHubClient, info: PullRequestInfo) -> str | None:
+    """Why nothing is posted when the PR's head moved during the review (None: it did not).
+
+    The review and the check run would name the reviewed SHA (never the new head), but the
+    summary comment and the resolving of earlier findings belong to the PR as it is now: a
+    late run of an older head would overwrite the newer head's summary and resolve its
+    findings. The newer head's own run (a push starts one) reviews and publishes.
+    """
+    now = fetch_pull_request(client, info.ref).head_sha
+    if now == info.head_sha:
+        return None
+    return (
+        f"not posting: {info.ref} moved to {now[:12]} while {info.head_sha[:12]} was reviewed; "
+        "the review of the older head is in the report, and the newer head gets its own review"
+    )
 
 
 def _why_not(
@@ -280,6 +299,14 @@ def refold_pull(github: GitHub, ref: PRRef, settings: Settings, job: Job, emit: 
     config = _configured(fetch_base_config(client, info, path=job.config_path), job)
     publisher = _publisher(github, ref, config, settings)
     prior = publisher.load_prior_state()
+    marker = prior.summary.marker if prior.summary else None
+    if marker is not None and not info.head_sha.startswith(marker.head_sha):
+        # The remembered axes judged another commit: folding them onto this head would give
+        # it a verdict (even a passing check) nobody reviewed. Its own review run publishes.
+        return RunOutcome(
+            skipped=f"{ref} is at {info.head_sha[:12]} but its last review was of "
+            f"{marker.head_sha[:12]}: nothing to re-fold until the new head is reviewed"
+        )
     with tempfile.TemporaryDirectory(prefix="reviewbot-refold-") as empty:
         snapshot = fetch_snapshot(
             client, info, checkout=Path(empty), config=config, comments=publisher.discussion()

@@ -3,7 +3,10 @@
 Owns: parsing a PR URL into a `PRRef`, building the `github.Github` client (retries
 for 5xx and secondary rate limits, timeouts), reading a PR (metadata, the changed
 files through the paginated files API, commits, `.reviewbot.toml` from the BASE
-commit) and the head commit's check runs and statuses. The PR's comments are read
+commit) and the head commit's check runs and statuses. The files and commits are
+those of the head SHA the run checked out: the files API answers for the PR's head
+of the moment, so a listing naming another head is replaced by the compare API's,
+pinned to both SHAs. The PR's comments are read
 once, by the publisher (publish/github.py), and handed to `fetch_snapshot`. PyGithub objects
 never leave this module: callers get reviewbot types, and every PyGithub or
 `requests` failure is re-raised as a `reviewbot.errors` error with a one-line
@@ -17,13 +20,14 @@ checkout), or ask for the PR with the diff media type (GitHub answers 406 past
 
 from __future__ import annotations
 
+import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from github import (
     Auth,
@@ -62,6 +66,9 @@ _EXPECTED_URL = "https://github.com/OWNER/REPO/pull/NUMBER"
 _OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
 _REPO = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
 _TAILS = frozenset({"files", "commits", "checks", "changes"})
+_SHA = re.compile(r"^[0-9a-f]{40}$")
+
+log = logging.getLogger(__name__)
 
 
 # ------------------------------------------------------------------ the PR URL
@@ -280,11 +287,28 @@ def fetch_snapshot(
     """
     ref = info.ref
     with _github_errors(not_found=_not_found_message(ref), api_url=ref.api_url):
-        pull = client.get_repo(ref.full_name).get_pull(ref.number)
-        files = _diff_index(pull.get_files(), total=info.changed_files)
-        commits = tuple(
+        repository = client.get_repo(ref.full_name)
+        pull = repository.get_pull(ref.number)
+        listed, commits = list(pull.get_files()), list(pull.get_commits())
+        shas = [c.sha for c in commits]
+        moved = _listed_head(listed, info.head_sha)
+        if moved is not None or info.head_sha not in shas:
+            # GET /pulls/N/files and /commits answer for the PR's head NOW: after a push they
+            # describe another commit than the checkout. The compare API is pinned to SHAs.
+            log.warning(
+                "%s moved to %s while its files were listed; listing %s's files by SHA instead",
+                ref,
+                (moved or "a newer head")[:12],
+                info.head_sha[:12],
+            )
+            comparison = repository.compare(info.base_sha, info.head_sha)
+            listed, commits = list(comparison.files), list(comparison.commits)
+        else:
+            commits = commits[: shas.index(info.head_sha) + 1]  # later ones were pushed since
+        files = _diff_index(listed, total=info.changed_files)
+        pr_commits = tuple(
             PRCommit(sha=c.sha, message=c.commit.message, author=c.commit.author.name)
-            for c in pull.get_commits()
+            for c in commits
         )
     return PRSnapshot(
         origin=Origin.GITHUB,
@@ -304,11 +328,27 @@ def fetch_snapshot(
         checkout=checkout,
         comments=comments,
         config=config,
-        commits=commits,
+        commits=pr_commits,
     )
 
 
-def _diff_index(listing: PaginatedList[File], *, total: int) -> DiffIndex:
+def _listed_head(listing: Sequence[File], head_sha: str) -> str | None:
+    """The other commit a files listing answered for, or None when it is `head_sha`'s.
+
+    Each listed file's `contents_url` ends in `?ref=<the head the listing was made for>`.
+    A removed file is not in that head, so only the others are asked.
+    """
+    for item in listing:
+        if item.status == "removed":
+            continue
+        query = parse_qs(urlsplit(item.contents_url or "").query)
+        listed = (query.get("ref") or [""])[0]
+        if _SHA.match(listed) and listed != head_sha:
+            return listed
+    return None
+
+
+def _diff_index(listing: Sequence[File], *, total: int) -> DiffIndex:
     files: dict[str, FileDiff] = {}
     for item in listing:
         diff = _file_diff(item)

@@ -112,9 +112,12 @@ class TestFirstRun:
         assert posts[0].status == 200
 
     def test_reads_each_resource_once_and_writes_three_times(self, flow):
-        """No GET is repeated (comments are read once for the model and the publisher); 3 writes."""
+        """Only the PR is read twice (is its head still the reviewed one, before posting); 3 writes."""
         gets = [r.path for r in flow.first.github if r.method == "GET"]
-        assert len(gets) == len(set(gets)), sorted(gets)
+        pull = _pr(flow, "pulls/{n}")
+        assert gets.count(pull) == 2
+        again = [path for path in gets if path != pull]
+        assert len(again) == len(set(again)), sorted(gets)
         assert len(flow.first.writes()) == 3
 
     def test_inline_comments_land_only_on_lines_of_the_diff(self, flow):

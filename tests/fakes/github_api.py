@@ -194,9 +194,37 @@ class FakePull:
     state: str = "open"
     files: list[FakeFile] = field(default_factory=list)
     commits: list[str] = field(default_factory=list)  # SHAs, oldest first
+    # Earlier heads (head SHA → its files and commits): still answered by SHA (compare,
+    # a review's commit_id), never by the PR's own listings, which follow the head.
+    earlier: dict[str, tuple[list[FakeFile], list[str]]] = field(default_factory=dict)
+    push_on_listing: FakePush | None = None  # the author pushes as the files are listed
 
-    def file(self, path: str) -> FakeFile | None:
-        return next((f for f in self.files if f.filename == path), None)
+    def file(self, path: str, commit: str | None = None) -> FakeFile | None:
+        return next((f for f in self.files_at(commit) or [] if f.filename == path), None)
+
+    def files_at(self, commit: str | None) -> list[FakeFile] | None:
+        """The files of the PR at `commit` (its head when None); None for a commit not in it."""
+        if commit is None or commit == self.head_sha:
+            return self.files
+        return self.earlier[commit][0] if commit in self.earlier else None
+
+    def commits_at(self, commit: str) -> list[str] | None:
+        if commit == self.head_sha:
+            return self.commits
+        return self.earlier[commit][1] if commit in self.earlier else None
+
+    def push(self, change: FakePush) -> None:
+        """A push to the PR's branch: the head moves, and the old head stays known by SHA."""
+        self.earlier[self.head_sha] = (self.files, self.commits)
+        self.head_sha, self.files = change.head_sha, change.files
+        self.commits = change.commits or [*self.commits, change.head_sha]
+
+
+@dataclass(frozen=True, kw_only=True)
+class FakePush:
+    head_sha: str
+    files: list[FakeFile]
+    commits: list[str] | None = None  # default: the old commits plus the new head
 
 
 @dataclass(kw_only=True)
@@ -371,6 +399,11 @@ class FakeGitHub:
             ("POST", rf"{r}/statuses/(?P<sha>[0-9a-f]{{40}})", self._create_status),
             ("GET", rf"{r}/statuses/(?P<ref>[0-9a-f]{{40}})", self._list_statuses),
             ("GET", rf"{r}/contents/(?P<path>.+)", self._get_contents),
+            (
+                "GET",
+                rf"{r}/compare/(?P<base>[0-9a-f]{{40}})\.\.\.(?P<head>[0-9a-f]{{40}})",
+                self._compare,
+            ),
             ("GET", rf"{r}/collaborators/(?P<user>[^/]+)/permission", self._get_permission),
         ]
 
@@ -506,20 +539,21 @@ class FakeGitHub:
         return Response.json(200, self._pull_json(request.base_url, repo, pull))
 
     def _file_json(
-        self, base_url: str, repo: FakeRepo, pull: FakePull, f: FakeFile
+        self, base_url: str, repo: FakeRepo, pull: FakePull, f: FakeFile, head: str | None = None
     ) -> dict[str, Any]:
         adds, dels = f.counts()
         html = f"https://github.com/{repo.full_name}"
+        head = head or pull.head_sha  # the URLs name the commit the listing is of
         data: dict[str, Any] = {
-            "sha": sha_of(f"{pull.head_sha}:{f.filename}"),
+            "sha": sha_of(f"{head}:{f.filename}"),
             "filename": f.filename,
             "status": f.status,
             "additions": adds,
             "deletions": dels,
             "changes": adds + dels,
-            "blob_url": f"{html}/blob/{pull.head_sha}/{f.filename}",
-            "raw_url": f"{html}/raw/{pull.head_sha}/{f.filename}",
-            "contents_url": f"{base_url}/repos/{repo.full_name}/contents/{f.filename}?ref={pull.head_sha}",
+            "blob_url": f"{html}/blob/{head}/{f.filename}",
+            "raw_url": f"{html}/raw/{head}/{f.filename}",
+            "contents_url": f"{base_url}/repos/{repo.full_name}/contents/{f.filename}?ref={head}",
         }
         if f.patch is not None:
             data["patch"] = f.patch
@@ -531,6 +565,10 @@ class FakeGitHub:
         pull = self._pull(repo, number)
         if pull is None:
             return _not_found()
+        if pull.push_on_listing is not None:  # GitHub lists the head of the moment
+            change, pull.push_on_listing = pull.push_on_listing, None
+            pull.push(change)
+            repo.branches[pull.head_ref] = pull.head_sha
         return self._page(
             request,
             pull.files,
@@ -567,6 +605,43 @@ class FakeGitHub:
             for sha, parent in zip(pull.commits, parents, strict=True)
         ]
         return self._page(request, items)
+
+    def _compare(self, request: Request, repo: FakeRepo, base: str, head: str) -> Response:
+        """GET /compare/BASE...HEAD of a PR's head (current or earlier): pinned to the SHAs."""
+        pull = next(
+            (p for p in repo.pulls.values() if p.base_sha == base and p.files_at(head) is not None),
+            None,
+        )
+        if pull is None:
+            return Response.json(404, {"message": f"No common ancestor between {base} and {head}."})
+        files, commits = pull.files_at(head) or [], pull.commits_at(head) or []
+        parents = [pull.base_sha, *commits[:-1]]
+        items = [
+            self._commit_json(request.base_url, repo, sha, parent)
+            for sha, parent in zip(commits, parents, strict=True)
+        ]
+        url = f"{request.base_url}/repos/{repo.full_name}/compare/{base}...{head}"
+        return Response.json(
+            200,
+            {
+                "url": url,
+                "html_url": f"https://github.com/{repo.full_name}/compare/{base}...{head}",
+                "permalink_url": url,
+                "diff_url": f"{url}.diff",
+                "patch_url": f"{url}.patch",
+                "base_commit": self._commit_json(request.base_url, repo, base, None),
+                "merge_base_commit": self._commit_json(request.base_url, repo, base, None),
+                "status": "ahead",
+                "ahead_by": len(commits),
+                "behind_by": 0,
+                "total_commits": len(commits),
+                "commits": items,
+                # GitHub lists at most 300 files of a comparison.
+                "files": [
+                    self._file_json(request.base_url, repo, pull, f, head) for f in files[:300]
+                ],
+            },
+        )
 
     def _get_contents(self, request: Request, repo: FakeRepo, path: str) -> Response:
         ref = request.query.get("ref", repo.default_branch)
@@ -683,11 +758,14 @@ class FakeGitHub:
 
     # --- reviews -------------------------------------------------------------------------
 
-    def _comment_error(self, pull: FakePull, comment: Any) -> str | None:
-        """Why GitHub would refuse this review comment, or None if it would accept it."""
+    def _comment_error(self, pull: FakePull, comment: Any, commit: str) -> str | None:
+        """Why GitHub would refuse this review comment, or None if it would accept it.
+
+        Lines are resolved in the diff of the review's `commit_id`, not of the PR's head.
+        """
         if not isinstance(comment, dict) or not comment.get("path") or not comment.get("body"):
             return "Unprocessable Entity"
-        f = pull.file(comment["path"])
+        f = pull.file(comment["path"], commit)
         if f is None:
             return "Path could not be resolved"
         hunks, positions = parse_hunks(f.patch or "")
@@ -739,7 +817,7 @@ class FakeGitHub:
             "start_side": c.get("start_side", side) if c.get("start_line") else None,
             "position": c.get("position", 1),
             "original_position": c.get("position", 1),
-            "diff_hunk": (pull.file(c["path"]) or FakeFile(filename="")).patch or "",
+            "diff_hunk": (pull.file(c["path"], commit) or FakeFile(filename="")).patch or "",
             "commit_id": commit,
             "original_commit_id": commit,
             "user": self._me(),
@@ -810,10 +888,16 @@ class FakeGitHub:
             return _unprocessable(["User can only have one pending review per pull request"])
         # All or nothing, like GitHub: one unresolvable comment fails the whole review and
         # the answer does not say which one.
-        problems = list(dict.fromkeys(e for c in comments if (e := self._comment_error(pull, c))))
+        commit = payload.get("commit_id") or pull.head_sha
+        if pull.files_at(commit) is None:
+            return _unprocessable(
+                ["The commitOID is not part of the pull request"]
+            )  # reviewdog#434
+        problems = list(
+            dict.fromkeys(e for c in comments if (e := self._comment_error(pull, c, commit)))
+        )
         if problems:
             return _unprocessable([" and ".join(problems)])
-        commit = payload.get("commit_id") or pull.head_sha
         review_id = self.next_id()
         state = REVIEW_STATES.get(event or "", "PENDING")
         review = self._review_json(request.base_url, repo, pull, review_id, body, state, commit)
