@@ -125,9 +125,8 @@ class Anchor(BaseModel):
     side: Side = Field(
         default="RIGHT",
         description=(
-            "RIGHT (default): the lines are in the PR head. LEFT: the lines are deleted by the PR "
-            "(shown with `-` in the patch); start_line and end_line are then their numbers in the "
-            "base version, as the patch shows them beside the `-`."
+            "LEFT for lines the PR deletes (`-` in the patch; use the base numbers shown beside "
+            "the `-`); default RIGHT, the PR head."
         ),
     )
 
