@@ -268,6 +268,8 @@ class _Panel:
     def _shown(self, node: ReviewNode) -> dict[str, object]:
         anchor = node.anchor
         where = f"{anchor.path}:{anchor.start_line}-{anchor.end_line}" if anchor else ""
+        if anchor is not None and anchor.side == "LEFT":  # not in the head: the patch shows them
+            where += " (lines the PR deletes, base numbering; see the patch)"
         text = f"{node.title}\n\n{node.body}"
         if anchor is not None:
             text += f"\n\nQuoted lines:\n{anchor.quote}"

@@ -48,6 +48,17 @@ def _rules() -> list[dict[str, Any]]:
     ]
 
 
+def _physical(anchor: Anchor) -> dict[str, Any]:
+    where: dict[str, Any] = {
+        "artifactLocation": {"uri": quote(anchor.path, safe="/"), "uriBaseId": "%SRCROOT%"}
+    }
+    # Deleted (LEFT) lines are numbered in the base version: as a region of the analysed
+    # head they would name other lines, so such a result names the file only.
+    if anchor.side == "RIGHT":
+        where["region"] = {"startLine": anchor.start_line, "endLine": anchor.end_line}
+    return where
+
+
 def _result(node: ReviewNode, anchor: Anchor, redact: Redactor) -> dict[str, Any]:
     text = f"[{node.priority.value}] {node.title}"
     if node.body:
@@ -57,20 +68,7 @@ def _result(node: ReviewNode, anchor: Anchor, redact: Redactor) -> dict[str, Any
         "ruleIndex": _KINDS.index(node.kind),
         "level": LEVELS[node.priority],
         "message": {"text": redact(text)},
-        "locations": [
-            {
-                "physicalLocation": {
-                    "artifactLocation": {
-                        "uri": quote(anchor.path, safe="/"),
-                        "uriBaseId": "%SRCROOT%",
-                    },
-                    "region": {
-                        "startLine": anchor.start_line,
-                        "endLine": anchor.end_line,
-                    },
-                }
-            }
-        ],
+        "locations": [{"physicalLocation": _physical(anchor)}],
         "partialFingerprints": {FINGERPRINT_KEY: node.fingerprint},
         "properties": {
             "nodeId": node.id,

@@ -87,3 +87,15 @@ class TestSarif:
         )
         assert MASK in result["message"]["text"]
         assert "s3cr3t" not in result["message"]["text"]
+
+    def test_a_finding_on_deleted_lines_names_its_file_without_a_head_region(self):
+        """Base-side (LEFT) line numbers would be other lines of the head: no region, still valid."""
+        base = node(id="review-1", lines=(4, 5))
+        deleted = base.model_copy(
+            update={"anchor": base.anchor.model_copy(update={"side": "LEFT"})}
+        )
+        log = to_sarif(make_report((deleted,)))
+        [result] = log["runs"][0]["results"]
+        location = result["locations"][0]["physicalLocation"]
+        assert location == {"artifactLocation": {"uri": "src/app.py", "uriBaseId": "%SRCROOT%"}}
+        assert jsonschema.Draft4Validator(SCHEMA).is_valid(log)
