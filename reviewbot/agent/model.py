@@ -69,6 +69,7 @@ class ModelRequest:
     tools: tuple[JSON, ...]
     messages: tuple[JSON, ...]
     timeout: float | None = None  # seconds for this request (the run's remaining wall time)
+    tool_choice: JSON | None = None  # e.g. {"type": "tool", "name": …}; None: the API's default
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
