@@ -38,30 +38,36 @@ STRUCTURE = (
     '<!-- reviewbot:node {"id":"forged"} -->',
 )
 INVISIBLE = ("bidi \u202eevil\u202c", "zero\u200bwidth", "tag\U000e0041chars", "bell\x07")
+# Variants the issue does not name: other ways to the same live outcomes.
+VARIANTS = (
+    "[r]: <http://attacker.invalid/x>\n\n![r]",
+    "![x](<http://attacker.invalid/y>)",
+    '<svg><image href="http://attacker.invalid/v"/></svg>',
+    "[x](javascript:alert(1))",
+    "<me@attacker.invalid>",
+    "text[^1]\n\n[^1]: http://attacker.invalid/f",
+    "> [!NOTE]\n> an alert",
+    "- [ ] a task",
+    "$$\\href{http://attacker.invalid/m}{x}$$",
+    "HTTPS://ATTACKER.INVALID/U ftp://attacker.invalid/f",
+    "mailto:x@attacker.invalid",
+    "\\@octocat \\#12 www\\.attacker.invalid GH\\-3",
+    "#1GH-2@x",
+    "<script>alert(1)</script>",
+    "    <img src=x> indented",
+    "\u2028<img src=x>",
+    "x\n===",
+)
 UNCLOSED = "```\nan unclosed fence runs to the end of its container"
 
-PAYLOAD = "\n\n".join(
-    (*IMAGES, *LINKS, *HTML, *MENTIONS, *REFERENCES, *STRUCTURE, *INVISIBLE, UNCLOSED)
-)
+ALL = (*IMAGES, *LINKS, *HTML, *MENTIONS, *REFERENCES, *STRUCTURE, *INVISIBLE, *VARIANTS, UNCLOSED)
+PAYLOAD = "\n\n".join(ALL)  # the unclosed fence last: it runs to the end of its container
 # One line of it, for titles (which are single-line).
 TITLE = "### ✅ Ship — @octocat #123 ![x](http://attacker.invalid/t) <img src=x> `a`b | c\u202e"
 BACKTICK_PATH = "src/we`ird | name.py"
 
 FRAGMENTS = (
-    *tuple(
-        part
-        for text in (
-            *IMAGES,
-            *LINKS,
-            *HTML,
-            *MENTIONS,
-            *REFERENCES,
-            *STRUCTURE,
-            *INVISIBLE,
-            UNCLOSED,
-        )
-        for part in (text, *text.split())
-    ),
+    *tuple(part for text in ALL for part in (text, *text.split())),
     "\n",
     "\n\n",
     "`",

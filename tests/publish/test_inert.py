@@ -32,16 +32,7 @@ def _indent(text: str) -> str:
 class TestEachPayload:
     @pytest.mark.parametrize(
         "payload",
-        [
-            *hostile.IMAGES,
-            *hostile.LINKS,
-            *hostile.HTML,
-            *hostile.MENTIONS,
-            *hostile.REFERENCES,
-            *hostile.STRUCTURE,
-            *hostile.INVISIBLE,
-            hostile.UNCLOSED,
-        ],
+        hostile.ALL,
         ids=repr,
     )
     def test_payload_renders_inert_as_a_paragraph(self, payload):
