@@ -20,11 +20,20 @@ spend-limit 429 like any other, and it has no ceiling on the total wait. Here:
     other 4xx              ModelAPIError with the API's message
 
 Every response and error logs its `request-id`.
+
+A request's `timeout` is the time the whole call may take — every attempt, and every
+wait between attempts (the loop passes what is left of the run's `timeout_seconds`).
+Each attempt's timeout is the rest of it (at most `timeout`, the client's own ceiling);
+a retry whose wait would pass it is not waited, and an attempt that timed out at it is
+not retried: both are `ModelTimeoutError`. So a Messages API that accepts the
+connection and never answers costs the rest of the budget once, not `timeout` per
+attempt.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import random
 import re
 import time
@@ -48,6 +57,7 @@ from reviewbot.errors import (
     AuthError,
     CredentialsRefusedError,
     ModelAPIError,
+    ModelTimeoutError,
     NetworkError,
     ReviewbotError,
 )
@@ -82,6 +92,7 @@ class AnthropicClient:
         http_client: httpx.Client | None = None,
         sleep: Callable[[float], None] = time.sleep,
         jitter: Callable[[], float] = random.random,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._base_url = base_url or DEFAULT_BASE_URL
         # base_url is always explicit so the SDK never falls back to reading the environment.
@@ -97,19 +108,29 @@ class AnthropicClient:
         self._max_wait = max_wait
         self._sleep = sleep
         self._jitter = jitter
+        self._clock = clock
 
     def close(self) -> None:
         self._sdk.close()
 
     def create(self, request: ModelRequest) -> ModelResponse:
+        deadline = self._clock() + (math.inf if request.timeout is None else request.timeout)
         waited = 0.0
         for attempt in range(self._max_retries + 1):
+            left = deadline - self._clock()
+            if left <= 0:
+                raise ModelTimeoutError(
+                    f"no time was left in the review's budget to ask the Messages API "
+                    f"(after {attempt} attempt(s))"
+                )
+            timeout = min(self._timeout, left)
             try:
-                return self._send(request)
+                return self._send(request, timeout)
             except anthropic.APIStatusError as exc:
                 delay = self._retry_delay(exc, attempt)
                 if delay is None or attempt == self._max_retries or waited + delay > self._max_wait:
                     raise self._map_status(exc, request.model, attempt) from exc
+                self._within(deadline, delay, f"answered {exc.status_code}", exc)
                 log.warning(
                     "Messages API answered %s (request-id %s); retrying in %.1fs",
                     exc.status_code,
@@ -117,18 +138,33 @@ class AnthropicClient:
                     delay,
                 )
             except anthropic.APIConnectionError as exc:
+                if isinstance(exc, anthropic.APITimeoutError) and timeout == left:
+                    # This attempt was given all the time there was: retrying cannot help.
+                    raise ModelTimeoutError(
+                        f"the Messages API at {self._base_url} gave no answer within the "
+                        f"{left:.3g} s left of the review's time budget (timeout_seconds)"
+                    ) from exc
                 delay = self._backoff(attempt)
                 if attempt == self._max_retries or waited + delay > self._max_wait:
                     raise NetworkError(
                         f"could not reach the Messages API at {self._base_url} after "
                         f"{attempt + 1} attempt(s): {first_line(str(exc))}"
                     ) from exc
+                self._within(deadline, delay, "could not be reached", exc)
                 log.warning("Messages API unreachable (%s); retrying in %.1fs", exc, delay)
             self._sleep(delay)
             waited += delay
         raise AssertionError("unreachable: the last attempt returns or raises")  # pragma: no cover
 
-    def _send(self, request: ModelRequest) -> ModelResponse:
+    def _within(self, deadline: float, delay: float, what: str, exc: Exception) -> None:
+        """Raise `ModelTimeoutError` when waiting `delay` before a retry would pass `deadline`."""
+        if self._clock() + delay >= deadline:
+            raise ModelTimeoutError(
+                f"the Messages API {what} ({first_line(str(exc))}); waiting {delay:.3g} s to "
+                "retry would pass the review's time budget (timeout_seconds)"
+            ) from exc
+
+    def _send(self, request: ModelRequest, timeout: float) -> ModelResponse:
         # The request dicts are built by the loop in the exact wire shape; the SDK's
         # TypedDicts describe the same JSON, so the casts change no value.
         message = self._sdk.messages.create(
@@ -137,7 +173,7 @@ class AnthropicClient:
             system=cast(Any, list(request.system)),
             tools=cast(Any, list(request.tools)),
             messages=cast(Any, list(request.messages)),
-            timeout=min(request.timeout or self._timeout, self._timeout),
+            timeout=timeout,
         )
         request_id = message._request_id
         log.info("Messages API request-id %s (%s)", request_id, message.stop_reason)

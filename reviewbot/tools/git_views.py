@@ -5,6 +5,10 @@ an option. A revision must look like a revision and is resolved to a commit id
 first (so `--output=…` can never be one), paths come after `--` or are looked up
 in the commit's tree, and diffs run without external diff drivers or textconv
 filters. The default revision is the PR head. Nothing here writes.
+
+Bounded in time and size: every git command runs with the call's deadline as
+gitpython's `kill_after_timeout` (a command past it is killed and the model told so),
+and a blob larger than `MAX_FILE_BYTES` is never read into memory.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from reviewbot.agent.toolbox import ToolResult
 from reviewbot.nodes.model import RelPath
 from reviewbot.tools.context import ToolContext, ToolRetry
-from reviewbot.tools.paths import GIT_DIR, decode_lines, normalise, split_lines
+from reviewbot.tools.paths import GIT_DIR, MAX_FILE_BYTES, decode_lines, normalise, split_lines
 from reviewbot.tools.truncate import clip, first_line, head_tail, numbered
 
 _REV = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/@{}^~-]{0,199}$")
@@ -55,7 +59,14 @@ def git_log(ctx: ToolContext, args: GitLogInput) -> ToolResult:
     with _repository(ctx) as repo:
         head = _commit(repo, ctx.workspace.head_sha)
         paths = [_git_path(args.path)] if args.path else []
-        commits = list(repo.iter_commits(head.hexsha, paths, max_count=args.max_count))
+        listed = repo.git.rev_list(
+            f"--max-count={args.max_count}",
+            head.hexsha,
+            "--",
+            *paths,
+            kill_after_timeout=_seconds_left(ctx),
+        )
+        commits = [repo.commit(sha) for sha in listed.split()]
     if not commits:
         return ToolResult(content=f"no commit touches `{args.path}`")
     rows = [
@@ -78,6 +89,7 @@ def git_show(ctx: ToolContext, args: GitShowInput) -> ToolResult:
                 "--no-color",
                 "--no-ext-diff",  # never run a diff driver named by the repository
                 "--no-textconv",
+                kill_after_timeout=_seconds_left(ctx),
             )
             return ToolResult(content=_bounded(ctx, split_lines(text), "call git_show with a path"))
         return ToolResult(content=_show_path(ctx, commit, _git_path(args.path)))
@@ -94,8 +106,14 @@ def git_blame(ctx: ToolContext, args: GitBlameInput) -> ToolResult:
             )
         end = min(max(args.end_line, args.start_line), total)
         try:
-            blamed = repo.blame(head.hexsha, path, L=f"{args.start_line},{end}")
+            blamed = repo.blame(
+                head.hexsha,
+                path,
+                L=f"{args.start_line},{end}",
+                kill_after_timeout=_seconds_left(ctx),
+            )
         except git.GitCommandError as exc:
+            _timed_out(ctx, "git_blame", "blame fewer lines")
             raise ToolRetry(f"git blame failed: {_why(exc.stderr)}") from exc
     rows: list[str] = []
     number = args.start_line
@@ -121,9 +139,24 @@ def _repository(ctx: ToolContext) -> Iterator[git.Repo]:
     try:
         yield repo
     except (git.GitCommandError, ValueError) as exc:
+        _timed_out(ctx, "the git command", "ask for less (a path, fewer commits)")
         raise ToolRetry(f"git could not answer: {_why(str(exc))}") from exc
     finally:
         repo.close()
+
+
+def _seconds_left(ctx: ToolContext) -> float | None:
+    """gitpython's watchdog: the command is killed when the call's deadline passes."""
+    left = ctx.deadline.remaining()
+    if left == float("inf"):
+        return None
+    ctx.deadline.check("the git command", "nothing", "ask for less (a path, fewer commits)")
+    return left
+
+
+def _timed_out(ctx: ToolContext, tool: str, hint: str) -> None:
+    """A git command that failed because its watchdog killed it is a time-out, said so."""
+    ctx.deadline.check(tool, "git was killed", hint)
 
 
 def _commit(repo: git.Repo, rev: str) -> git.Commit:
@@ -150,6 +183,10 @@ def _blob_lines(commit: git.Commit, path: str) -> list[str]:
         raise ToolRetry(f"`{path}` does not exist at {commit.hexsha[:12]}") from exc
     if not isinstance(obj, git.Blob):
         raise ToolRetry(f"`{path}` is a directory at {commit.hexsha[:12]}")
+    if obj.size > MAX_FILE_BYTES:
+        raise ToolRetry(
+            f"`{path}` is {obj.size:,} bytes at {commit.hexsha[:12]}, too large to read"
+        )
     lines = decode_lines(obj.data_stream.read())
     if lines is None:
         raise ToolRetry(f"`{path}` is a binary file at {commit.hexsha[:12]}")

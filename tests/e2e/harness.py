@@ -44,6 +44,8 @@ ANTHROPIC_KEY = "sk-ant-" + "api03-" + "K" * 40
 SECRETS = (GITHUB_TOKEN, ANTHROPIC_KEY)
 # Only what reviewbot and git need: the interpreter is run by absolute path.
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
+# The checkout these tests belong to: its `reviewbot` is the one run, whichever is installed.
+SOURCE_ROOT = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT = 120
 
 
@@ -140,7 +142,12 @@ class World:
         """The environment of a GitHub Actions step (or, with github=False, of a terminal)."""
         home = folder / "home"
         home.mkdir()
-        env = {"PATH": BASE_PATH, "HOME": str(home), "LANG": "C.UTF-8"}
+        env = {
+            "PATH": BASE_PATH,
+            "HOME": str(home),
+            "LANG": "C.UTF-8",
+            "PYTHONPATH": str(SOURCE_ROOT),
+        }
         if anthropic:
             env |= {"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "ANTHROPIC_BASE_URL": self.model_server.url}
         if not github:

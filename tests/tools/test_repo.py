@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.tools.factories import build_repo, make_session, tree_digest
+from tests.tools.factories import build_repo, guard, make_session, tree_digest
 
 
 @pytest.fixture
@@ -233,10 +233,56 @@ class TestSearchCode:
         ]
 
     def test_invalid_regex_is_an_error(self, repo):
-        """A regex that does not compile comes back with Python's reason."""
+        """A regex that does not compile comes back with RE2's reason, quoting the model's text."""
         result = make_session(repo).call("search_code", {"regex": "(unclosed"})
         assert result.is_error
-        assert result.content.startswith("invalid regex '(unclosed': missing ), unterminated")
+        assert result.content.startswith(
+            "search_code cannot run '(unclosed': missing ): (unclosed (search_code uses RE2 syntax"
+        )
+
+    @pytest.mark.parametrize(
+        ("regex", "line"),
+        [
+            (r"(a+)+$", "a" * 30 + "!"),
+            (r"(x+x+)+y", "x" * 40),
+            (r"(a|aa)+$", "a" * 40 + "!"),
+        ],
+        ids=["nested-plus", "overlapping-plus", "overlapping-alternatives"],
+    )
+    def test_a_backtracking_pattern_returns_promptly(self, repo, regex, line):
+        """A pattern that makes a backtracking engine run for minutes is answered at once."""
+        (repo.root / "redos.txt").write_text(f"{line}\n")
+        with guard():
+            result = make_session(repo).call("search_code", {"regex": regex, "glob": "redos.txt"})
+        assert not result.is_error
+        assert result.content == f"no line matches {regex!r} in files matching `redos.txt`"
+
+    def test_a_backtracking_glob_returns_promptly(self, repo):
+        """The glob is matched in linear time too: `*a*a…*c` against a long name of `a`s."""
+        (repo.root / ("a" * 40)).write_text("x\n")
+        glob = "*a" * 12 + "*c"
+        with guard():
+            listed = make_session(repo).call("list_files", {"glob": glob})
+            searched = make_session(repo).call("search_code", {"regex": "x", "glob": glob})
+        assert listed.content == f"no file matches `{glob}`"
+        assert searched.content == f"no line matches 'x' in files matching `{glob}`"
+
+    @pytest.mark.parametrize(
+        ("regex", "construct"),
+        [
+            (r"(\w+) \1", "backreferences"),
+            (r"eval(?=\()", "lookaround"),
+            (r"(?<!self\.)run", "lookaround"),
+        ],
+        ids=["backreference", "lookahead", "lookbehind"],
+    )
+    def test_syntax_a_linear_engine_cannot_run_is_a_clear_error(self, repo, regex, construct):
+        """Backreferences and lookaround are refused with RE2's reason and what to do instead."""
+        result = make_session(repo).call("search_code", {"regex": regex})
+        assert result.is_error
+        assert result.content.startswith(f"search_code cannot run {regex!r}: ")
+        assert construct in result.content
+        assert "RE2" in result.content
 
     def test_links_out_are_not_searched(self, repo):
         """A link to a file outside the checkout is skipped, never read."""
