@@ -56,7 +56,7 @@ class GitBlameInput(_Input):
 
 
 def git_log(ctx: ToolContext, args: GitLogInput) -> ToolResult:
-    with _repository(ctx) as repo:
+    with _repository(ctx, "git_log") as repo:
         head = _commit(repo, ctx.workspace.head_sha)
         paths = [_git_path(args.path)] if args.path else []
         listed = repo.git.rev_list(
@@ -64,7 +64,7 @@ def git_log(ctx: ToolContext, args: GitLogInput) -> ToolResult:
             head.hexsha,
             "--",
             *paths,
-            kill_after_timeout=_seconds_left(ctx),
+            kill_after_timeout=_seconds_left(ctx, "git_log"),
         )
         commits = [repo.commit(sha) for sha in listed.split()]
     if not commits:
@@ -78,7 +78,7 @@ def git_log(ctx: ToolContext, args: GitLogInput) -> ToolResult:
 
 def git_show(ctx: ToolContext, args: GitShowInput) -> ToolResult:
     rev = ctx.workspace.head_sha if args.rev == "HEAD" else args.rev
-    with _repository(ctx) as repo:
+    with _repository(ctx, "git_show") as repo:
         commit = _commit(repo, rev)
         if args.path is None:
             text = repo.git.show(
@@ -89,7 +89,7 @@ def git_show(ctx: ToolContext, args: GitShowInput) -> ToolResult:
                 "--no-color",
                 "--no-ext-diff",  # never run a diff driver named by the repository
                 "--no-textconv",
-                kill_after_timeout=_seconds_left(ctx),
+                kill_after_timeout=_seconds_left(ctx, "git_show"),
             )
             return ToolResult(content=_bounded(ctx, split_lines(text), "call git_show with a path"))
         return ToolResult(content=_show_path(ctx, commit, _git_path(args.path)))
@@ -97,7 +97,7 @@ def git_show(ctx: ToolContext, args: GitShowInput) -> ToolResult:
 
 def git_blame(ctx: ToolContext, args: GitBlameInput) -> ToolResult:
     path = _git_path(args.path)
-    with _repository(ctx) as repo:
+    with _repository(ctx, "git_blame") as repo:
         head = _commit(repo, ctx.workspace.head_sha)
         total = len(_blob_lines(head, path))
         if args.start_line > total:
@@ -110,10 +110,10 @@ def git_blame(ctx: ToolContext, args: GitBlameInput) -> ToolResult:
                 head.hexsha,
                 path,
                 L=f"{args.start_line},{end}",
-                kill_after_timeout=_seconds_left(ctx),
+                kill_after_timeout=_seconds_left(ctx, "git_blame"),
             )
         except git.GitCommandError as exc:
-            _timed_out(ctx, "git_blame", "blame fewer lines")
+            _timed_out(ctx, "git_blame", "blame fewer lines")  # killed by its watchdog
             raise ToolRetry(f"git blame failed: {_why(exc.stderr)}") from exc
     rows: list[str] = []
     number = args.start_line
@@ -131,7 +131,7 @@ def git_blame(ctx: ToolContext, args: GitBlameInput) -> ToolResult:
 
 
 @contextmanager
-def _repository(ctx: ToolContext) -> Iterator[git.Repo]:
+def _repository(ctx: ToolContext, tool: str) -> Iterator[git.Repo]:
     try:
         repo = git.Repo(ctx.root)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
@@ -139,18 +139,18 @@ def _repository(ctx: ToolContext) -> Iterator[git.Repo]:
     try:
         yield repo
     except (git.GitCommandError, ValueError) as exc:
-        _timed_out(ctx, "the git command", "ask for less (a path, fewer commits)")
+        _timed_out(ctx, tool, "ask for less (a path, fewer commits)")
         raise ToolRetry(f"git could not answer: {_why(str(exc))}") from exc
     finally:
         repo.close()
 
 
-def _seconds_left(ctx: ToolContext) -> float | None:
+def _seconds_left(ctx: ToolContext, tool: str) -> float | None:
     """gitpython's watchdog: the command is killed when the call's deadline passes."""
     left = ctx.deadline.remaining()
     if left == float("inf"):
         return None
-    ctx.deadline.check("the git command", "nothing", "ask for less (a path, fewer commits)")
+    ctx.deadline.check(tool, "resolving the revision", "ask for less (a path, fewer commits)")
     return left
 
 

@@ -104,7 +104,7 @@ def list_files(ctx: ToolContext, args: ListFilesInput) -> ToolResult:
     matches: list[str] = []
     for walked, path in enumerate(iter_files(ctx.root)):
         ctx.deadline.check(
-            "list_files", f"walking {walked:,} files", "narrow the glob to a directory"
+            "list_files", f"walking {walked:,} file(s)", "narrow the glob to a directory"
         )
         if matching(path):
             matches.append(path)
@@ -149,7 +149,7 @@ def _check(ctx: ToolContext, searched: int, found: list[str]) -> None:
     so_far = f"\n{len(found)} matching lines so far (path:line: text):\n" if found else ""
     ctx.deadline.check(
         "search_code",
-        f"searching {searched:,} files",
+        f"searching {searched:,} file(s)",
         "narrow the glob (a directory, a file type) or the regex" + so_far + "\n".join(found),
     )
 

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 
-from tests.tools.factories import build_repo, guard, make_session, tree_digest
+from reviewbot.tools.ask_user import NoOperator
+from reviewbot.tools.context import Deadline, ToolContext, ToolTimedOut
+from reviewbot.tools.repo import SearchCodeInput, search_code
+from reviewbot.tools.session import NodeStore, Workspace
+from tests.tools.factories import app_diff, build_repo, guard, make_session, tree_digest
 
 
 @pytest.fixture
@@ -290,3 +296,60 @@ class TestSearchCode:
         assert "TOP SECRET" not in result.content
         assert result.content.startswith("no line matches 'SECRET'")
         assert "were not searched" in result.content
+
+
+@dataclass
+class Ticking:
+    """A clock that moves one second each time it is read."""
+
+    now: float = 0.0
+
+    def __call__(self) -> float:
+        self.now += 1
+        return self.now
+
+
+def context(repo, deadline: Deadline) -> ToolContext:
+    session = make_session(repo)
+    ctx = ToolContext(
+        agent="review",
+        role="reviewer",
+        workspace=Workspace(checkout=repo.root, head_sha=repo.head_sha, diff=app_diff()),
+        store=NodeStore(),
+        operator=NoOperator(),
+        seen=set(session.seen),
+        max_output_chars=20_000,
+    )
+    ctx.deadline = deadline
+    return ctx
+
+
+class TestTimeLimit:
+    """A call past its time limit answers the model with an error saying what it did."""
+
+    def test_a_search_out_of_time_says_so_with_the_matches_so_far(self, repo):
+        """The error names the limit and the files searched, and carries the matches found."""
+        deadline = Deadline.after(5, clock=Ticking())
+        with pytest.raises(ToolTimedOut) as stopped:
+            search_code(context(repo, deadline), SearchCodeInput(regex="line", glob="big.txt"))
+        message = str(stopped.value)
+        assert message.startswith(
+            "search_code stopped at its time limit (5 s) after searching 1 file(s)"
+        )
+        assert "matching lines so far (path:line: text):\nbig.txt:1: line 1\n" in message
+
+    @pytest.mark.parametrize(
+        ("tool", "tool_input"),
+        [("search_code", {"regex": "x"}), ("list_files", {})],
+        ids=["search_code", "list_files"],
+    )
+    def test_no_time_is_an_error_result_not_a_hang(self, repo, tool, tool_input):
+        """Through the session, a call given no time comes back as an is_error result."""
+        result = make_session(repo).call(tool, tool_input, timeout=0)
+        assert result.is_error
+        assert result.content.startswith(f"{tool} stopped at its time limit (0 s)")
+
+    def test_a_quick_call_is_not_affected(self, repo):
+        """A call well within its limit answers normally."""
+        result = make_session(repo).call("read_file", {"path": "src/app.py"}, timeout=30)
+        assert not result.is_error
