@@ -23,7 +23,7 @@ Every response and error logs its `request-id`.
 
 A request's `timeout` is the time the whole call may take — every attempt, and every
 wait between attempts (the loop passes what is left of the run's `timeout_seconds`).
-Each attempt's timeout is the rest of it (at most `timeout`, the client's own ceiling);
+Each attempt's timeout is the rest of it (capped by the client's own `timeout`);
 a retry whose wait would pass it is not waited, and an attempt that timed out at it is
 not retried: both are `ModelTimeoutError`. So a Messages API that accepts the
 connection and never answers costs the rest of the budget once, not `timeout` per
