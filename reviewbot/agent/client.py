@@ -27,7 +27,9 @@ Each attempt's timeout is the rest of it (capped by the client's own `timeout`);
 a retry whose wait would pass it is not waited, and an attempt that timed out at it is
 not retried: both are `ModelTimeoutError`. So a Messages API that accepts the
 connection and never answers costs the rest of the budget once, not `timeout` per
-attempt.
+attempt. httpx's timeouts are per read, so the body of an answer is also bounded as a
+whole (`_Bounded`, a response hook): one that is still arriving at the attempt's end
+is a timeout too, however steadily its bytes trickle in.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ import math
 import random
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 import anthropic
@@ -95,20 +97,24 @@ class AnthropicClient:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._base_url = base_url or DEFAULT_BASE_URL
+        self._clock = clock
+        self._ends = math.inf  # when the attempt in flight must have its whole answer
+        http = http_client or anthropic.DefaultHttpxClient()  # the SDK's own defaults
+        hooks = http.event_hooks
+        http.event_hooks = {**hooks, "response": [*hooks.get("response", []), self._bound]}
         # base_url is always explicit so the SDK never falls back to reading the environment.
         self._sdk = anthropic.Anthropic(
             api_key=api_key,
             base_url=self._base_url,
             max_retries=0,
             timeout=timeout,
-            http_client=http_client,
+            http_client=http,
         )
         self._timeout = timeout
         self._max_retries = max_retries
         self._max_wait = max_wait
         self._sleep = sleep
         self._jitter = jitter
-        self._clock = clock
 
     def close(self) -> None:
         self._sdk.close()
@@ -124,6 +130,7 @@ class AnthropicClient:
                     f"(after {attempt} attempt(s))"
                 )
             timeout = min(self._timeout, left)
+            self._ends = self._clock() + timeout
             try:
                 return self._send(request, timeout)
             except anthropic.APIStatusError as exc:
@@ -155,6 +162,11 @@ class AnthropicClient:
             self._sleep(delay)
             waited += delay
         raise AssertionError("unreachable: the last attempt returns or raises")  # pragma: no cover
+
+    def _bound(self, response: httpx.Response) -> None:
+        """httpx response hook, before the body is read: the body must arrive by `_ends`."""
+        if isinstance(response.stream, httpx.SyncByteStream):
+            response.stream = _Bounded(response.stream, response.request, self._ends, self._clock)
 
     def _within(self, deadline: float, delay: float, what: str, exc: Exception) -> None:
         """Raise `ModelTimeoutError` when waiting `delay` before a retry would pass `deadline`."""
@@ -233,6 +245,34 @@ class AnthropicClient:
                 f"Messages API answered {status} {kind} {tries}: {message} {where}"
             )
         return ModelAPIError(f"Messages API answered {status} {kind}: {message} {where}")
+
+
+class _Bounded(httpx.SyncByteStream):
+    """A response body that ends at `ends`: past it, the next chunk is a read timeout."""
+
+    def __init__(
+        self,
+        inner: httpx.SyncByteStream,
+        request: httpx.Request,
+        ends: float,
+        clock: Callable[[], float],
+    ) -> None:
+        self._inner = inner
+        self._request = request
+        self._ends = ends
+        self._clock = clock
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self._inner:
+            if self._clock() >= self._ends:
+                raise httpx.ReadTimeout(
+                    "the answer was still arriving when the request's time ran out",
+                    request=self._request,
+                )
+            yield chunk
+
+    def close(self) -> None:
+        self._inner.close()
 
 
 def _block(raw: JSON) -> Block:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import logging
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -316,3 +318,37 @@ class TestDeadline:
         with pytest.raises(ModelTimeoutError, match="no time was left"):
             self.client(fake.transport().handle_request, FakeClock()).create(request(timeout=0.0))
         assert fake.requests == []
+
+    @staticmethod
+    def trickling(fake: FakeMessagesAPI, clock: FakeClock, *, pieces: int = 20):
+        """The fake's answer sent in `pieces` chunks, each arriving one (fake) second later."""
+
+        def handler(req: httpx.Request) -> httpx.Response:
+            status, headers, payload = fake.handle(json.loads(req.content), req.headers)
+            body = json.dumps(payload).encode()
+            size = -(-len(body) // pieces)
+
+            def chunks() -> Iterator[bytes]:
+                for start in range(0, len(body), size):
+                    clock.now += 1
+                    yield body[start : start + size]
+
+            return httpx.Response(status, headers=headers, content=chunks())
+
+        return handler
+
+    def test_an_answer_trickling_past_the_deadline_is_a_timeout(self, messages_api):
+        """Bytes that keep coming, each within the read timeout, still end at the deadline."""
+        clock = FakeClock()
+        fake = messages_api(reply(text("slow")))
+        client = self.client(self.trickling(fake, clock), clock)
+        with pytest.raises(ModelTimeoutError, match="no answer within the 10 s left"):
+            client.create(request(timeout=10.0))
+        assert clock.now - 1000.0 <= 11  # it stopped reading at the deadline, not at the end
+
+    def test_an_answer_trickling_within_the_time_is_read_whole(self, messages_api):
+        """A slow answer that completes before the deadline is returned as usual."""
+        clock = FakeClock()
+        fake = messages_api(reply(text("slow but complete")))
+        response = self.client(self.trickling(fake, clock), clock).create(request(timeout=60.0))
+        assert response.text == "slow but complete"

@@ -47,8 +47,6 @@ ANTHROPIC_KEY = "sk-ant-" + "api03-" + "K" * 40
 SECRETS = (GITHUB_TOKEN, ANTHROPIC_KEY)
 # Only what reviewbot and git need: the interpreter is run by absolute path.
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
-# The checkout these tests belong to: its `reviewbot` is the one run, whichever is installed.
-SOURCE_ROOT = Path(__file__).resolve().parents[2]
 RUN_TIMEOUT = 120
 
 
