@@ -136,6 +136,14 @@ class PublishConfig(_Section):
     approve: bool = Field(default=True, description="Ship → APPROVE (else COMMENT).")
     max_inline_comments: int = Field(default=30, ge=0, le=50)
     review_drafts: bool = False
+    advisory_hold: bool = Field(
+        default=False,
+        strict=True,  # a TOML boolean, never "yes" or 1: this key decides whether Hold blocks
+        description=(
+            "Hold → a `neutral` check run (passes a required check) instead of `failure`. "
+            "Block and partial coverage always fail."
+        ),
+    )
 
 
 class ReviewConfig(_Section):

@@ -160,6 +160,10 @@ class Published(_Model):
     summary_comment_id: int | None = None
     check_run_id: int | None = None
     commit_status: bool = False
+    check_conclusion: Literal["success", "neutral", "failure"] | None = Field(
+        default=None,
+        description="The `reviewbot` check's conclusion (a commit status: `neutral` is `success`).",
+    )
     comments: tuple[PublishedComment, ...] = ()
     in_body: tuple[str, ...] = Field(
         default=(), description="Node ids listed in the body instead of inline."

@@ -179,12 +179,15 @@ class AnthropicClient:
     def _send(self, request: ModelRequest, timeout: float) -> ModelResponse:
         # The request dicts are built by the loop in the exact wire shape; the SDK's
         # TypedDicts describe the same JSON, so the casts change no value.
+        # tool_choice only when asked for: omitted, the API lets the model choose ("auto").
+        choice: Any = request.tool_choice if request.tool_choice is not None else anthropic.omit
         message = self._sdk.messages.create(
             model=request.model,
             max_tokens=request.max_tokens,
             system=cast(Any, list(request.system)),
             tools=cast(Any, list(request.tools)),
             messages=cast(Any, list(request.messages)),
+            tool_choice=choice,
             timeout=timeout,
         )
         request_id = message._request_id

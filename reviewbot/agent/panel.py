@@ -9,7 +9,8 @@ and it reads results from the node store, never from what an agent says.
                     ──▶ the verifier: a separate agent with a skeptical brief and the
                          confirm/dispute verbs, given the open nodes of the configured
                          priorities (skipped when there are none)
-                    ──▶ one axis per reviewer, from ITS nodes after verification
+                    ──▶ one axis per reviewer, from the nodes IT raised (first or again)
+                         after verification
 
 Every reviewer is sent the same tools, system prompt and PR context block, so the
 reviewers on one model share one cached prefix; a focused reviewer's brief follows
@@ -246,7 +247,8 @@ class _Panel:
             return AxisResult(
                 name=reviewer.name, gated=reviewer.gated, outcome=Outcome.NOT_RUN, detail=detail
             )
-        own = [n for n in self.store.all() if n.author == reviewer.name]
+        # Every node this reviewer raised counts, also one another agent recorded first.
+        own = [n for n in self.store.all() if reviewer.name in n.raisers]
         outcome = axis_outcome(own, self.config.policy.node_policy())
         return AxisResult(
             name=reviewer.name, gated=reviewer.gated, outcome=outcome, detail=_count(own)
@@ -262,7 +264,7 @@ class _Panel:
             "id": node.id,
             "priority": node.priority.value,
             "kind": node.kind.value,
-            "author": node.author,
+            "author": ", ".join(node.raisers),
             "confidence": f"{node.confidence:g}",
             "where": hygiene.one_line(where, self.redactor),
             "text": hygiene.wrap(text, kind="review_node", redactor=self.redactor, label=node.id),

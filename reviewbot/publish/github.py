@@ -14,17 +14,24 @@ requests, so the calls a run makes are the ones listed here:
     3      PATCH /issues/comments/{id} or POST /issues/{n}/comments    the summary, edited in place
     4      POST /check-runs  (403 → POST /statuses/{sha})             the verdict for branch protection
 
-The verdict as branch protection sees it:
+The verdict as branch protection sees it (GitHub counts `success`, `neutral` and
+`skipped` as passing a required check, a commit status only `success`):
 
-    verdict                     check run conclusion   commit status (fallback)
-    Ship                        success                success
-    Ship, coverage partial/none neutral                failure  "Ship, not a clean pass: …"
-    Hold                        neutral                failure  "Hold: …"
-    Block                       failure                failure  "Block: …"
+    verdict                      check run   commit status (fallback)   title / description
+    Ship, full coverage          success     success                    "Ship: …"
+    Ship, coverage partial/none  failure     failure                    "Ship, not a clean pass (coverage is partial): …"
+    Hold (default)               failure     failure                    "Hold (blocks merge): …"
+    Hold, `advisory_hold = true` neutral     success                    "Hold (advisory): …"
+    Hold, coverage partial/none  failure     failure                    "Hold (blocks merge: coverage is partial): …"
+    Block                        failure     failure                    "Block: …"
 
-Commit statuses have no neutral state, and a Hold must never turn a required
-status green, so the fallback sends `failure` and its description says which
-verdict it stands for.
+`failure` rather than `action_required`: both keep a required check failing, but
+`action_required` promises a fix on the integrator's `details_url`, and a check run
+made with an Actions GITHUB_TOKEN gets its Details link set to the workflow run
+whatever `details_url` says. `advisory_hold` comes from the base branch's config.
+Commit statuses have no neutral state; the fallback passes exactly when the check
+run would (an advisory Hold is `success`), and its description says which verdict
+it stands for.
 
 Earlier findings missing from this run are marked resolved only when the run
 could have found them: a new head, every reviewer agent ran to a normal end, and
@@ -344,7 +351,9 @@ class GitHubPublisher:
         summary_id = self._upsert_summary(
             report, posted.plan, [p.node for p in vanished], marker, link_of, notes, prior
         )
-        check_id, status = self._set_check(report, snapshot.head_sha, posted.plan, link_of)
+        check_id, status, conclusion = self._set_check(
+            report, snapshot.head_sha, posted.plan, link_of
+        )
         return Published(
             review_id=posted.review.id if posted.review else None,
             review_url=posted.review.html_url if posted.review else None,
@@ -352,6 +361,7 @@ class GitHubPublisher:
             summary_comment_id=summary_id,
             check_run_id=check_id,
             commit_status=status,
+            check_conclusion=conclusion,
             comments=comments,
             in_body=tuple(item.node.id for item in posted.plan.body) if posted.review else (),
             already_posted=tuple(node.id for node in posted.plan.already_posted),
@@ -539,10 +549,10 @@ class GitHubPublisher:
 
     def _set_check(
         self, report: Report, head_sha: str, plan: Plan, link_of: LinkBuilder
-    ) -> tuple[int | None, bool]:
+    ) -> tuple[int | None, bool, Conclusion]:
         """A check run carrying the verdict; a commit status when check runs are not permitted."""
-        conclusion = check_conclusion(report)
-        title = finish(_check_title(report), self.redact, limit=1_000)
+        conclusion, qualifier = _gate(report, advisory_hold=self.config.advisory_hold)
+        title = finish(_check_title(report, qualifier), self.redact, limit=1_000)
         summary = summary_body(
             report,
             plan=plan,
@@ -563,41 +573,61 @@ class GitHubPublisher:
         except _HTTPError as exc:
             if exc.status != 403:
                 raise
-            # No neutral for statuses: Hold is `failure` (never a false green); see the docstring.
-            state = "success" if conclusion == "success" else "failure"
+            # No neutral for statuses: the status passes exactly when the check run would
+            # (an advisory Hold → success, every other Hold → failure); see the docstring.
+            state = "failure" if conclusion == "failure" else "success"
             status = {
                 "state": state,
                 "context": CHECK_NAME,
-                "description": _status_description(report, conclusion, self.redact),
+                "description": _status_description(report, qualifier, self.redact),
             }
             self._api.call("POST", f"/statuses/{head_sha}", status)
-            return None, True
-        return _Created.model_validate(data).id, False
+            return None, True, conclusion
+        return _Created.model_validate(data).id, False, conclusion
 
 
-def check_conclusion(report: Report) -> Literal["success", "neutral", "failure"]:
-    """Ship → success, Hold → neutral, Block → failure; partial coverage is never success."""
-    verdict = Verdict.parse(report.verdict)
+Conclusion = Literal["success", "neutral", "failure"]
+
+
+def check_conclusion(report: Report, *, advisory_hold: bool = False) -> Conclusion:
+    """The `reviewbot` check's conclusion: only a fully covered Ship (or an advisory Hold) passes."""
+    return _gate(report, advisory_hold=advisory_hold)[0]
+
+
+def _gate(report: Report, *, advisory_hold: bool) -> tuple[Conclusion, str]:
+    """The conclusion and what it means next to the verdict's name (see the module docstring).
+
+    GitHub counts `success`, `neutral` and `skipped` as passing a required check, so
+    everything that must keep a PR unmergeable is `failure`. Partial or unreported
+    coverage is never a pass, whatever the verdict and `advisory_hold`.
+    """
+    verdict, gap = Verdict.parse(report.verdict), _coverage_gap(report)
     if verdict is Verdict.BLOCK:
-        return "failure"
-    partial = report.coverage is not None and report.coverage.partial
-    if verdict is Verdict.HOLD or partial or report.coverage is None:
-        return "neutral"
-    return "success"
+        return "failure", ""
+    if verdict is Verdict.SHIP:
+        return ("success", "") if gap is None else ("failure", f", not a clean pass ({gap})")
+    if gap is not None:
+        return "failure", f" (blocks merge: {gap})"
+    if advisory_hold:
+        return "neutral", " (advisory)"
+    return "failure", " (blocks merge)"
 
 
-def _check_title(report: Report) -> str:
+def _coverage_gap(report: Report) -> str | None:
+    if report.coverage is None:
+        return "coverage was not reported"
+    return "coverage is partial" if report.coverage.partial else None
+
+
+def _check_title(report: Report, qualifier: str) -> str:
     label = VERDICT_LABEL[Verdict.parse(report.verdict)]
-    return f"{label}: {deciding(report)[0]}"
+    return f"{label}{qualifier}: {deciding(report)[0]}"
 
 
-def _status_description(report: Report, conclusion: str, redactor: Redactor) -> str:
-    """`Hold: …`: the verdict a `failure` status stands for, in GitHub's 140 characters."""
-    verdict = Verdict.parse(report.verdict)
-    label = verdict.name.capitalize()
-    if verdict is Verdict.SHIP and conclusion != "success":
-        label = "Ship, not a clean pass"  # partial or unreported coverage
-    text = redactor(f"{label}: {deciding(report)[0]}")
+def _status_description(report: Report, qualifier: str, redactor: Redactor) -> str:
+    """`Hold (blocks merge): …`: what the status stands for, in GitHub's 140 characters."""
+    label = Verdict.parse(report.verdict).name.capitalize()
+    text = redactor(f"{label}{qualifier}: {deciding(report)[0]}")
     if len(text) <= MAX_STATUS_DESCRIPTION:
         return text
     return text[: MAX_STATUS_DESCRIPTION - 1].rstrip() + "…"

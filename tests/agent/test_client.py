@@ -93,6 +93,16 @@ class TestRequestAndResponse:
             client_for(fake).create(request())
         assert "req_fake_0001" in caplog.text
 
+    def test_sends_tool_choice_only_when_set(self, messages_api):
+        """A forced tool goes on the wire as `tool_choice`; an unset one is left out (auto)."""
+        fake = messages_api(reply(text("ok")), reply(tool_use("read_file", {"path": "a.py"})))
+        client = client_for(fake)
+        client.create(request())
+        forced = {"type": "tool", "name": "read_file"}
+        client.create(request(tool_choice=forced))
+        assert "tool_choice" not in fake.requests[0]
+        assert fake.requests[1]["tool_choice"] == forced
+
     def test_construction_makes_no_request(self):
         """Building the client is free: no network call until create()."""
         fake = FakeMessagesAPI()
