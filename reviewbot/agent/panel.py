@@ -6,6 +6,7 @@ and it reads results from the node store, never from what an agent says.
 
     pack the PR once ──▶ each reviewer (config.all_reviewers): its own session and loop,
                          one shared NodeStore, the packed files counted as seen
+                         (what their read tools show them becomes the coverage)
                     ──▶ the verifier: a separate agent with a skeptical brief and the
                          confirm/dispute verbs, given the open nodes of the configured
                          priorities (skipped when there are none)
@@ -35,6 +36,7 @@ from typing import Literal
 
 from reviewbot.agent import hygiene
 from reviewbot.agent.context import PackedContext, pack_context
+from reviewbot.agent.coverage import assess
 from reviewbot.agent.loop import Limits, ToolLoop
 from reviewbot.agent.model import ModelClient
 from reviewbot.agent.progress import Progress
@@ -51,6 +53,7 @@ from reviewbot.tools.ask_user import Operator
 from reviewbot.tools.context import Workspace
 from reviewbot.tools.session import ReviewSession
 from reviewbot.tools.store import NodeStore
+from reviewbot.tools.views import HeadViews, merged
 from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.fold import axis_outcome
 from reviewbot.verdict.lattice import Verdict
@@ -142,6 +145,7 @@ class _Panel:
         self.spent = Usage()
         self.refused: str | None = None  # set when the credentials were rejected
         self.proposals: list[Verdict] = []
+        self.read: list[HeadViews] = []  # what each reviewer's read tools showed it
 
     def run(self) -> PanelOutcome:
         reviewers = [(r, self._review(r)) for r in self.config.all_reviewers]
@@ -154,7 +158,12 @@ class _Panel:
             agents=(*(report for _, report in reviewers), verifier),
             proposals=tuple(self.proposals),
             usage=self.spent,
-            coverage=self.packed.coverage,
+            coverage=assess(
+                self.packed,
+                self.workspace.diff,
+                merged(self.read),
+                context_tokens=self.config.budget.context_tokens,
+            ),
             packed_context_tokens=self.packed.tokens,
         )
 
@@ -219,6 +228,8 @@ class _Panel:
         )
         result = loop.run(system=system_prompt(session), context=context, brief=focus_text(brief))
         self.spent = self.spent + result.usage
+        if role == "reviewer":  # coverage is what the reviewers saw (see agent/coverage.py)
+            self.read.append(session.views)
         if result.stop_reason is StopReason.CREDENTIALS_REFUSED:
             self.refused = result.error
         proposal = session.proposal

@@ -34,9 +34,12 @@ run would (an advisory Hold is `success`), and its description says which verdic
 it stands for.
 
 Earlier findings missing from this run are marked resolved only when the run
-could have found them: a new head, every reviewer agent ran to a normal end, and
-the coverage was reported and complete. A run without a key, with a rejected key,
-a crash, an exhausted budget or partial coverage resolves nothing.
+could have found them: a new head, every reviewer agent ran to a normal end, the
+coverage was reported, and it covers the finding's file (`Coverage.covers`: a file
+no reviewer saw keeps its findings open; past GitHub's file-listing limit, nothing
+resolves). A run without a key, with a rejected key, a crash or an exhausted
+budget resolves nothing. A Ship with partial coverage is posted as COMMENT, never
+APPROVE.
 
 Failure paths add calls that do not grow with the findings either: an approval
 GitHub refuses is re-posted as COMMENT; a 422 for the review (GitHub does not say
@@ -339,14 +342,9 @@ class GitHubPublisher:
         if self._review_needed(report, plan, prior):
             posted = self._post_review(report, plan, snapshot, link_of)
         comments = self._read_back(posted)
-        vanished = _vanished(report, prior, snapshot.head_sha)
         notes.extend(posted.notes)
-        if vanished and not _could_resolve(report):
-            notes.append(
-                f"{len(vanished)} earlier finding(s) were not reported again, but this run did not "
-                "review the whole PR to a normal end, so none is marked resolved."
-            )
-            vanished = []
+        vanished, kept = _resolvable(report, _vanished(report, prior, snapshot.head_sha))
+        notes.extend(kept)
         notes.extend(self._mark_resolved(vanished, snapshot.head_sha))
         marker = SummaryMarker.of(report, head_sha=snapshot.head_sha, redactor=self.redact)
         summary_id = self._upsert_summary(
@@ -382,8 +380,9 @@ class GitHubPublisher:
     ) -> _Posted:
         verdict = Verdict.parse(report.verdict)
         event: Event = _EVENTS[verdict]
-        if event == "APPROVE" and not self.config.approve:
-            event = "COMMENT"
+        partial = report.coverage is None or report.coverage.partial
+        if event == "APPROVE" and (not self.config.approve or partial):
+            event = "COMMENT"  # an approval is a clean pass: never for a partial review
         head = checkout_reader(snapshot.checkout)
         notes: list[str] = []
         for _ in range(3):  # approval refused, comments refused, then the final post
@@ -661,15 +660,40 @@ def _prior_notes(prior: PriorState) -> list[str]:
 
 
 def _could_resolve(report: Report) -> bool:
-    """Whether a finding this run did not repeat can count as fixed (see the module docstring)."""
+    """Whether this run could find anything again: every reviewer ran to a normal end."""
     reviewers = [agent for agent in report.agents if agent.role == "reviewer"]
-    coverage = report.coverage
     return (
         bool(reviewers)
         and all(agent.stop_reason.completed for agent in reviewers)
-        and coverage is not None
-        and not coverage.partial
+        and report.coverage is not None
     )
+
+
+def _resolvable(report: Report, vanished: Sequence[PriorNode]) -> tuple[list[PriorNode], list[str]]:
+    """The vanished findings that count as fixed, and notes on those that stay open.
+
+    Per file: a finding resolves only when this run saw where it was (`Coverage.covers`),
+    so padding one file past the context budget resolves nothing in that file.
+    """
+    if not vanished:
+        return [], []
+    coverage = report.coverage
+    if coverage is None or not _could_resolve(report):
+        return [], [
+            f"{len(vanished)} earlier finding(s) were not reported again, but this run did not "
+            "review the whole PR to a normal end, so none is marked resolved."
+        ]
+    seen: list[PriorNode] = []
+    unseen: list[PriorNode] = []
+    for prior in vanished:
+        path = prior.node.anchor.path if prior.node.anchor else None
+        (seen if coverage.covers(path) else unseen).append(prior)
+    if not unseen:
+        return seen, []
+    return seen, [
+        f"{len(unseen)} earlier finding(s) were not reported again, but they are in files (or "
+        "about parts of the PR) this run did not see, so they stay open."
+    ]
 
 
 def _vanished(report: Report, prior: PriorState, head_sha: str) -> list[PriorNode]:

@@ -16,7 +16,7 @@ from reviewbot.nodes import Priority, Status
 from reviewbot.publish.github import GitHubPublisher, check_conclusion
 from reviewbot.publish.markers import carry_over, node_marker
 from reviewbot.redact import MASK, Redactor
-from reviewbot.report import AgentReport, Coverage, Report, StopReason
+from reviewbot.report import AgentReport, Coverage, Report, StopReason, UnseenFile
 from tests.publish.conftest import HEAD, NUMBER, REPO, every_kind, make_report, make_snapshot, node
 from tests.publish.fake_github import FakeGitHub
 
@@ -219,6 +219,31 @@ class TestRerun:
         assert "~~x3 is off by one~~" in summary
 
     @pytest.mark.parametrize(
+        "unseen",
+        [
+            UnseenFile(path="src/app.py", reason="r", remedy="m"),
+            UnseenFile(path="src/app2.py", old_path="src/app.py", reason="r", remedy="m"),
+        ],
+        ids=["unseen-file", "unseen-after-a-rename"],
+    )
+    def test_findings_in_a_file_nobody_saw_stay_open(self, rsps, fake, checkout, unseen):
+        """Per file: findings in an unseen file (or its old name) stay open; the others resolve."""
+        nodes = every_kind()
+        publisher().publish(make_report(nodes), make_snapshot(checkout))
+        kept = tuple(n.model_copy(update={"commit_sha": NEW_HEAD}) for n in (nodes[1], nodes[3]))
+        report = make_report(kept, head_sha=NEW_HEAD)
+        assert report.coverage is not None
+        coverage = report.coverage.model_copy(update={"partial": True, "unseen": (unseen,)})
+        report = report.model_copy(update={"coverage": coverage})
+        published = publisher().publish(report, make_snapshot(checkout, head_sha=NEW_HEAD))
+        assert published.resolved == ("review-5",)  # docs/format.md was seen
+        statuses = {p.node.id: p.node.status for p in publisher().load_prior_state().nodes}
+        assert statuses["review-1"] is Status.CONSENSUS_READY
+        assert statuses["review-3"] is Status.OPEN
+        assert statuses["review-5"] is Status.RESOLVED
+        assert any("this run did not see, so they stay open" in n for n in published.notes)
+
+    @pytest.mark.parametrize(
         ("stop", "coverage"),
         [
             (StopReason.NO_CREDENTIALS, "full"),
@@ -256,6 +281,11 @@ class TestRerun:
             "5 earlier finding(s) were not reported again, but this run did not review the "
             "whole PR to a normal end, so none is marked resolved."
         )
+        if coverage == "partial":  # partial without a file list: no file is known to be seen
+            note = (
+                "5 earlier finding(s) were not reported again, but they are in files (or about "
+                "parts of the PR) this run did not see, so they stay open."
+            )
         assert note in published.notes
         state = publisher().load_prior_state()
         assert {p.node.status for p in state.nodes} == {Status.OPEN, Status.CONSENSUS_READY}
@@ -390,6 +420,13 @@ class TestFallbacks:
             make_report((), verdict="ship"), make_snapshot(checkout)
         )
         assert [p["event"] for p in bodies(rsps, "POST", "/reviews")] == ["COMMENT"]
+
+    def test_a_ship_with_partial_coverage_never_approves(self, rsps, fake, checkout):
+        """An approval is a clean pass: a Ship that did not see every file is a COMMENT review."""
+        report = make_report((), verdict="ship", partial=True)
+        published = publisher().publish(report, make_snapshot(checkout))
+        assert [p["event"] for p in bodies(rsps, "POST", "/reviews")] == ["COMMENT"]
+        assert published.event == "COMMENT"
 
     def test_check_run_forbidden_falls_back_to_commit_status(self, rsps, fake, checkout):
         """403 on check runs → a `reviewbot` commit status on the head SHA."""

@@ -24,7 +24,7 @@ from reviewbot.publish.inert import RepoLinks, plain
 from reviewbot.publish.markdown import summary_markdown
 from reviewbot.publish.markers import NODE_TAG, SUMMARY_TAG, find_markers
 from reviewbot.redact import Redactor
-from reviewbot.report import Coverage, ReasonReport, Report, SkippedFile
+from reviewbot.report import Coverage, ReasonReport, Report, SkippedFile, UnseenFile
 from reviewbot.settings import Settings
 from reviewbot.verdict.fold import Source
 from tests.fakes import hostile
@@ -90,7 +90,11 @@ def _report(*, payload: str, title: str, path: str) -> Report:
     coverage = Coverage(
         files_total=3,
         files_in_context=1,
-        files_listed=(SkippedFile(path=path, reason=title),),
+        files_listed=(
+            SkippedFile(path=path, reason=title),
+            SkippedFile(path=f"{path}~", reason=title),
+        ),
+        unseen=(UnseenFile(path=f"{path}~", reason=title, remedy=title),),
         partial=True,
         notes=(title,),
     )

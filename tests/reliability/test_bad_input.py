@@ -212,6 +212,7 @@ class TestOddPullRequests:
         coverage = run.report["coverage"]
         assert coverage["files_total"] == FILES_CAP + 1
         assert coverage["partial"] is True
+        assert coverage["files_unlisted"] == 1  # counted: nothing resolves, nothing is named
         assert any("lists at most 3,000" in n for n in coverage["notes"])
         summary = world.issue_comments()[0]["body"]
         assert "lists at most 3,000" in summary
