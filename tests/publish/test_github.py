@@ -17,10 +17,20 @@ from reviewbot.publish.github import GitHubPublisher, check_conclusion
 from reviewbot.publish.markers import carry_over, node_marker
 from reviewbot.redact import MASK, Redactor
 from reviewbot.report import AgentReport, Coverage, Report, StopReason, UnseenFile
-from tests.publish.conftest import HEAD, NUMBER, REPO, every_kind, make_report, make_snapshot, node
+from tests.publish.conftest import (
+    HEAD,
+    NUMBER,
+    REPO,
+    SEALER,
+    every_kind,
+    make_report,
+    make_snapshot,
+    node,
+)
 from tests.publish.fake_github import FakeGitHub
 
 BOT = "github-actions[bot]"
+WRITERS = {"carol", "bob"}  # what the permission API would answer "write" for
 R = f"/repos/{REPO}"
 NEW_HEAD = "c" * 40
 PRIOR_READS = [
@@ -66,6 +76,9 @@ def publisher(config=None, redactor=None):
         bot_login=BOT,
         config=config or PublishConfig(),
         redactor=redactor or Redactor(),
+        sealer=SEALER,
+        pr_author="octocat",
+        is_writer=WRITERS.__contains__,
     )
 
 
@@ -310,7 +323,10 @@ class TestRerun:
                 "/dismiss", login=login, association="CONTRIBUTOR", in_reply_to=first_comment
             )
         published = publisher().publish(make_report(every_kind()), make_snapshot(checkout))
-        note = "Ignored 2 /confirm or /dismiss from accounts without write access."
+        note = (
+            "Ignored 2 /confirm or /dismiss: 2 by an account that has no write access "
+            "(`mallory`, `trudy`)."
+        )
         assert note in published.notes
         assert note in fake.issue_comments[0]["body"]
 
@@ -347,7 +363,8 @@ class TestRerun:
         prior = publisher().load_prior_state()
         marker = prior.summary.marker
         assert (marker.head_sha, marker.verdict) == (HEAD, "block")
-        assert [a.name for a in prior.axes()] == ["review", "ci"]
+        assert [a.name for a in prior.axes(HEAD)] == ["review", "ci"]
+        assert prior.axes(NEW_HEAD) == ()  # another head's review says nothing about this one
 
     def test_stale_pending_review_is_deleted_first(self, rsps, fake, checkout):
         """A crashed run's PENDING review would block every new review: it is removed."""
