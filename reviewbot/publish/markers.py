@@ -1,10 +1,11 @@
 """Hidden markers: how a run finds what earlier runs posted on the PR, and what humans said.
 
-Owns the two markers reviewbot writes into its GitHub comments and the reading
-of them back into review nodes:
+Owns the markers reviewbot writes into its GitHub comments and the reading of
+them back into review nodes:
 
     <!-- reviewbot:node {"id":"review-1","kind":"bug",…,"fingerprint":"…"} -->
-    <!-- reviewbot:summary {"head_sha":"…","verdict":"hold","axes":[…],"coverage":{…}} -->
+    <!-- reviewbot:summary {"head_sha":"…","verdict":"hold","axes":[…],"coverage":{…},"nodes":[…]} -->
+    <!-- reviewbot:seal {"v":1,"mac":"…"} -->     last in every body reviewbot posts (seal.py)
 
 A node marker is a compact `ReviewNode` (without body, suggestion and quote), so a
 later run can rebuild the node state — id, fingerprint, status, priority, kind,
@@ -87,6 +88,13 @@ MAX_AXIS_NODES = 100  # node states one axis records for a re-fold; more: the ou
 # Token shapes only: the default for callers without the run's redactor (tests, tooling).
 # Publishing always passes the run's own `Redactor`, which also knows its secret values.
 SHAPES_ONLY = Redactor()
+
+
+class Sealed(StrEnum):
+    """How a body carries reviewbot's seal (see seal.py)."""
+
+    POSTED = "posted"  # sealed when it was posted: valid wherever the same body appears
+    EDITED = "edited"  # sealed when reviewbot edited it in place: valid in that comment only
 
 
 class Where(StrEnum):
@@ -564,8 +572,8 @@ def unsealed(body: str) -> str:
     return _SEAL.sub("", body)
 
 
-def sealed_by(record: CommentRecord, sealer: Sealer | None) -> Literal["posted", "edited"] | None:
-    """Whether reviewbot wrote `record`: `posted`, `edited` (in place, here), or None (not ours)."""
+def sealed_by(record: CommentRecord, sealer: Sealer | None) -> Sealed | None:
+    """Whether reviewbot wrote `record` (posted it, or edited it in place here); None: not ours."""
     if sealer is None:
         return None
     seals = find_markers(record.body, SEAL_TAG)
@@ -580,7 +588,7 @@ def sealed_by(record: CommentRecord, sealer: Sealer | None) -> Literal["posted",
         return None
     if not sealer.verify(unsealed(record.body).rstrip(), seal.mac, at=seal.at):
         return None
-    return "edited" if seal.at else "posted"
+    return Sealed.EDITED if seal.at else Sealed.POSTED
 
 
 def by_bot(record: CommentRecord, bot_login: str) -> bool:
@@ -617,7 +625,7 @@ def read_prior(records: Iterable[CommentRecord], trust: Trust) -> PriorState:
         discarded.extend(result.discarded)
         nodes.extend(
             PriorNode(
-                node=_recorded(node, edited=sealed == "edited"),
+                node=_recorded(node, edited=sealed is Sealed.EDITED),
                 comment_id=record.id,
                 where=record.where,
                 body=record.body,
@@ -625,7 +633,7 @@ def read_prior(records: Iterable[CommentRecord], trust: Trust) -> PriorState:
             for node in result.valid
         )
         if is_summary:
-            summaries.append((sealed == "edited", _summary_of(record)))
+            summaries.append((sealed is Sealed.EDITED, _summary_of(record)))
     # The summary reviewbot keeps editing (bound to its comment) beats a copy of its first version.
     summary = min(summaries, key=lambda s: (not s[0], s[1].comment_id))[1] if summaries else None
     decisions, ignored = _decisions(records, nodes, trust)

@@ -357,6 +357,29 @@ class TestRerun:
         assert "review-1" in {c.node_id for c in published.comments}
         assert "Ignored 1 reviewbot marker(s) in comments by other accounts." in published.notes
 
+    def test_marker_by_another_workflow_as_the_same_account_is_ignored(self, rsps, fake, checkout):
+        """Posted as github-actions[bot] but without reviewbot's seal: no suppression, no dismissal."""
+        nodes = every_kind()
+        forged = nodes[0].model_copy(update={"status": Status.DISMISSED})
+        fake.add_review_comment(node_marker(forged), login=BOT, line=3)
+        published = publisher().publish(make_report(nodes), make_snapshot(checkout))
+        assert "review-1" in {c.node_id for c in published.comments}
+        assert any(
+            n.startswith("Ignored 1 reviewbot marker(s) in comments without")
+            for n in published.notes
+        )
+
+    def test_resolution_edits_are_sealed_to_their_comment(self, rsps, fake, checkout):
+        """A finding marked resolved is re-sealed in place, so the next run believes the resolution."""
+        publisher().publish(make_report(every_kind()), make_snapshot(checkout))
+        publisher().publish(
+            make_report((), head_sha=NEW_HEAD), make_snapshot(checkout, head_sha=NEW_HEAD)
+        )
+        edited = fake.review_comments[0]
+        assert f'"at":"inline:{edited["id"]}"' in edited["body"]
+        prior = publisher().load_prior_state()
+        assert prior.by_fingerprint()[every_kind()[0].fingerprint].node.status is Status.RESOLVED
+
     def test_summary_remembers_verdict_and_axes_for_the_next_run(self, rsps, fake, checkout):
         """The next run (or a check_suite re-fold) reads the verdict and axes back."""
         publisher().publish(make_report(every_kind()), make_snapshot(checkout))
