@@ -146,6 +146,16 @@ class TestWriting:
             assert f"{count} file(s) were not seen by any reviewer" in refolded.notes[-1]
             assert refolded.covers("other.py") is False
 
+    def test_axis_nodes_are_every_node_a_reviewer_raised_for_that_head_only(self):
+        """A finding `security` raised after `style` counts for `security` in a re-fold of its head."""
+        found = node(id="n").model_copy(update={"author": "style", "also_raised_by": ("security",)})
+        report = make_report((found,), verdict="hold")
+        summary = summary_marker(SummaryMarker.of(report, head_sha=HEAD))
+        state = read_prior([issue(9, summary), inline(10, node_marker(found))], TRUST)
+        assert [n.fingerprint for n in state.axis_nodes(HEAD, "security")] == [found.fingerprint]
+        assert state.axis_nodes(HEAD, "review") == ()
+        assert state.axis_nodes("c" * 40, "security") is None
+
     def test_no_summary_means_no_remembered_axes(self):
         """Without a readable summary there is nothing to reuse: the re-fold must treat axes as not run."""
         state = read_prior([], TRUST)
