@@ -8,7 +8,7 @@ for the SHA the run checked out. Three pushes at the wrong moment, end to end:
 - during the review: the PR has moved on when publishing, so nothing is posted (one line
   says so): the older head's summary would overwrite the newer one's and resolve its findings;
 - after a review, a `check_suite` refold of the new head: the remembered axes judged the
-  old head, so nothing is re-folded onto a head nobody reviewed.
+  old head, so the new head gets no passing verdict from them.
 """
 
 from __future__ import annotations
@@ -146,18 +146,19 @@ def refold_after_push(worlds) -> tuple[World, Run, Run, str]:
 
 class TestRefoldOfAnUnreviewedHead:
     def test_the_first_review_passed_on_its_own_head(self, refold_after_push):
-        """The clean review of A set a check run on A."""
+        """The clean review of A set a passing check run on A, and only on A."""
         world, first, _, reviewed = refold_after_push
         assert first.returncode == 0, first.stderr
-        assert [c["head_sha"] for c in world.github.repo(REPO).check_runs] == [reviewed]
+        assert [r.json()["head_sha"] for r in first.calls("POST", "/check-runs")] == [reviewed]
+        assert world.github.required_check(REPO, reviewed, "reviewbot") == "passing"
 
-    def test_nothing_is_refolded_onto_the_new_head(self, refold_after_push):
-        """No check, review or summary edit for B, whose code nobody reviewed; one line says why."""
+    def test_the_new_head_gets_no_passing_verdict_from_the_old_review(self, refold_after_push):
+        """B's files were never reviewed: the refold's check on B does not pass, A's still does."""
         world, _, refold, reviewed = refold_after_push
         assert refold.returncode == 0, refold.stderr
-        assert refold.writes() == []
-        assert all(c["head_sha"] != PUSHED.head_sha for c in world.github.repo(REPO).check_runs)
-        assert (
-            f"is at {PUSHED.head_sha[:12]} but its last review was of {reviewed[:12]}"
-            in refold.stderr
+        assert refold.outputs["verdict"] != "ship"
+        assert world.github.required_check(REPO, PUSHED.head_sha, "reviewbot") == "failing"
+        assert world.github.required_check(REPO, reviewed, "reviewbot") == "passing"
+        assert all(
+            r.json().get("head_sha") == PUSHED.head_sha for r in refold.calls("POST", "/check-runs")
         )
