@@ -77,14 +77,14 @@ class TestWriting:
         marker = node_marker(deleted)
         assert '"side":"LEFT"' in marker
         assert '"side"' not in node_marker(node(id="review-3"))
-        (prior,) = read_prior([inline(1, marker)], BOT).nodes
+        (prior,) = read_prior([inline(1, marker)], TRUST).nodes
         assert (prior.node.anchor.side, prior.node.anchor.start_line) == ("LEFT", 4)
 
     def test_a_marker_written_before_sides_reads_as_right(self):
         """Markers without `side` (every marker before it existed) stay valid, on the head side."""
         old = node_marker(node(id="review-1"))
         assert '"side"' not in old
-        (prior,) = read_prior([inline(1, old)], BOT).nodes
+        (prior,) = read_prior([inline(1, old)], TRUST).nodes
         assert prior.node.anchor.side == "RIGHT"
 
     @pytest.mark.parametrize(
