@@ -503,6 +503,52 @@ class TestFetchSnapshot:
             f"/repos/{REPO}/pulls/2/commits",
         ]
 
+    def test_a_listing_of_another_head_is_replaced_by_the_compare_of_the_reviewed_sha(
+        self, gh, client, ref, tmp_path
+    ):
+        """Files listed for a newer head (a push) are dropped; the compare API pinned to SHAs lists."""
+        newer = "f" * 40
+        pushed = file_json(
+            "LATER.md", contents_url=f"{API}/repos/{REPO}/contents/LATER.md?ref={newer}"
+        )
+        serve_everything(gh, files=[pushed])
+        compare = f"/repos/{REPO}/compare/{BASE_SHA}...{HEAD_SHA}"
+        gh.add(
+            responses.GET,
+            api(compare),
+            json={
+                "files": [file_json("README.md")],
+                "commits": [commit_json()],
+                "total_commits": 1,
+            },
+        )
+        snap = snapshot_of(client, ref, tmp_path)
+        assert list(snap.diff.files) == ["README.md"]
+        assert [c.sha for c in snap.commits] == [HEAD_SHA]
+        assert urlsplit(gh.calls[-1].request.url).path == compare
+
+    def test_commits_pushed_after_the_listing_are_left_out(self, gh, client, ref, tmp_path):
+        """The commits listing answers later than the files: commits after the head are not shown."""
+        later = {**commit_json(), "sha": "e" * 40, "parents": [{"sha": HEAD_SHA}]}
+        serve_pull(gh)
+        serve_list(gh, "/pulls/2/files", [file_json("README.md")])
+        serve_list(gh, "/pulls/2/commits", [commit_json(), later])
+        snap = snapshot_of(client, ref, tmp_path)
+        assert [c.sha for c in snap.commits] == [HEAD_SHA]
+        assert not [c for c in gh.calls if "/compare/" in c.request.url]
+
+    def test_a_removed_file_does_not_name_the_head(self, gh, client, ref, tmp_path):
+        """A removed file's URLs may name another commit: only the head's files are asked."""
+        removed = file_json(
+            "gone.md",
+            status="removed",
+            contents_url=f"{API}/repos/{REPO}/contents/gone.md?ref={BASE_SHA}",
+        )
+        serve_everything(gh, files=[removed, file_json("README.md")])
+        snap = snapshot_of(client, ref, tmp_path)
+        assert sorted(snap.diff.files) == ["README.md", "gone.md"]
+        assert not [c for c in gh.calls if "/compare/" in c.request.url]
+
     def test_pagination_follows_link_headers(self, gh, client, ref, tmp_path):
         """250 files arrive over three pages of 100, following GitHub's `Link` header."""
         files = [file_json(f"src/f{i:03}.py") for i in range(250)]
