@@ -34,6 +34,9 @@ from tests.fakes.server import LoopbackServer, Recorded, json_function_handler
 from tests.fakes.world import seed_pull
 
 WEBHOOKS = Path(__file__).resolve().parents[1] / "data" / "github-webhooks"
+# The checkout these tests belong to: its `reviewbot` is the one run, never another installed copy
+# (an editable install may point at a different worktree).
+SOURCE_ROOT = Path(__file__).resolve().parents[2]
 REPO = "octo/app"
 FORK = "forker/app"
 AUTHOR = "octocat"
@@ -140,7 +143,12 @@ class World:
         """The environment of a GitHub Actions step (or, with github=False, of a terminal)."""
         home = folder / "home"
         home.mkdir()
-        env = {"PATH": BASE_PATH, "HOME": str(home), "LANG": "C.UTF-8"}
+        env = {
+            "PATH": BASE_PATH,
+            "HOME": str(home),
+            "LANG": "C.UTF-8",
+            "PYTHONPATH": str(SOURCE_ROOT),
+        }
         if anthropic:
             env |= {"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "ANTHROPIC_BASE_URL": self.model_server.url}
         if not github:
