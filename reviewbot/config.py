@@ -319,7 +319,7 @@ def _glob_regex(pattern: str, rooted: bool = False) -> re.Pattern[str]:
         else:
             out.append(re.escape(pattern[i]))
             i += 1
-    return re.compile("".join(out))
+    return re.compile("".join(out), re.S)  # `**` spans a name with a newline in it too
 
 
 def _class_end(pattern: str, start: int) -> int:

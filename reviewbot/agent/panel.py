@@ -254,7 +254,12 @@ class _Panel:
 
     def _shown(self, node: ReviewNode) -> dict[str, object]:
         anchor = node.anchor
-        where = f"{anchor.path}:{anchor.start_line}-{anchor.end_line}" if anchor else ""
+        # The path is the PR's (a file name can say anything): a quoted name, never bare.
+        where = (
+            f"{hygiene.quoted(anchor.path, self.redactor)}, lines {anchor.start_line}–{anchor.end_line}"
+            if anchor
+            else ""
+        )
         text = f"{node.title}\n\n{node.body}"
         if anchor is not None:
             text += f"\n\nQuoted lines:\n{anchor.quote}"
@@ -264,7 +269,7 @@ class _Panel:
             "kind": node.kind.value,
             "author": node.author,
             "confidence": f"{node.confidence:g}",
-            "where": hygiene.one_line(where, self.redactor),
+            "where": where,
             "text": hygiene.wrap(text, kind="review_node", redactor=self.redactor, label=node.id),
         }
 

@@ -2,8 +2,9 @@
 
 Every path goes through `paths.resolve_inside` (refused when it leaves the
 checkout, symlinks included); every output is bounded, with a note saying how to
-read the rest. Reading a file marks it seen, which is what lets the agent anchor
-a node on it. Nothing here writes to disk or starts a process.
+read the rest. Paths in harness text are `quoted`; file lines and matches are the
+result's untrusted `data`. Reading a file marks it seen, which is what lets the
+agent anchor a node on it. Nothing here writes to disk or starts a process.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reviewbot.agent.toolbox import ToolResult
+from reviewbot.agent.hygiene import quoted
+from reviewbot.agent.toolbox import ToolResult, Untrusted
 from reviewbot.nodes.model import RelPath
 from reviewbot.tools.context import ToolContext, ToolRetry
 from reviewbot.tools.paths import (
@@ -66,19 +68,19 @@ def read_file(ctx: ToolContext, args: ReadFileInput) -> ToolResult:
     lines = read_lines(real, shown)
     if lines is None:
         return ToolResult(
-            content=f"`{shown}` is a binary file ({real.stat().st_size:,} bytes); not shown"
+            content=f"{quoted(shown)} is a binary file ({real.stat().st_size:,} bytes); not shown"
         )
     ctx.seen.update({shown, real.relative_to(ctx.root).as_posix()})
     total = len(lines)
     if total == 0:
-        return ToolResult(content=f"`{shown}` is empty (0 lines)")
+        return ToolResult(content=f"{quoted(shown)} is empty (0 lines)")
     start = args.start_line or 1
     end = min(args.end_line or total, total)
     if start > total:
-        raise ToolRetry(f"`{shown}` has {total:,} lines; start_line {start} is past the end")
+        raise ToolRetry(f"{quoted(shown)} has {total:,} lines; start_line {start} is past the end")
     if end < start:
         raise ToolRetry(f"end_line {end} is before start_line {start}")
-    header = f"{shown} — lines {start}–{end} of {total:,}"
+    header = f"{quoted(shown)} — lines {start}–{end} of {total:,}"
     rows = [numbered(n, lines[n - 1]) for n in range(start, end + 1)]
 
     def note(first: int, last: int) -> str:
@@ -88,13 +90,13 @@ def read_file(ctx: ToolContext, args: ReadFileInput) -> ToolResult:
         )
 
     body = head_tail(rows, ctx.max_output_chars - len(header) - 1, note)
-    return ToolResult(content=f"{header}\n{body}")
+    return ToolResult(content=header, data=Untrusted(text=body, kind="file_lines"))
 
 
 def list_files(ctx: ToolContext, args: ListFilesInput) -> ToolResult:
     matches = [path for path in iter_files(ctx.root) if glob_match(args.glob, path)]
     if not matches:
-        return ToolResult(content=f"no file matches `{args.glob}`")
+        return ToolResult(content=f"no file matches {quoted(args.glob)}")
     listed = [_listed(ctx, path) for path in matches[:MAX_LISTED]]
     if len(matches) > MAX_LISTED:
         listed.append(f"… {len(matches) - MAX_LISTED:,} more; narrow the glob to list them")
@@ -102,7 +104,7 @@ def list_files(ctx: ToolContext, args: ListFilesInput) -> ToolResult:
     def note(first: int, last: int) -> str:
         return f"… {last - first + 1:,} paths omitted; narrow the glob to list them"
 
-    header = f"{len(matches):,} files match `{args.glob}`"
+    header = f"{len(matches):,} files match {quoted(args.glob)}"
     return ToolResult(content=f"{header}\n{head_tail(listed, ctx.max_output_chars, note)}")
 
 
@@ -110,7 +112,7 @@ def search_code(ctx: ToolContext, args: SearchCodeInput) -> ToolResult:
     try:
         pattern = re.compile(args.regex)
     except re.error as exc:
-        raise ToolRetry(f"invalid regex {args.regex!r}: {exc}") from exc
+        raise ToolRetry(f"invalid regex {quoted(args.regex)}: {exc}") from exc
     found: list[str] = []
     skipped = 0
     for path in iter_files(ctx.root):
@@ -125,10 +127,10 @@ def search_code(ctx: ToolContext, args: SearchCodeInput) -> ToolResult:
         for number, line in enumerate(lines, start=1):
             # Matching at most MAX_LINE_CHARS per line bounds the time a hostile line can cost.
             if pattern.search(line[:MAX_LINE_CHARS]):
-                found.append(f"{path}:{number}: {clip(line.strip(), MAX_MATCH_CHARS)}")
+                found.append(f"{quoted(path)}:{number}: {clip(line.strip(), MAX_MATCH_CHARS)}")
                 if len(found) >= args.max_matches:
                     break
-    return ToolResult(content=_search_report(args, found, skipped, ctx.max_output_chars))
+    return _search_report(args, found, skipped, ctx.max_output_chars)
 
 
 def _searchable(ctx: ToolContext, path: str) -> list[str] | None:
@@ -142,21 +144,27 @@ def _searchable(ctx: ToolContext, path: str) -> list[str] | None:
         return None
 
 
-def _search_report(args: SearchCodeInput, found: list[str], skipped: int, budget: int) -> str:
+def _search_report(
+    args: SearchCodeInput, found: list[str], skipped: int, budget: int
+) -> ToolResult:
     def note(first: int, last: int) -> str:
         return f"… {last - first + 1:,} matches omitted; narrow the regex or the glob"
 
-    if not found:
-        text = f"no line matches {args.regex!r} in files matching `{args.glob}`"
-    else:
-        text = f"{len(found)} matching lines (path:line: text)\n" + head_tail(found, budget, note)
-        if len(found) >= args.max_matches:
-            text += f"\n… stopped at {args.max_matches} matches; narrow the regex or the glob"
+    where = f"{quoted(args.regex)} in files matching {quoted(args.glob)}"
+    lines = [
+        f"{len(found)} lines match {where} (path:line: text)"
+        if found
+        else f"no line matches {where}"
+    ]
+    if len(found) >= args.max_matches:
+        lines.append(f"… stopped at {args.max_matches} matches; narrow the regex or the glob")
     if skipped:
-        text += f"\n({skipped} binary, oversized or linked-out files were not searched)"
-    return text
+        lines.append(f"({skipped} binary, oversized or linked-out files were not searched)")
+    data = Untrusted(text=head_tail(found, budget, note), kind="matches") if found else None
+    return ToolResult(content="\n".join(lines), data=data)
 
 
 def _listed(ctx: ToolContext, path: str) -> str:
     change = ctx.workspace.diff.get(path)
-    return f"{path}  (changed in this PR: {change.status.value})" if change else path
+    name = quoted(path)
+    return f"{name}  (changed in this PR: {change.status.value})" if change else name

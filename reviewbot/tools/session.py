@@ -11,6 +11,7 @@ an `is_error` result too and never ends the run.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from reviewbot.agent.guard import Allow, GuardRecord, Halt, Reject, check
@@ -26,6 +27,8 @@ from reviewbot.tools.surface import Surface, compute_surface
 from reviewbot.tools.truncate import head_tail_chars
 
 __all__ = ["NodeStore", "Plan", "Proposal", "ReviewSession", "Workspace"]
+
+_MIN_DATA_CHARS = 1_000
 
 
 class ReviewSession:
@@ -84,13 +87,15 @@ class ReviewSession:
         try:
             result = tool.handler(self._ctx, args)
         except ToolRetry as signal:
-            return ToolResult(content=str(signal), is_error=True)
+            result = ToolResult(content=str(signal), data=signal.data, is_error=True)
+        # The content and the data share one output budget.
         hint = "ask for less (a line range, a narrower glob or regex)"
-        return ToolResult(
-            content=head_tail_chars(result.content, self._ctx.max_output_chars, hint),
-            is_error=result.is_error,
-            ends_run=result.ends_run,
-        )
+        content = head_tail_chars(result.content, self._ctx.max_output_chars, hint)
+        data = result.data
+        if data is not None:
+            room = max(self._ctx.max_output_chars - len(content), _MIN_DATA_CHARS)
+            data = replace(data, text=head_tail_chars(data.text, room, hint))
+        return replace(result, content=content, data=data)
 
     @property
     def proposal(self) -> Proposal | None:

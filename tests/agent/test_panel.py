@@ -150,7 +150,7 @@ class TestNormalReview:
         reviewer, verifier = fake.requests[0], fake.requests[2]
         context = verifier["messages"][0]["content"][0]["text"]
         assert "## review-1 — P0 bug by review" in context
-        assert "src/calc.py:7-7" in context
+        assert 'At: "src/calc.py", lines 7–7' in context
         names = {t["name"] for t in verifier["tools"]}
         assert {"confirm_review_node", "dispute_review_node"} <= names
         assert "confirm_review_node" not in {t["name"] for t in reviewer["tools"]}
