@@ -48,7 +48,7 @@ from reviewbot.output import (
     write_actions_outputs,
     write_report,
 )
-from reviewbot.redact import RedactingFormatter, Redactor
+from reviewbot.redact import RedactingStreamHandler, Redactor
 from reviewbot.report import StopReason, schema_json
 from reviewbot.settings import Settings
 from reviewbot.tools.ask_user import NoOperator, Operator, TerminalOperator
@@ -380,13 +380,12 @@ def _operator(non_interactive: bool) -> Operator:
 
 def _configure_logging(verbose: bool, settings: Settings) -> None:
     redactor, in_actions = settings.redactor, settings.in_actions
-    handler = logging.StreamHandler(sys.stderr)
-    # The whole formatted record is redacted, tracebacks included (`redact.RedactingFormatter`).
-    handler.setFormatter(
-        RedactingFormatter(
-            "reviewbot: %(message)s" if not verbose else "%(levelname)s %(name)s: %(message)s",
-            redactor,
-        )
+    # The whole formatted record is redacted, tracebacks included, and so is the report of
+    # a record that could not be written (`redact.RedactingStreamHandler`).
+    handler = RedactingStreamHandler(
+        sys.stderr,
+        "reviewbot: %(message)s" if not verbose else "%(levelname)s %(name)s: %(message)s",
+        redactor,
     )
     root = logging.getLogger()
     root.handlers[:] = [handler]

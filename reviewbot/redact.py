@@ -5,16 +5,21 @@ passes through a `Redactor`. It knows the secret values of this run (taken from
 the environment by the composition root) and the shapes of common tokens, so a
 token that arrives another way (a PR that pastes one) is masked too. Log lines go
 through `RedactingFormatter`: the whole formatted record (message, arguments,
-traceback with its chained exceptions, stack) is redacted, not only the message.
+traceback with its chained exceptions, stack) is redacted, not only the message;
+`RedactingStreamHandler` replaces logging's own report of a failed log write, which
+prints the record's arguments and the traceback raw.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import TracebackType
+from typing import TextIO
 
 MASK = "[REDACTED]"
 _ExcInfo = tuple[type[BaseException], BaseException, TracebackType | None] | tuple[None, None, None]
@@ -75,3 +80,26 @@ class RedactingFormatter(logging.Formatter):
 
     def formatStack(self, stack_info: str) -> str:
         return self._redact(super().formatStack(stack_info))
+
+
+class RedactingStreamHandler(logging.StreamHandler[TextIO]):
+    """A stream handler whose records are formatted redacted, and whose failures are too.
+
+    When writing a record fails (a closed or broken stream), `logging.Handler.handleError`
+    prints the record's message, its arguments and the traceback of the record's own
+    exception to stderr as they are: a second, unredacted way out. Here that report is
+    one redacted line.
+    """
+
+    def __init__(self, stream: TextIO, fmt: str, redactor: Redactor) -> None:
+        super().__init__(stream)
+        self.setFormatter(RedactingFormatter(fmt, redactor))
+        self._redact = redactor
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        if not logging.raiseExceptions:
+            return
+        failure = sys.exc_info()[1]
+        line = f"reviewbot: a log line could not be written ({type(failure).__name__}: {failure})"
+        with contextlib.suppress(OSError, ValueError):  # stderr itself is gone: nothing to tell
+            sys.stderr.write(self._redact(line) + "\n")

@@ -6,6 +6,7 @@ user mistake must come out as one `reviewbot: error:` line — never a traceback
 
 from __future__ import annotations
 
+import io
 import logging
 import re
 import socket
@@ -418,3 +419,20 @@ class TestLogRedaction:
         err = self._logged(capsys)
         assert self.SECRET not in err
         assert f"using {MASK}" in err
+
+    def test_a_record_that_cannot_be_written(self, logger, capsys):
+        """A failed write (a closed stream) is reported in one redacted line, never the raw record."""
+        self._configure()
+        stream = logging.getLogger().handlers[0]
+        assert isinstance(stream, logging.StreamHandler)
+        closed = io.StringIO()
+        closed.close()
+        stream.setStream(closed)
+        try:
+            raise _Leak(f"key={self.SECRET}")
+        except _Leak:
+            logger.exception("using %s", self.SECRET)
+        err = capsys.readouterr().err
+        assert err.startswith("reviewbot: a log line could not be written (ValueError: I/O ")
+        assert err.count("\n") == 1
+        assert self.SECRET not in err
