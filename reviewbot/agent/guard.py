@@ -88,7 +88,7 @@ def _field(part: object) -> str:
 
 def _off_surface(profile: CapabilityProfile, surface: Surface, name: str) -> str:
     spec = REGISTRY.get(name)
-    reason = exclusion(profile, surface.role, spec) if spec is not None else None
+    reason = exclusion(profile, spec) if spec is not None else None
     if reason is None:
         listed = ", ".join(surface.names)
         return f"{quoted(str(name), limit=80)} is not a tool; the tools are: {listed}"

@@ -10,7 +10,10 @@
 
 A dispute never changes the status; it is recorded on the node and shown. The
 rule that a worker never confirms its own work (SPEC 5) lives here, in the type
-of transition, not in any prompt.
+of transition, not in any prompt: a confirmation by the author is a no-op (and the
+`confirm_review_node` verb refuses it with that reason). A peer is any other agent
+of the run: the verifier, or another reviewer, which holds the same verbs since
+every agent of a review run has one surface; its confirmation counts.
 """
 
 from __future__ import annotations

@@ -131,14 +131,13 @@ def finalize_review(ctx: ToolContext, args: FinalizeInput) -> ToolResult:
 
 def confirm_review_node(ctx: ToolContext, args: NodeJudgementInput) -> ToolResult:
     node = _node(ctx, args.id)
-    after = _apply(node, Event(action=Action.CONFIRM, by=ctx.agent, reason=args.reason))
     if node.author == ctx.agent:
-        return ToolResult(
-            content=(
-                f"no change: you wrote {node.id}, and an author's own confirmation does not count; "
-                f"only a peer's confirmation moves it to consensusReady (it stays {node.status.value})"
-            )
+        # Every agent holds the verb (one surface per mode); the author of a node never confirms it.
+        raise ToolRetry(
+            f"refused: you wrote {node.id}, and an author never confirms its own node; only "
+            f"another agent's confirmation moves it to consensusReady (it stays {node.status.value})"
         )
+    after = _apply(node, Event(action=Action.CONFIRM, by=ctx.agent, reason=args.reason))
     if after == node:
         return ToolResult(content=f"no change: you already confirmed {node.id}")
     ctx.store.replace(after)

@@ -18,7 +18,7 @@ REVIEW = PROFILES[Mode.REVIEW]
 REVIEW_SURFACE = compute_surface(REVIEW, "reviewer")
 TOOLS = (
     "read_file, list_files, search_code, git_log, git_show, git_blame, add_review_node, "
-    "finalize_review, ask_user"
+    "finalize_review, confirm_review_node, dispute_review_node, ask_user"
 )
 
 
@@ -53,16 +53,11 @@ class TestDecisions:
                 "pull request is denied",
             ),
             (
-                "confirm_review_node",
-                "`confirm_review_node` does not exist in review mode: only the verifier confirms "
-                "or disputes review nodes, and you are the reviewer",
-            ),
-            (
                 "submit_plan",
                 "`submit_plan` does not exist in review mode: it belongs to other modes",
             ),
         ],
-        ids=["write_file", "bash", "git_push", "create_pull_request", "confirm", "submit_plan"],
+        ids=["write_file", "bash", "git_push", "create_pull_request", "submit_plan"],
     )
     def test_off_surface_calls_name_the_reason(self, name, message):
         """A registered tool that is not on the surface is refused with the profile's reason."""

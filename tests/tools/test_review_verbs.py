@@ -274,14 +274,14 @@ class TestVerifierVerbs:
         node = store.get("review-1")
         assert (node.status, node.confirmed_by) == (Status.CONSENSUS_READY, ("verifier",))
 
-    def test_the_author_confirming_its_own_node_is_a_no_op(self, repo, store):
-        """An author's confirmation changes nothing, and the result says why."""
+    def test_the_author_confirming_its_own_node_is_refused(self, repo, store):
+        """An author's confirmation is refused with the reason, and the node stays open."""
         own = make_session(repo, store=store, role="verifier", agent="review")
         result = own.call("confirm_review_node", {"id": "review-1", "reason": "I am sure"})
-        assert not result.is_error
+        assert result.is_error
         assert result.content == (
-            "no change: you wrote review-1, and an author's own confirmation does not count; "
-            "only a peer's confirmation moves it to consensusReady (it stays open)"
+            "refused: you wrote review-1, and an author never confirms its own node; only "
+            "another agent's confirmation moves it to consensusReady (it stays open)"
         )
         assert store.get("review-1").status is Status.OPEN
 
@@ -292,8 +292,17 @@ class TestVerifierVerbs:
             "add_review_node", finding(title="Own", start=14, end=14, quote="    result = 0")
         )
         result = verifier.call("confirm_review_node", {"id": "verifier-1", "reason": "sure"})
-        assert result.content.startswith("no change: you wrote verifier-1")
+        assert result.is_error
+        assert result.content.startswith("refused: you wrote verifier-1")
         assert store.get("verifier-1").status is Status.OPEN
+
+    def test_a_peer_reviewer_confirms_another_reviewers_node(self, repo, store):
+        """A reviewer that did not write the node is a peer: its confirmation counts (lifecycle rule)."""
+        peer = make_session(repo, store=store, role="reviewer", agent="security")
+        result = peer.call("confirm_review_node", {"id": "review-1", "reason": "checked it"})
+        assert not result.is_error
+        assert store.get("review-1").status is Status.CONSENSUS_READY
+        assert store.get("review-1").confirmed_by == ("security",)
 
     def test_confirming_twice_changes_nothing(self, repo, store):
         """A second confirmation by the same peer is reported as such."""
