@@ -181,8 +181,15 @@ def _footer(report: Report, clean: Clean) -> RenderableType:
         lines.append(
             f"coverage: {coverage.files_in_context} of {coverage.files_total} changed files in context"
         )
+        unseen = {f.path for f in coverage.unseen}
         lines.extend(
-            f"  not in context: {clean(f.path)} — {clean(f.reason)}" for f in coverage.files_listed
+            f"  not in context: {clean(f.path)} — {clean(f.reason)}"
+            for f in coverage.files_listed
+            if f.path not in unseen
+        )
+        lines.extend(
+            f"  NOT SEEN: {clean(f.path)} — {clean(f.reason)}; to review it: {clean(f.remedy)}"
+            for f in coverage.unseen
         )
         if coverage.partial:
             lines.append("PARTIAL COVERAGE: this review does not cover the whole PR")

@@ -284,10 +284,10 @@ class TestModelMistakes:
         outcome = review(checkout, fake)
         refused = last_results(fake.requests[1])[1]
         assert refused["is_error"] is True
-        assert "an author never confirms its own node" in refused["content"]
+        assert "a node's author never confirms it" in refused["content"]
         own = last_results(fake.requests[4])[0]
         assert own["is_error"] is True
-        assert "refused: you wrote verifier-1" in own["content"]
+        assert "refused: you raised verifier-1" in own["content"]
         assert {n.id: n.status for n in outcome.nodes} == {
             "review-1": Status.OPEN,
             "verifier-1": Status.OPEN,
@@ -467,6 +467,43 @@ class TestFocusedReviewers:
         assert "# Your focus" not in general["messages"][0]["content"][1]["text"]
         assert [(a.name, a.gated) for a in outcome.axes] == [("review", True), ("security", False)]
         assert [n.author for n in outcome.nodes] == ["security"]
+
+    @pytest.mark.parametrize(
+        "gated",
+        [(False, True), (True, True), (True, False)],
+        ids=["ungated-then-gated", "two-gated", "gated-then-ungated"],
+    )
+    def test_a_finding_counts_for_every_reviewer_that_raised_it(
+        self, checkout, messages_api, gated
+    ):
+        """Two reviewers raise one finding: one node, and the verifier's confirmation fails both axes."""
+        config = ReviewConfig(
+            reviewers=(
+                ReviewerConfig(name="style", gated=gated[0]),
+                ReviewerConfig(name="security", gated=gated[1]),
+            )
+        )
+        fake = messages_api(
+            reply(text("nothing")),
+            reply(tool_use("add_review_node", node("P0"))),
+            reply(text("ok")),
+            reply(tool_use("add_review_node", node("P0"))),
+            reply(text("ok")),
+            reply(tool_use("confirm_review_node", {"id": "style-1", "reason": "b can be 0"})),
+            reply(text("judged")),
+        )
+        outcome = review(checkout, fake, config)
+        [found] = outcome.nodes
+        assert (found.raisers, found.status) == (("style", "security"), Status.CONSENSUS_READY)
+        axes = {a.name: a.outcome for a in outcome.axes}
+        assert axes == {
+            "review": Outcome.PASSED,
+            "style": Outcome.FAILED,
+            "security": Outcome.FAILED,
+        }
+        assert verdict_of(outcome, config) is Verdict.BLOCK  # a gated raiser in every variant
+        shown = fake.requests[5]["messages"][0]["content"][1]["text"]
+        assert "style-1 — P0 bug by style, security" in shown
 
     def test_focused_reviewers_share_the_cached_prefix(self, checkout, messages_api):
         """Reviewers with different focus send identical tools, system and context; the second reads them."""

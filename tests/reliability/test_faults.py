@@ -219,7 +219,7 @@ class TestMessagesAPIFaults:
         stops = {a["name"]: a["stop_reason"] for a in run.report["agents"]}
         assert stops == {"review": "credentials_refused", "verifier": "skipped"}
         assert [r["state"] for r in world.posted_reviews()] == ["COMMENTED"]
-        assert [c["conclusion"] for c in world.check_runs()] == ["neutral"]
+        assert [c["conclusion"] for c in world.check_runs()] == ["failure"]
         assert len(run.error_lines) == 1, run.stderr
         assert "ANTHROPIC_API_KEY" in run.error_lines[0]
 
