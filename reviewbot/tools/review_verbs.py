@@ -20,8 +20,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reviewbot.agent.hygiene import neutralise_delimiters, reveal_invisible
-from reviewbot.agent.toolbox import ToolResult
+from reviewbot.agent.hygiene import neutralise_delimiters, quoted, reveal_invisible
+from reviewbot.agent.toolbox import ToolResult, Untrusted
 from reviewbot.errors import LifecycleError
 from reviewbot.nodes import (
     Action,
@@ -47,8 +47,8 @@ RELOCATE_WINDOW = 20  # lines: how far a quote may move an anchor from the lines
 _UNSHOWN = "\x00"  # a base line the diff does not show (see _base_text)
 _NOT_SHOWN = "(not in the diff: only its deleted and unchanged lines are known)"
 BINARY_ANCHOR = (
-    "`{path}` is a binary file: it has no lines, so it cannot carry an anchor. Send the node "
-    "without an anchor and name `{path}` in its title or body"
+    "{path} is a binary file: it has no lines, so it cannot carry an anchor. Send the node "
+    "without an anchor and name {path} in its title or body"
 )
 _LISTED_IDS = 50
 
@@ -125,7 +125,7 @@ def add_review_node(ctx: ToolContext, raw: object) -> ToolResult:
         notes=placed.notes,
     )
     ctx.store.add(node)
-    lines = [f"added {node.id} ({node.priority.value} {node.kind.value}): {node.title}"]
+    lines = [f"added {node.id} ({node.priority.value} {node.kind.value}): {quoted(node.title)}"]
     lines += [*placed.notes, *placed.remarks]
     return ToolResult(content="\n".join(lines))
 
@@ -172,14 +172,13 @@ def finalize_review(ctx: ToolContext, args: FinalizeInput) -> ToolResult:
 
 def confirm_review_node(ctx: ToolContext, args: NodeJudgementInput) -> ToolResult:
     node = _node(ctx, args.id)
-    after = _apply(node, Event(action=Action.CONFIRM, by=ctx.agent, reason=args.reason))
     if ctx.agent in node.raisers:
-        return ToolResult(
-            content=(
-                f"no change: you raised {node.id}, and an author's own confirmation does not count; "
-                f"only a peer's confirmation moves it to consensusReady (it stays {node.status.value})"
-            )
+        # Every agent holds the verb (one surface per mode); a node's raiser never confirms it.
+        raise ToolRetry(
+            f"refused: you raised {node.id}, and a node's author never confirms it; only "
+            f"another agent's confirmation moves it to consensusReady (it stays {node.status.value})"
         )
+    after = _apply(node, Event(action=Action.CONFIRM, by=ctx.agent, reason=args.reason))
     if after == node:
         return ToolResult(content=f"no change: you already confirmed {node.id}")
     ctx.store.replace(after)
@@ -200,7 +199,7 @@ def _node(ctx: ToolContext, id: str) -> ReviewNode:
     if node is None:
         ids = [n.id for n in ctx.store.all()]
         known = ", ".join(ids[:_LISTED_IDS]) + (" …" if len(ids) > _LISTED_IDS else "")
-        raise ToolRetry(f"no review node `{id}`; the nodes are: {known or 'none yet'}")
+        raise ToolRetry(f"no review node {quoted(id)}; the nodes are: {known or 'none yet'}")
     return node
 
 
@@ -226,19 +225,19 @@ def _place(ctx: ToolContext, finding: Finding) -> _Placed:
             " (or on the lines it deletes, with side LEFT)" if change and change.deletions else ""
         )
         raise ToolRetry(
-            f"`{path}` is not a file in the PR head ({ctx.workspace.head_sha[:12]}); anchor on a "
-            f"file of the head{deletes}, or omit the anchor for a note about the whole PR"
+            f"{quoted(path)} is not a file in the PR head ({ctx.workspace.head_sha[:12]}); anchor "
+            f"on a file of the head{deletes}, or omit the anchor for a note about the whole PR"
         )
     lines = read_lines(real, path)
     if lines is None:
         # Before the seen check: read_file shows no lines of a binary file, so it is never
         # "seen", and telling the model to read it first would send it round in circles.
-        raise ToolRetry(BINARY_ANCHOR.format(path=path))
+        raise ToolRetry(BINARY_ANCHOR.format(path=quoted(path)))
     _require_seen(ctx, path)
     start, end = anchor.start_line, anchor.end_line
     if end > len(lines):
         raise ToolRetry(
-            f"`{path}` has {len(lines):,} lines; lines {start}–{end} go past the end of the file"
+            f"{quoted(path)} has {len(lines):,} lines; lines {start}–{end} go past the end of the file"
         )
     text = _Text.of(path, lines)
     # Both sides go through the same transform, so a quote copied from tool output and
@@ -255,8 +254,8 @@ def _place(ctx: ToolContext, finding: Finding) -> _Placed:
 def _require_seen(ctx: ToolContext, path: str) -> None:
     if path not in ctx.seen:
         raise ToolRetry(
-            f"you have not seen `{path}` in this run; read it with read_file first (an anchor may "
-            "only point at code you have read)"
+            f"you have not seen {quoted(path)} in this run; read it with read_file first (an "
+            "anchor may only point at code you have read)"
         )
 
 
@@ -265,7 +264,7 @@ def _seen_change(ctx: ToolContext, path: str) -> FileDiff:
     change = ctx.workspace.diff.get(path)
     if change is None or not change.commentable("LEFT"):
         raise ToolRetry(
-            f"`{path}` has no deleted or unchanged lines in this PR's diff, so a LEFT anchor "
+            f"{quoted(path)} has no deleted or unchanged lines in this PR's diff, so a LEFT anchor "
             "cannot point into it; anchor on head lines (side RIGHT) or omit the anchor"
         )
     _require_seen(ctx, path)
@@ -297,7 +296,7 @@ class _Deleted:
 
     def placed(self, ctx: ToolContext, finding: Finding) -> _Placed:
         note = (
-            f"anchor put on the deleted lines {self.start}–{self.end} of `{self.text.path}` "
+            f"anchor put on the deleted lines {self.start}–{self.end} of {quoted(self.text.path)} "
             "(base version, side LEFT): the quoted text is what the PR deletes there"
         )
         placed = _with_remarks(ctx, finding, _at(self.text, self.start, self.end, side="LEFT"))
@@ -340,12 +339,17 @@ def _relocate(
     starts = _occurrences([line.rstrip() for line in text.shown], quote) if quote else []
     near = [s for s in starts if abs(s - anchor.start_line) <= RELOCATE_WINDOW]
     if not near:
-        raise ToolRetry(_refusal(ctx, anchor, text, quote, far=starts))
+        raise ToolRetry(
+            _refusal(ctx, anchor, text, quote, far=starts),
+            data=Untrusted(
+                text=_numbered(text.shown, anchor.start_line, anchor.end_line), kind="file_lines"
+            ),
+        )
     start = min(near, key=lambda s: (abs(s - anchor.start_line), s))
     end = start + len(quote) - 1
     note = (
         f"anchor moved from lines {anchor.start_line}–{anchor.end_line} to {start}–{end} of "
-        f"`{text.path}`, where the quoted text is"
+        f"{quoted(text.path)}, where the quoted text is"
     )
     if len(near) > 1:
         note += f" (it occurs {len(near)} times; the one nearest the lines named was used)"
@@ -365,14 +369,14 @@ def _refusal(
         )
     else:
         found = f"is not found elsewhere in the {version}"
-    message = (
-        f"the quote does not match lines {anchor.start_line}–{anchor.end_line} of "
-        f"`{text.path}`{' (base version, side LEFT)' if anchor.side == 'LEFT' else ''} and {found}. "
-        f"Those lines are:\n{_numbered(text.shown, anchor.start_line, anchor.end_line)}\n"
-        "Copy the quote from the file (without line numbers) and send the node again."
-    )
+    side = " (base version, side LEFT)" if anchor.side == "LEFT" else ""
     hint = _deleted_hint(ctx.workspace.diff.get(text.path), anchor, quote)
-    return f"{message}\n{hint}" if hint else message
+    # The numbered lines follow as the error's data (PR text, fenced), after this message.
+    return (
+        f"the quote does not match lines {anchor.start_line}–{anchor.end_line} of "
+        f"{quoted(text.path)}{side} and {found}. {hint + ' ' if hint else ''}Copy the quote "
+        "from the file (without line numbers) and send the node again. Those lines are:"
+    )
 
 
 def _deleted_hint(change: FileDiff | None, anchor: Anchor, quote: list[str]) -> str | None:
@@ -399,7 +403,7 @@ def _with_remarks(ctx: ToolContext, finding: Finding, anchor: Anchor) -> _Placed
     placed = finding.model_copy(update={"anchor": anchor})
     change = ctx.workspace.diff.get(anchor.path)
     if change is None:
-        remark = f"note: `{anchor.path}` is not changed by this PR, so the node will be listed in the review body"
+        remark = f"note: {quoted(anchor.path)} is not changed by this PR, so the node will be listed in the review body"
     elif not change.can_comment(anchor.start_line, anchor.end_line, anchor.side):
         remark = (
             f"note: lines {anchor.start_line}–{anchor.end_line} are not all in one hunk of the diff, "
@@ -415,7 +419,7 @@ def _at(text: _Text, start: int, end: int, *, side: Side = "RIGHT") -> Anchor:
     quote = "\n".join(text.actual[start - 1 : end])
     if len(quote) > MAX_QUOTE:
         raise ToolRetry(
-            f"lines {start}–{end} of `{text.path}` are {len(quote):,} characters, more than a "
+            f"lines {start}–{end} of {quoted(text.path)} are {len(quote):,} characters, more than a "
             f"quote may hold ({MAX_QUOTE:,}); anchor fewer lines"
         )
     return Anchor(path=text.path, start_line=start, end_line=end, quote=quote, side=side)

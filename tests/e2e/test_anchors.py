@@ -83,10 +83,10 @@ class TestBinaryAnchor:
         _, run = binary_run
         assert run.returncode == 0, run.stderr
         results = _tool_results(run)
-        assert results[0].startswith("`assets/logo.png` is a binary file (")
+        assert results[0].startswith('"assets/logo.png" is a binary file (')
         assert results[1] == (
-            "`assets/logo.png` is a binary file: it has no lines, so it cannot carry an anchor. "
-            "Send the node without an anchor and name `assets/logo.png` in its title or body"
+            '"assets/logo.png" is a binary file: it has no lines, so it cannot carry an anchor. '
+            'Send the node without an anchor and name "assets/logo.png" in its title or body'
         )
         assert not any("read it with read_file first" in r for r in results)
 
@@ -154,7 +154,7 @@ class TestDeletedLine:
         _, run = deleted_run
         assert run.returncode == 0, run.stderr
         refusal = _tool_results(run)[0]
-        assert refusal.startswith("the quote does not match lines 5–5 of `client.py`")
+        assert refusal.startswith('the quote does not match lines 5–5 of "client.py"')
         assert f"found only at line(s) {NEW_CLASS_LINE}, more than 20 lines" in refusal
         assert '"side": "LEFT"' in refusal
 
