@@ -212,8 +212,12 @@ def review_body(
     head: HeadReader = no_head,
     notes: Sequence[str] = (),
     redactor: Redactor,
+    tail: str = "",
 ) -> str:
-    """The body of the one review of this run: verdict, reasons, and what is not inline."""
+    """The body of the one review of this run: verdict, reasons, and what is not inline.
+
+    `tail` (the publisher's marker of this write) ends the body and is never cut.
+    """
     counts = f"{len(plan.inline)} new inline comment(s)."
     if plan.already_posted:
         counts += f" {len(plan.already_posted)} finding(s) already on this PR are not repeated."
@@ -225,7 +229,7 @@ def review_body(
         items=[_body_item(item, link_of, head, redactor) for item in plan.body],
         notes=[cell(note) for note in notes],
     )
-    return finish(text, redactor)
+    return finish(text, redactor, tail=tail)
 
 
 # ---- the summary -----------------------------------------------------------------------------

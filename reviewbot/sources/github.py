@@ -137,12 +137,13 @@ def make_client(
 ) -> Github:
     """A PyGithub client; makes no request.
 
-    Retries 5xx with exponential backoff and secondary rate limits after
-    `Retry-After` (GithubRetry), gives up when a rate limit asks for more than
+    Retries 5xx with exponential backoff and rate limits after `Retry-After` or
+    `x-ratelimit-reset` (GithubRetry), gives up when a rate limit asks for more than
     `max_rate_limit_wait` seconds, and spaces requests by `pace_seconds` (none by
-    default: a review makes a few dozen sequential requests at most).
+    default: a review makes a few dozen sequential requests at most). A POST is
+    never retried blindly (`WriteOnceRetry`).
     """
-    retry = GithubRetry(
+    retry = WriteOnceRetry(
         total=retries,
         backoff_factor=backoff,
         max_rate_limit_wait=max_rate_limit_wait,
@@ -158,6 +159,31 @@ def make_client(
         seconds_between_writes=None,
         lazy=True,  # objects are fetched when read, so building a Repository costs nothing
     )
+
+
+IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "PATCH", "DELETE"})
+
+
+class WriteOnceRetry(GithubRetry):
+    """GithubRetry, minus its blind retries of POST (PyGithub's default includes POST).
+
+    A POST that GitHub stored but whose answer was lost (a 502, a reset, a timeout)
+    would be made twice: two reviews, two summaries, two check runs. So a POST is
+    retried only after a rate-limit refusal (403 — GithubRetry reads its body and
+    re-raises any other 403 — or 429 with `Retry-After`), which stores nothing, and
+    after a connection that never opened (urllib3 retries those for any method). Any
+    other failure reaches the publisher, which reads back before writing again. PUT,
+    PATCH and DELETE of the same content are idempotent and keep their retries.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("allowed_methods", IDEMPOTENT_METHODS)
+        super().__init__(**kwargs)
+
+    def is_retry(self, method: str, status_code: int, has_retry_after: bool = False) -> bool:
+        if method.upper() in IDEMPOTENT_METHODS:
+            return super().is_retry(method, status_code, has_retry_after)
+        return status_code == 403 or (status_code == 429 and has_retry_after)
 
 
 # ------------------------------------------------------------------ errors

@@ -1,0 +1,175 @@
+"""Every write to GitHub happens once, even when GitHub stores it and the answer is lost.
+
+Each case runs the whole `reviewbot review URL --post` against the loopback fake with
+one write that GitHub performs but whose answer never reaches reviewbot (`Lost`: a 502
+from a proxy, or the connection reset), and asserts what is on the PR afterwards:
+exactly one review with one set of inline comments, one summary comment, one check
+run (or commit status), and no PENDING review left behind. A write GitHub did not
+store is posted again after the read-back finds it absent; one that cannot be
+confirmed either way ends the run with one line and exit 5.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.fakes.github_api import bad_gateway
+from tests.fakes.messages_api import reply, text, tool_use
+from tests.fakes.server import Fault, Hangup, Lost, Request, Response
+from tests.reliability.test_faults import HEAD_UTIL, UTIL_QUOTE, _block_script
+from tests.reliability.world import HEAD_APP, NUMBER, REPO, World, finding
+
+REVIEWS = rf"/pulls/{NUMBER}/reviews$"
+ISSUE_COMMENTS = rf"/issues/{NUMBER}/comments$"
+CHECK_RUNS = r"/check-runs$"
+STATUSES = r"/statuses/[0-9a-f]{40}$"
+
+LOST_ANSWERS = {
+    "502-after-the-write": Lost(bad_gateway()),
+    "reset-after-the-write": Lost(Hangup()),
+}
+
+
+def _assert_once(world: World) -> None:
+    assert [r["state"] for r in world.posted_reviews()] == ["CHANGES_REQUESTED"]
+    assert [(c["path"], c["line"]) for c in world.inline_comments()] == [("app.py", 3)]
+    assert len(world.issue_comments()) == 1
+    assert len(world.check_runs()) == 1
+
+
+@pytest.fixture(params=list(LOST_ANSWERS), ids=list(LOST_ANSWERS))
+def lost(request: pytest.FixtureRequest) -> Fault:
+    return LOST_ANSWERS[request.param]
+
+
+class TestStoredThenLost:
+    """GitHub stores the write, the answer is lost: a read-back finds it, nothing is re-posted."""
+
+    def test_review(self, world: World, lost: Fault) -> None:
+        world.build()
+        world.seed()
+        world.serve(*_block_script())
+        world.github_server.fail_next("POST", REVIEWS, lost)
+        run = world.review("--post")
+        assert run.exit_code == 0, run.stderr
+        _assert_once(world)
+        assert world.github_server.count("POST", REVIEWS) == 1
+        assert run.report is not None
+        (comment,) = run.report["published"]["comments"]
+        assert comment["landed"] is True
+        assert run.report["published"]["review_id"] == world.posted_reviews()[0]["id"]
+
+    def test_summary_comment(self, world: World, lost: Fault) -> None:
+        world.build()
+        world.seed()
+        world.serve(*_block_script())
+        world.github_server.fail_next("POST", ISSUE_COMMENTS, lost)
+        run = world.review("--post")
+        assert run.exit_code == 0, run.stderr
+        _assert_once(world)
+        assert world.github_server.count("POST", ISSUE_COMMENTS) == 1
+        assert run.report is not None
+        assert run.report["published"]["summary_comment_id"] == world.issue_comments()[0]["id"]
+
+    def test_check_run(self, world: World, lost: Fault) -> None:
+        world.build()
+        world.seed()
+        world.serve(*_block_script())
+        world.github_server.fail_next("POST", CHECK_RUNS, lost)
+        run = world.review("--post")
+        assert run.exit_code == 0, run.stderr
+        _assert_once(world)
+        assert world.github_server.count("POST", CHECK_RUNS) == 1
+        assert run.report is not None
+        assert run.report["published"]["check_run_id"] == world.check_runs()[0]["id"]
+
+    def test_commit_status(self, world: World, lost: Fault) -> None:
+        """The fallback without `checks: write`: one status, not two."""
+        world.build()
+        world.seed()
+        world.serve(*_block_script())
+        forbidden = Response.json(403, {"message": "Resource not accessible by integration"})
+        world.github_server.fail_next("POST", CHECK_RUNS, forbidden)
+        world.github_server.fail_next("POST", STATUSES, lost)
+        run = world.review("--post")
+        assert run.exit_code == 0, run.stderr
+        statuses = [s for s in world.github.repo(REPO).statuses if s["context"] == "reviewbot"]
+        assert [s["state"] for s in statuses] == ["failure"]
+        assert world.github_server.count("POST", STATUSES) == 1
+
+    def test_pending_probe(self, world: World, lost: Fault) -> None:
+        """A bisecting PENDING review stored then lost is found, deleted, and counted as accepted."""
+        world.build(head={"app.py": HEAD_APP, "util.py": HEAD_UTIL})
+        world.seed()
+        util = finding("util.py", 2, UTIL_QUOTE, priority="P2", title="IndexError on empty input")
+        world.serve(
+            reply(tool_use("add_review_node", finding()), tool_use("add_review_node", util)),
+            reply(tool_use("finalize_review", {"summary": "Two.", "verdict": "block"})),
+            reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "eval of input"})),
+            reply(text("Checked.")),
+        )
+        world.github_server.handler = _refusing_comments_on("util.py", world)
+        world.github_server.fail_next("POST", REVIEWS, lost, when=_is_probe)
+        run = world.review("--post")
+        assert run.exit_code == 0, run.stderr
+        assert world.github_server.pending_faults == 0
+        assert [r["state"] for r in world.posted_reviews()] == ["CHANGES_REQUESTED"]
+        assert [c["path"] for c in world.inline_comments()] == ["app.py"]
+        assert "IndexError on empty input" in world.posted_reviews()[0]["body"]
+        assert run.report is not None
+        assert run.report["published"]["in_body"] == ["review-2"]
+
+
+class TestNotStored:
+    """A write GitHub did not store is posted once more after the read-back finds it absent."""
+
+    def test_review_refused_with_502_is_posted_once(self, world: World) -> None:
+        world.build()
+        world.seed()
+        world.serve(*_block_script())
+        world.github_server.fail_next("POST", REVIEWS, bad_gateway())
+        run = world.review("--post")
+        assert run.exit_code == 0, run.stderr
+        _assert_once(world)
+        assert world.github_server.count("POST", REVIEWS) == 2
+
+    def test_a_write_that_cannot_be_confirmed_is_one_line_and_exit_5(self, world: World) -> None:
+        world.build()
+        world.seed()
+        world.serve(*_block_script())
+        world.github_server.fail_next("POST", REVIEWS, Hangup(), times=10)
+        run = world.review("--post")
+        assert run.exit_code == 5, run.stderr
+        assert len(run.error_lines) == 1, run.stderr
+        assert "Traceback" not in run.stderr + run.stdout
+        assert "did not answer POST" in run.error_lines[0]
+        assert "/reviews" in run.error_lines[0]
+        assert world.posted_reviews() == []
+        assert world.github_server.count("POST", REVIEWS) == 3
+
+
+def _is_probe(request: Request) -> bool:
+    """A PENDING review (no `event`) used to bisect a 422."""
+    payload = request.json()
+    return isinstance(payload, dict) and "event" not in payload
+
+
+def _refusing_comments_on(path: str, world: World) -> Any:
+    """GitHub's all-or-nothing 422 for a review carrying a comment on `path`."""
+    fake = world.github
+
+    def handle(request: Request) -> Response:
+        payload = request.json() if request.method == "POST" else None
+        if (
+            request.path.endswith(f"/pulls/{NUMBER}/reviews")
+            and isinstance(payload, dict)
+            and any(c.get("path") == path for c in payload.get("comments") or [])
+        ):
+            return Response.json(
+                422, {"message": "Unprocessable Entity", "errors": ["Line could not be resolved"]}
+            )
+        return fake(request)
+
+    return handle
