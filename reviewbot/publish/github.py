@@ -91,7 +91,7 @@ from reviewbot.publish.body import (
     deciding,
     finish,
     inline_body,
-    review_body,
+    review_text,
     summary_body,
 )
 from reviewbot.publish.markers import (
@@ -467,7 +467,7 @@ class GitHubPublisher:
             identity = [snapshot.head_sha, event, [c for _, c in comments], notes]
             identity.append([item.node.fingerprint for item in plan.body])
             marker = f"<!-- {REVIEW_TAG} {snapshot.head_sha}:{_key(identity)} -->"
-            body = review_body(
+            fitted = review_text(
                 report,
                 plan,
                 link_of=link_of,
@@ -478,9 +478,14 @@ class GitHubPublisher:
             )
             try:
                 created = self._create_review(
-                    snapshot.head_sha, body, [c for _, c in comments], event, marker=marker
+                    snapshot.head_sha, fitted.text, [c for _, c in comments], event, marker=marker
                 )
-                return _Posted(review=created, plan=plan, event=event, notes=tuple(notes))
+                return _Posted(
+                    review=created,
+                    plan=_without(plan, fitted.left_out),
+                    event=event,
+                    notes=(*notes, *_left_out_note(fitted.left_out)),
+                )
             except _HTTPError as exc:
                 if exc.status != 422:
                     raise
@@ -719,6 +724,23 @@ class GitHubPublisher:
             if same and self._mine(creator):
                 return item
         return None
+
+
+def _without(plan: Plan, left_out: Sequence[str]) -> Plan:
+    """`plan` minus the listed findings the review body had no room for (not posted at all)."""
+    if not left_out:
+        return plan
+    body = tuple(item for item in plan.body if item.node.id not in set(left_out))
+    return Plan(inline=plan.inline, body=body, already_posted=plan.already_posted, quiet=plan.quiet)
+
+
+def _left_out_note(left_out: Sequence[str]) -> tuple[str, ...]:
+    if not left_out:
+        return ()
+    return (
+        f"{len(left_out)} finding(s) did not fit in the review body (GitHub's size limit); "
+        "the next review posts them.",
+    )
 
 
 def _key(identity: object) -> str:

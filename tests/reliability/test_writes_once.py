@@ -11,10 +11,12 @@ confirmed either way ends the run with one line and exit 5.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
+from reviewbot.publish.markers import NODE_TAG, find_markers
 from tests.fakes.github_api import bad_gateway
 from tests.fakes.messages_api import reply, text, tool_use
 from tests.fakes.server import Fault, Hangup, Lost, Request, Response
@@ -173,3 +175,60 @@ def _refusing_comments_on(path: str, world: World) -> Any:
         return fake(request)
 
     return handle
+
+
+def _long_finding(n: int) -> dict[str, Any]:
+    """A finding about the whole PR (so it is listed in the review body) with a long body."""
+    return {
+        "kind": "recommendation",
+        "priority": "P2",
+        "confidence": 0.8,
+        "title": f"Long finding number {n}",
+        "body": f"Paragraph {n}. " + ("This explains the finding at length. " * 330),
+    }
+
+
+def _long_script(count: int) -> list[Any]:
+    adds = [tool_use("add_review_node", _long_finding(n), id=f"toolu_{n}") for n in range(count)]
+    return [
+        reply(*adds),
+        reply(tool_use("finalize_review", {"summary": "Long.", "verdict": "hold"})),
+    ]
+
+
+def _visible(body: str) -> str:
+    return re.sub(r"<!--.*?-->", "", body, flags=re.DOTALL)
+
+
+class TestBodyLimit:
+    """A review body over GitHub's 65,536 characters keeps every marker; re-runs add nothing."""
+
+    def test_a_70000_character_review_keeps_every_marker_and_reruns_post_nothing(
+        self, world: World
+    ) -> None:
+        world.build()
+        world.seed()
+        world.serve(*_long_script(6))
+        first = world.review("--post")
+        assert first.exit_code == 0, first.stderr
+        assert first.report is not None
+        fingerprints = {n["fingerprint"] for n in first.report["nodes"]}
+        assert len(fingerprints) == 6
+        assert sum(len(n["body"]) for n in first.report["nodes"]) > 70_000
+        (review,) = world.posted_reviews()
+        body = review["body"]
+        assert len(body) <= 65_536
+        marked = [m["fingerprint"] for m in find_markers(body, NODE_TAG) if isinstance(m, dict)]
+        assert sorted(marked) == sorted(fingerprints)
+        assert "<!--" not in _visible(body)  # no marker cut open, hiding the rest
+        assert "Shortened to fit GitHub's size limit" in _visible(body)
+        for _ in range(2):  # the same head again: nothing new, nothing posted twice
+            world.api.add(*_long_script(6))
+            again = world.review("--post")
+            assert again.exit_code == 0, again.stderr
+        shown = "\n".join(_visible(r["body"]) for r in world.posted_reviews())
+        shown += "\n".join(_visible(c["body"]) for c in world.inline_comments())
+        for n in range(6):
+            assert shown.count(f"Long finding number {n}**") == 1, n
+        assert len(world.posted_reviews()) == 1
+        assert len(world.issue_comments()) == 1
