@@ -12,6 +12,7 @@ confirmed either way ends the run with one line and exit 5.
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 import pytest
@@ -150,6 +151,43 @@ class TestNotStored:
         assert "/reviews" in run.error_lines[0]
         assert world.posted_reviews() == []
         assert world.github_server.count("POST", REVIEWS) == 3
+
+
+class TestReadsRetry:
+    """Reads (and rate-limited writes) keep retrying, as long as GitHub's headers ask."""
+
+    def test_429_without_retry_after_waits_for_the_rate_limit_reset(self, world: World) -> None:
+        """A primary-limit 429 (remaining 0, no Retry-After) is retried after x-ratelimit-reset."""
+        world.build()
+        world.seed()
+        world.serve(*_block_script())
+        limited = Response.json(
+            429,
+            {"message": "API rate limit exceeded for installation ID 1."},
+            {"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(int(time.time()))},
+        )
+        files = rf"/pulls/{NUMBER}/files$"
+        world.github_server.fail_next("GET", files, limited)
+        run = world.review("--post")
+        assert run.exit_code == 0, run.stderr
+        gets = [r.at for r in world.github_server.snapshot() if r.path.endswith("/files")]
+        assert len(gets) == 2
+        assert gets[1] - gets[0] >= 0.9  # the reset second (+1) was waited out
+        _assert_once(world)
+
+    def test_429_on_the_review_post_is_retried_once(self, world: World) -> None:
+        """A rate-limited POST stored nothing: it is retried, and the review is posted once."""
+        world.build()
+        world.seed()
+        world.serve(*_block_script())
+        limited = Response.json(
+            429, {"message": "You have exceeded a secondary rate limit."}, {"Retry-After": "0"}
+        )
+        world.github_server.fail_next("POST", REVIEWS, limited)
+        run = world.review("--post")
+        assert run.exit_code == 0, run.stderr
+        assert world.github_server.count("POST", REVIEWS) == 2
+        _assert_once(world)
 
 
 def _is_probe(request: Request) -> bool:
