@@ -125,6 +125,23 @@ class TestStoredThenLost:
         assert run.report["published"]["in_body"] == ["review-2"]
 
 
+class TestIdempotentEdits:
+    """An edit (PATCH) whose answer is lost is simply made again: same content, same result."""
+
+    def test_summary_edit_answered_502_is_retried(self, world: World, lost: Fault) -> None:
+        world.build()
+        world.seed()
+        world.serve(*_block_script())
+        assert world.review("--post").exit_code == 0
+        world.api.add(*_block_script())
+        world.github_server.fail_next("PATCH", r"/issues/comments/\d+$", lost)
+        run = world.review("--post")
+        assert run.exit_code == 0, run.stderr
+        assert world.github_server.count("PATCH", r"/issues/comments/\d+$") == 2
+        assert len(world.issue_comments()) == 1
+        assert len(world.posted_reviews()) == 1
+
+
 class TestNotStored:
     """A write GitHub did not store is posted once more after the read-back finds it absent."""
 
