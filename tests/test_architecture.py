@@ -18,6 +18,7 @@ ADAPTERS = {
     "click": ("cli.py",),
     "unidiff": ("sources/diff_index.py",),
     "rich": ("publish/terminal.py", "agent/progress.py", "eval/terminal.py", "eval/command.py"),
+    "re2": ("tools/pattern.py",),
     "requests": (),
     "httpx": ("agent/client.py",),  # only to type the injectable transport-level client
 }

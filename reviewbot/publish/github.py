@@ -94,6 +94,7 @@ from reviewbot.publish.body import (
     review_text,
     summary_body,
 )
+from reviewbot.publish.inert import plain
 from reviewbot.publish.markers import (
     NODE_TAG,
     CommentRecord,
@@ -462,7 +463,8 @@ class GitHubPublisher:
         notes: list[str] = []
         for _ in range(3):  # approval refused, comments refused, then the final post
             comments = [
-                (item.node.id, self._comment(item.node, item.target, head)) for item in plan.inline
+                (item.node.id, self._comment(item.node, item.target, head, link_of))
+                for item in plan.inline
             ]
             identity = [snapshot.head_sha, event, [c for _, c in comments], notes]
             identity.append([item.node.fingerprint for item in plan.body])
@@ -504,10 +506,12 @@ class GitHubPublisher:
                 )
         raise GitHubAPIError("GitHub kept refusing the review after the fallbacks")
 
-    def _comment(self, node: ReviewNode, target: Target, head: HeadReader) -> dict[str, Any]:
+    def _comment(
+        self, node: ReviewNode, target: Target, head: HeadReader, link_of: LinkBuilder
+    ) -> dict[str, Any]:
         payload: dict[str, Any] = {
             "path": target.path,
-            "body": inline_body(node, target, head=head, redactor=self.redact),
+            "body": inline_body(node, target, head=head, redactor=self.redact, link_of=link_of),
             "line": target.line,
             "side": SIDE,
         }
@@ -671,7 +675,8 @@ class GitHubPublisher:
     ) -> tuple[int | None, bool, Conclusion]:
         """A check run carrying the verdict; a commit status when check runs are not permitted."""
         conclusion, qualifier = _gate(report, advisory_hold=self.config.advisory_hold)
-        title = finish(_check_title(report, qualifier), self.redact, limit=1_000)
+        # GitHub shows the title as plain text: untrusted reasons only lose invisibles and newlines.
+        title = finish(plain(_check_title(report, qualifier)), self.redact, limit=1_000)
         summary = summary_body(
             report,
             plan=plan,
@@ -790,7 +795,7 @@ def _check_title(report: Report, qualifier: str) -> str:
 def _status_description(report: Report, qualifier: str, redactor: Redactor) -> str:
     """`Hold (blocks merge): …`: what the status stands for, in GitHub's 140 characters."""
     label = Verdict.parse(report.verdict).name.capitalize()
-    text = redactor(f"{label}{qualifier}: {deciding(report)[0]}")
+    text = plain(redactor(f"{label}{qualifier}: {deciding(report)[0]}"))  # plain text on GitHub
     if len(text) <= MAX_STATUS_DESCRIPTION:
         return text
     return text[: MAX_STATUS_DESCRIPTION - 1].rstrip() + "…"

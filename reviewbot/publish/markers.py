@@ -21,8 +21,9 @@ Trust: a marker is read ONLY from a comment authored by reviewbot's own account,
 and every node it carries passes through the read boundary (`read_boundary` with
 `ReviewNode`); a forged or malformed marker is a discard, never trusted. Since the
 bot's own comments are trusted, nothing untrusted may ever carry a marker into
-them: `neutralize` is applied to every untrusted text a comment shows (see
-body.py and suggestion.py). Human `/confirm` and `/dismiss` replies count only
+them: every untrusted text a comment shows is made inert first (inert.py turns
+`<` into `&lt;` and breaks `<!--` in code), and `neutralize` holds it again for a
+whole inline comment and for diff blocks (body.py, suggestion.py). Human `/confirm` and `/dismiss` replies count only
 from accounts with write access.
 
 Must not: call GitHub (the adapter hands it plain `CommentRecord`s), or decide

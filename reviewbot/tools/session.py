@@ -10,6 +10,7 @@ an `is_error` result too and never ends the run.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -18,7 +19,7 @@ from reviewbot.agent.toolbox import ToolResult
 from reviewbot.modes.mode import Mode
 from reviewbot.modes.profile import PROFILES, CapabilityProfile, Role
 from reviewbot.tools.ask_user import Operator
-from reviewbot.tools.context import Plan, Proposal, ToolContext, ToolRetry, Workspace
+from reviewbot.tools.context import Deadline, Plan, Proposal, ToolContext, ToolRetry, Workspace
 from reviewbot.tools.paths import normalise
 from reviewbot.tools.registry import ToolSpec
 from reviewbot.tools.store import NodeStore
@@ -68,7 +69,9 @@ class ReviewSession:
         # turn's bytes. Generated from the surface alone, so they are byte-stable.
         return [tool.param() for tool in self.surface]
 
-    def call(self, name: str, tool_input: object) -> ToolResult:
+    def call(self, name: str, tool_input: object, *, timeout: float = math.inf) -> ToolResult:
+        """`timeout`: the seconds this call may take; the tools keep it (`Deadline`)."""
+        self._ctx.deadline = Deadline.after(timeout)
         decision = check(self.profile, self.surface, name, tool_input)
         self._transcript.append(GuardRecord(name=name, tool_input=tool_input, decision=decision))
         match decision:

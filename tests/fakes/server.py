@@ -4,7 +4,8 @@ Owns: serving a `Handler` (Request → Response) on a background thread, recordi
 every request (method, path, query, status, time; reads vs writes), and one-shot
 faults for the next requests matching a route (and, optionally, a predicate on the
 request): an answer of the test's choosing, a hang-up (some raw bytes, then the
-connection closed), or either of them after the handler has run (`Lost`: the write is
+connection closed), a stall (the request is read and never answered, until the server
+stops), or an answer or hang-up after the handler has run (`Lost`: the write is
 stored, the answer never arrives). The
 fake APIs themselves (tests/fakes/github_api.py, tests/fakes/messages_api.py)
 are plain handlers and know nothing about sockets.
@@ -22,6 +23,7 @@ Must not: listen on anything but 127.0.0.1, or outlive its `with` block.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import socket
@@ -83,6 +85,14 @@ class Hangup:
     partial: bytes = b""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Stall:
+    """A fault: read the request, never answer; the connection is closed when the server stops.
+
+    What an API that accepted the connection and then hung looks like to the client.
+    """
+
+
 @dataclass(frozen=True, slots=True)
 class Lost:
     """A fault: the handler runs (a write is stored), then `answer` replaces its response.
@@ -94,8 +104,8 @@ class Lost:
     answer: Response | Hangup
 
 
-Fault = Response | Hangup | Lost
-HUNG_UP = 0  # the status recorded for a request answered with a `Hangup`
+Fault = Response | Hangup | Stall | Lost
+HUNG_UP = 0  # the status recorded for a request answered with a `Hangup` or a `Stall`
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -157,6 +167,7 @@ class LoopbackServer:
         self.errors: list[str] = []  # tracebacks of handler crashes (answered 500)
         self._faults: list[_Fault] = []
         self._lock = threading.Lock()
+        self._released = threading.Event()  # set on stop: every stalled request lets go
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -170,6 +181,7 @@ class LoopbackServer:
         self.stop()
 
     def start(self) -> None:
+        self._released.clear()
         httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_class(self))
         httpd.daemon_threads = True
         self._httpd = httpd
@@ -180,6 +192,7 @@ class LoopbackServer:
         self._thread.start()
 
     def stop(self) -> None:
+        self._released.set()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -256,10 +269,10 @@ class LoopbackServer:
                     return fault.answer
         return None
 
-    def _answer(self, request: Request) -> Response | Hangup:
+    def _answer(self, request: Request) -> Response | Hangup | Stall:
         arrived = time.monotonic()
         fault = self._take_fault(request)
-        answer: Response | Hangup
+        answer: Response | Hangup | Stall
         if fault is None or isinstance(fault, Lost):
             answer = self._handle(request)
             if isinstance(fault, Lost):  # done, and the answer is lost on the way back
@@ -312,6 +325,11 @@ def _handler_class(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
             response = server._answer(request)
             if isinstance(response, Hangup):
                 self._hang_up(response.partial)
+                return
+            if isinstance(response, Stall):
+                server._released.wait()
+                with contextlib.suppress(OSError):  # the client may have given up already
+                    self._hang_up(b"")
                 return
             self.send_response(response.status)
             for name, value in response.headers.items():

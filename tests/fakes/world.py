@@ -70,10 +70,11 @@ def _paths(header: str) -> tuple[str, str | None]:
             old = line.split(" from ", 1)[1]
         elif line.startswith(("rename to ", "copy to ")):
             new = line.split(" to ", 1)[1]
+        # git ends these lines with a tab when the name has a space; the name does not have it
         elif line.startswith("+++ b/"):
-            new = new or line[6:]
+            new = new or line[6:].removesuffix("\t")
         elif line.startswith("--- a/"):
-            old = old or line[6:]
+            old = old or line[6:].removesuffix("\t")
     if new is None:  # a deletion, or a binary/mode-only change without ---/+++ lines
         first = header.splitlines()[0]
         new = first.split(" b/", 1)[1] if " b/" in first else first
