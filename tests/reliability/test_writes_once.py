@@ -232,23 +232,25 @@ def _refusing_comments_on(path: str, world: World) -> Any:
     return handle
 
 
-def _long_finding(n: int) -> dict[str, Any]:
+def _long_finding(n: int, *, title: str = "", repeat: int = 330) -> dict[str, Any]:
     """A finding about the whole PR (so it is listed in the review body) with a long body."""
     return {
         "kind": "recommendation",
         "priority": "P2",
         "confidence": 0.8,
-        "title": f"Long finding number {n}",
-        "body": f"Paragraph {n}. " + ("This explains the finding at length. " * 330),
+        "title": f"Long finding number {n}{title}",
+        "body": f"Paragraph {n}. " + ("This explains the finding at length. " * repeat),
     }
 
 
-def _long_script(count: int) -> list[Any]:
-    adds = [tool_use("add_review_node", _long_finding(n), id=f"toolu_{n}") for n in range(count)]
-    return [
-        reply(*adds),
-        reply(tool_use("finalize_review", {"summary": "Long.", "verdict": "hold"})),
+def _long_script(count: int, *, title: str = "", repeat: int = 330, per_turn: int = 6) -> list[Any]:
+    """The reviewer adds `count` findings, `per_turn` a turn (a turn's output is bounded)."""
+    adds = [
+        tool_use("add_review_node", _long_finding(n, title=title, repeat=repeat), id=f"toolu_{n}")
+        for n in range(count)
     ]
+    turns = [reply(*adds[i : i + per_turn]) for i in range(0, count, per_turn)]
+    return [*turns, reply(tool_use("finalize_review", {"summary": "Long.", "verdict": "hold"}))]
 
 
 def _visible(body: str) -> str:
@@ -287,3 +289,33 @@ class TestBodyLimit:
             assert shown.count(f"Long finding number {n}**") == 1, n
         assert len(world.posted_reviews()) == 1
         assert len(world.issue_comments()) == 1
+
+    def test_findings_left_out_are_posted_once_by_the_next_run(self, world: World) -> None:
+        """Too many to fit even on one line each: the rest wait for the next run, then stop."""
+        padding = " —" + " padded" * 24  # long titles: about 1,100 characters per listed line
+        world.build()
+        world.seed()
+        world.serve(*_long_script(90, title=padding, repeat=1, per_turn=15))
+        first = world.review("--post")
+        assert first.exit_code == 0, first.stderr
+        assert first.report is not None
+        left_out = [n for n in first.report["published"]["notes"] if "did not fit" in n]
+        assert len(left_out) == 1, first.report["published"]["notes"]
+        fingerprints = {n["fingerprint"] for n in first.report["nodes"]}
+        for _ in range(2):
+            world.api.add(*_long_script(90, title=padding, repeat=1, per_turn=15))
+            again = world.review("--post")
+            assert again.exit_code == 0, again.stderr
+        reviews = world.posted_reviews()
+        assert len(reviews) == 2  # the first run's, and the one posting what did not fit
+        assert all(len(r["body"]) <= 65_536 for r in reviews)
+        marked = [
+            m["fingerprint"]
+            for r in reviews
+            for m in find_markers(r["body"], NODE_TAG)
+            if isinstance(m, dict)
+        ]
+        assert sorted(marked) == sorted(fingerprints)  # every finding once, none twice
+        shown = "\n".join(_visible(r["body"]) for r in reviews)
+        for n in range(90):
+            assert shown.count(f"Long finding number {n}{padding}**") == 1, n
