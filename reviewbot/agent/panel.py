@@ -10,8 +10,8 @@ and it reads results from the node store, never from what an agent says.
                     ──▶ the verifier: a separate agent with a skeptical brief and the
                          confirm/dispute verbs, given the open nodes of the configured
                          priorities (skipped when there are none)
-                    ──▶ one axis per reviewer, from the nodes IT raised (first or again)
-                         after verification
+                    ──▶ human decisions (`carry`), then one axis per reviewer, from the
+                         nodes IT raised (first or again) after verification
 
 Every reviewer is sent the same tools, system prompt and PR context block, so the
 reviewers on one model share one cached prefix; a focused reviewer's brief follows
@@ -60,6 +60,7 @@ from reviewbot.verdict.lattice import Verdict
 
 VERIFIER = "verifier"
 Role = Literal["reviewer", "verifier"]
+Carry = Callable[[Sequence[ReviewNode]], Sequence[ReviewNode]]
 NO_CREDENTIALS = "ANTHROPIC_API_KEY is not set"
 _SELF_EXPLAINED = frozenset(
     {StopReason.NO_CREDENTIALS, StopReason.CREDENTIALS_REFUSED, StopReason.ERROR}
@@ -93,8 +94,13 @@ def run_panel(
     progress: Progress,
     excluded: Callable[[str], bool],
     clock: Callable[[], float] = time.monotonic,
+    carry: Carry | None = None,
 ) -> PanelOutcome:
-    """Run every reviewer, then the verifier; never raises for a model or tool failure."""
+    """Run every reviewer, then the verifier; never raises for a model or tool failure.
+
+    `carry` applies what people and earlier runs decided (human `/confirm`, `/dismiss`)
+    to the nodes through the lifecycle BEFORE the axes are judged from them.
+    """
     limits = Limits.of(config.budget, started=clock())
     packed = pack_context(
         snapshot,
@@ -113,7 +119,7 @@ def run_panel(
         limits=limits,
         packed=packed,
     )
-    return panel.run()
+    return panel.run(carry or tuple)
 
 
 class _Panel:
@@ -147,12 +153,13 @@ class _Panel:
         self.proposals: list[Verdict] = []
         self.read: list[HeadViews] = []  # what each reviewer's read tools showed it
 
-    def run(self) -> PanelOutcome:
+    def run(self, carry: Carry) -> PanelOutcome:
         reviewers = [(r, self._review(r)) for r in self.config.all_reviewers]
         verifier = self._verify()
-        axes = tuple(self._axis(reviewer, report) for reviewer, report in reviewers)
+        nodes = tuple(carry(tuple(self.store.all())))
+        axes = tuple(self._axis(reviewer, report, nodes) for reviewer, report in reviewers)
         return PanelOutcome(
-            nodes=tuple(self.store.all()),
+            nodes=nodes,
             discarded=tuple(self.store.discarded),
             axes=axes,
             agents=(*(report for _, report in reviewers), verifier),
@@ -250,7 +257,9 @@ class _Panel:
 
     # -- axes ---------------------------------------------------------------------------
 
-    def _axis(self, reviewer: ReviewerConfig, report: AgentReport) -> AxisResult:
+    def _axis(
+        self, reviewer: ReviewerConfig, report: AgentReport, nodes: Sequence[ReviewNode]
+    ) -> AxisResult:
         if not report.stop_reason.completed:
             detail = report.error or report.stop_reason.value
             if report.stop_reason not in _SELF_EXPLAINED:
@@ -259,7 +268,7 @@ class _Panel:
                 name=reviewer.name, gated=reviewer.gated, outcome=Outcome.NOT_RUN, detail=detail
             )
         # Every node this reviewer raised counts, also one another agent recorded first.
-        own = [n for n in self.store.all() if reviewer.name in n.raisers]
+        own = [n for n in nodes if reviewer.name in n.raisers]
         outcome = axis_outcome(own, self.config.policy.node_policy())
         return AxisResult(
             name=reviewer.name, gated=reviewer.gated, outcome=outcome, detail=_count(own)

@@ -30,13 +30,15 @@ from reviewbot.nodes.model import Anchor, Kind, Priority, ReviewNode, Status
 from reviewbot.publish.inert import Inert, RepoLinks
 from reviewbot.publish.markers import SummaryMarker, neutralize, node_marker, summary_marker
 from reviewbot.publish.plan import BodyItem, LinkBuilder, Plan, Target
+from reviewbot.publish.seal import SEAL_ROOM
 from reviewbot.publish.suggestion import read_head_text, render_suggestion
 from reviewbot.redact import Redactor
 from reviewbot.render import render
 from reviewbot.report import Report
 from reviewbot.verdict.lattice import Verdict
 
-MAX_BODY = 65_536  # GitHub: comment, review and issue-comment bodies
+# GitHub: comment, review and issue-comment bodies, less the room the publisher seals them in.
+MAX_BODY = 65_536 - SEAL_ROOM
 MAX_CHECK_TEXT = 65_535  # GitHub: check-run output.summary / output.text
 MAX_LISTED_FILES = 200  # skipped files named in the summary; the JSON report has them all
 MAX_AGENT_SUMMARY = 1_500  # characters of one agent's own summary shown in the summary comment

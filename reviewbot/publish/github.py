@@ -81,6 +81,7 @@ from reviewbot.errors import (
     ReviewbotError,
 )
 from reviewbot.nodes.boundary import read_boundary
+from reviewbot.nodes.lifecycle import Action
 from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.publish.body import (
     MAX_CHECK_TEXT,
@@ -101,13 +102,17 @@ from reviewbot.publish.markers import (
     PriorNode,
     PriorState,
     SummaryMarker,
+    Trust,
     Where,
     find_markers,
+    location,
     read_prior,
     rewrite_status,
+    seal_body,
     summary_marker,
 )
 from reviewbot.publish.plan import SIDE, LinkBuilder, Plan, Target, plan_review
+from reviewbot.publish.seal import Sealer
 from reviewbot.redact import Redactor
 from reviewbot.report import Published, PublishedComment, Report
 from reviewbot.sources.snapshot import PRComment, PRSnapshot
@@ -333,6 +338,9 @@ class GitHubPublisher:
         bot_login: str,
         config: PublishConfig,
         redactor: Redactor,
+        sealer: Sealer | None = None,
+        pr_author: str | None = None,
+        is_writer: Callable[[str], bool] = lambda login: False,
     ) -> None:
         self._api = _Api(client, repo)
         self.repo = repo
@@ -340,6 +348,10 @@ class GitHubPublisher:
         self.bot_login = bot_login
         self.config = config
         self.redact = redactor
+        # Who may /confirm and /dismiss, and how reviewbot recognises its own comments.
+        self.trust = Trust(
+            bot_login=bot_login, sealer=sealer, pr_author=pr_author, is_writer=is_writer
+        )
         self._prior: PriorState | None = None
         self._read: list[CommentRecord] = []
 
@@ -352,7 +364,7 @@ class GitHubPublisher:
                 records = self._records()
             except _Failure as exc:
                 raise exc.mapped() from exc
-            self._prior = read_prior(records, self.bot_login)
+            self._prior = read_prior(records, self.trust)
             self._read = records
         return self._prior
 
@@ -509,9 +521,10 @@ class GitHubPublisher:
     def _comment(
         self, node: ReviewNode, target: Target, head: HeadReader, link_of: LinkBuilder
     ) -> dict[str, Any]:
+        body = inline_body(node, target, head=head, redactor=self.redact, link_of=link_of)
         payload: dict[str, Any] = {
             "path": target.path,
-            "body": inline_body(node, target, head=head, redactor=self.redact, link_of=link_of),
+            "body": seal_body(body, self.trust.sealer),
             "line": target.line,
             "side": SIDE,
         }
@@ -531,7 +544,7 @@ class GitHubPublisher:
         """A submitted review carrying `marker`, or (no event) this run's PENDING probe."""
         payload: dict[str, Any] = {"commit_id": sha, "comments": comments}
         if body is not None:
-            payload["body"] = body
+            payload["body"] = seal_body(body, self.trust.sealer)
         if event is not None:
             payload["event"] = event
 
@@ -623,12 +636,14 @@ class GitHubPublisher:
             if where is Where.INLINE:  # the whole comment is the finding: banner on top
                 new = rewrite_status(old, fingerprints, Status.RESOLVED, redactor=self.redact)
                 body = finish(f"{banner}\n\n{new}", self.redact)
+                body = seal_body(body, self.trust.sealer, at=location(where, comment_id))
                 self._api.call("PATCH", f"/pulls/comments/{comment_id}", {"body": body})
             else:  # one list item among others: banner at the item
                 new = rewrite_status(
                     old, fingerprints, Status.RESOLVED, banner=banner, redactor=self.redact
                 )
                 body = finish(new, self.redact)
+                body = seal_body(body, self.trust.sealer, at=location(where, comment_id))
                 self._api.call("PUT", f"/pulls/{self.number}/reviews/{comment_id}", {"body": body})
         left = len(edits) - MAX_RESOLVE_EDITS
         if left > 0:
@@ -656,9 +671,13 @@ class GitHubPublisher:
             notes=notes,
             redactor=self.redact,
         )
+        sealer = self.trust.sealer
         if prior.summary is not None:
-            self._api.call("PATCH", f"/issues/comments/{prior.summary.comment_id}", {"body": body})
-            return prior.summary.comment_id
+            summary_id = prior.summary.comment_id
+            body = seal_body(body, sealer, at=location(Where.ISSUE, summary_id))
+            self._api.call("PATCH", f"/issues/comments/{summary_id}", {"body": body})
+            return summary_id
+        body = seal_body(body, sealer)
         # The marker names the head, the verdict and the axes: this run's summary, no other.
         mark = summary_marker(marker, redactor=self.redact)
 
@@ -807,19 +826,47 @@ def _approval_refused(message: str) -> bool:
 
 
 def _prior_notes(prior: PriorState) -> list[str]:
-    """What reading the PR's earlier comments ignored, for the notes of the summary."""
+    """What reading the PR's earlier comments applied and ignored, for the notes of the summary."""
     notes: list[str] = []
+    if not prior.sealed:
+        notes.append(
+            "No key to seal reviewbot's comments with (REVIEWBOT_MARKER_KEY or ANTHROPIC_API_KEY): "
+            "earlier findings were not recognised, and the next run will not recognise these."
+        )
     if prior.untrusted_markers:
         notes.append(
             f"Ignored {prior.untrusted_markers} reviewbot marker(s) in comments by other accounts."
         )
+    if prior.unsealed_markers:
+        notes.append(
+            f"Ignored {prior.unsealed_markers} reviewbot marker(s) in comments without reviewbot's "
+            "seal (posted by another workflow as the same account, or by a run without the key)."
+        )
     if prior.discarded:
         notes.append(f"Discarded {len(prior.discarded)} malformed reviewbot marker(s).")
-    if prior.ignored_commands:
-        notes.append(
-            f"Ignored {prior.ignored_commands} /confirm or /dismiss from accounts without "
-            "write access."
+    notes.extend(_decision_notes(prior))
+    return notes
+
+
+def _decision_notes(prior: PriorState) -> list[str]:
+    """Who confirmed or dismissed what, and which commands were ignored and why."""
+    titles = {fp: p.node for fp, p in prior.by_fingerprint().items()}
+    notes = []
+    for decision in prior.decisions:
+        node = titles.get(decision.fingerprint)
+        what = f"{node.priority.value} “{node.title}”" if node else decision.fingerprint
+        said = f": {decision.event.reason[:200]}" if decision.event.reason else ""
+        verb = "confirmed" if decision.event.action is Action.CONFIRM else "dismissed"
+        notes.append(f"`{decision.login}` {verb} {what}{said}")
+    if prior.ignored:
+        reasons: dict[str, list[str]] = {}
+        for command in prior.ignored:
+            reasons.setdefault(command.why, []).append(f"`{command.login}`")
+        why = "; ".join(
+            f"{len(logins)} by an account that {why} ({', '.join(dict.fromkeys(logins))})"
+            for why, logins in reasons.items()
         )
+        notes.append(f"Ignored {len(prior.ignored)} /confirm or /dismiss: {why}.")
     return notes
 
 

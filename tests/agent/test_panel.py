@@ -11,6 +11,7 @@ import pytest
 from reviewbot.agent.panel import NO_CREDENTIALS, VERIFIER, PanelOutcome, run_panel
 from reviewbot.agent.progress import SilentProgress
 from reviewbot.config import BudgetConfig, ReviewConfig, ReviewerConfig, VerifierConfig
+from reviewbot.nodes.lifecycle import Action, Event, apply
 from reviewbot.nodes.model import Status
 from reviewbot.redact import MASK, Redactor
 from reviewbot.report import StopReason
@@ -72,6 +73,7 @@ def review(
     clock: FakeClock | None = None,
     sleeps: Sleeps | None = None,
     redactor: Redactor | None = None,
+    carry: Any = None,
 ) -> PanelOutcome:
     config = config or ReviewConfig()
     snap = snapshot(checkout, index(file_diff("src/calc.py", PATCH)), config=config)
@@ -84,6 +86,7 @@ def review(
         progress=SilentProgress(),
         excluded=lambda path: False,
         clock=clock or FakeClock(),
+        carry=carry,
     )
 
 
@@ -276,6 +279,20 @@ class TestVerifier:
         ]
         assert outcome.axes[0].outcome is Outcome.FAILED
         assert verdict_of(outcome) is Verdict.BLOCK
+
+    def test_a_human_dismissal_applies_before_the_axis_is_judged(self, checkout, messages_api):
+        """The verifier confirms the only P0; a maintainer's /dismiss (the carry) unblocks the axis."""
+        fake = messages_api(
+            reply(tool_use("add_review_node", node("P0"))),
+            reply(text("One bug.")),
+            reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "b unchecked"})),
+            reply(text("Confirmed.")),
+        )
+        dismiss = Event(action=Action.DISMISS, by="human:maintainer", reason="intended")
+        outcome = review(checkout, fake, carry=lambda found: [apply(n, dismiss) for n in found])
+        assert [n.status for n in outcome.nodes] == [Status.DISMISSED]
+        assert outcome.axes[0].outcome is Outcome.PASSED
+        assert verdict_of(outcome) is Verdict.SHIP
 
     def test_skipped_without_high_priority_nodes(self, checkout, messages_api):
         """With only P2/P3 nodes the verifier does not run at all."""
