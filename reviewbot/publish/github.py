@@ -179,6 +179,13 @@ class _Review(_Shape):
     html_url: str | None = None
 
 
+class _Status(_Shape):
+    context: str | None = None
+    state: str | None = None
+    description: str | None = None
+    creator: _User | None = None
+
+
 class _Created(_Shape):
     id: int
     html_url: str | None = None
@@ -287,7 +294,7 @@ class _Api:
             return self._requester.requestJsonAndCheck(verb, url, parameters=params, input=body)
         except GithubException as exc:
             if exc.status >= 500 and verb == "POST":  # the client does not retry these
-                raise _Lost(reason=f"{exc.status}", verb=verb, path=url) from exc
+                raise _Lost(reason=f"HTTP {exc.status}", verb=verb, path=url) from exc
             raise _HTTPError(
                 status=exc.status, message=_message(exc.data), verb=verb, path=url
             ) from exc
@@ -742,11 +749,11 @@ class GitHubPublisher:
     def _find_status(self, head_sha: str, status: dict[str, Any]) -> Any | None:
         """The bot's status of `head_sha` with this context, state and description, if any."""
         listing = self._api.get(f"/commits/{head_sha}/statuses", {"per_page": 100})
-        for item in listing if isinstance(listing, list) else ():
-            creator = _User.model_validate(item["creator"]) if item.get("creator") else None
-            same = all(item.get(k) == status[k] for k in ("context", "state", "description"))
-            if same and self._mine(creator):
-                return item
+        for item in _shapes(listing if isinstance(listing, list) else [], _Status):
+            said = (item.context, item.state, item.description)
+            wanted = (status["context"], status["state"], status["description"])
+            if said == wanted and self._mine(item.creator):
+                return item.model_dump()
         return None
 
 
