@@ -50,7 +50,7 @@ from reviewbot.output import (
     write_actions_outputs,
     write_report,
 )
-from reviewbot.redact import Redactor
+from reviewbot.redact import RedactingStreamHandler, Redactor
 from reviewbot.report import StopReason, schema_json
 from reviewbot.settings import Settings
 from reviewbot.tools.ask_user import NoOperator, Operator, TerminalOperator
@@ -468,26 +468,15 @@ def _operator(non_interactive: bool) -> Operator:
     return TerminalOperator(input=sys.stdin, output=sys.stderr)
 
 
-class _RedactingFilter(logging.Filter):
-    def __init__(self, redactor: Redactor) -> None:
-        super().__init__()
-        self.redactor = redactor
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.msg = self.redactor(record.getMessage())
-        record.args = None
-        return True
-
-
 def _configure_logging(verbose: bool, settings: Settings) -> None:
     redactor, in_actions = settings.redactor, settings.in_actions
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(
-        logging.Formatter(
-            "reviewbot: %(message)s" if not verbose else "%(levelname)s %(name)s: %(message)s"
-        )
+    # The whole formatted record is redacted, tracebacks included, and so is the report of
+    # a record that could not be written (`redact.RedactingStreamHandler`).
+    handler = RedactingStreamHandler(
+        sys.stderr,
+        "reviewbot: %(message)s" if not verbose else "%(levelname)s %(name)s: %(message)s",
+        redactor,
     )
-    handler.addFilter(_RedactingFilter(redactor))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.DEBUG if verbose else logging.WARNING)

@@ -13,9 +13,12 @@ and it reads results from the node store, never from what an agent says.
                     ──▶ human decisions (`carry`), then one axis per reviewer, from the
                          nodes IT raised (first or again) after verification
 
-Every reviewer is sent the same tools, system prompt and PR context block, so the
-reviewers on one model share one cached prefix; a focused reviewer's brief follows
-the context as a separate block. (The verifier has other tools: its own prefix.)
+Every agent — reviewers, focused reviewers, the verifier — is sent the same tools,
+system prompt and PR context block, so the agents on one model share one cached
+prefix; what is the agent's own (its role's brief, a reviewer's focus, the nodes the
+verifier is given) follows the context as a separate block. Which agent may judge
+which node is the lifecycle's rule, not the surface's (an author never confirms its
+own node).
 A rejected key (CREDENTIALS_REFUSED) stops every later agent; any other model error,
 a 403 for one model included, stops only the agent it happened to.
 
@@ -40,7 +43,7 @@ from reviewbot.agent.coverage import assess
 from reviewbot.agent.loop import Limits, ToolLoop
 from reviewbot.agent.model import ModelClient
 from reviewbot.agent.progress import Progress
-from reviewbot.agent.prompt import focus_text, system_prompt
+from reviewbot.agent.prompt import focus_text, role_text, system_prompt
 from reviewbot.config import ReviewConfig, ReviewerConfig
 from reviewbot.modes import Mode
 from reviewbot.nodes.boundary import Discarded
@@ -203,11 +206,12 @@ class _Panel:
             role="verifier",
             model=model,
             brief="",
-            context=self.packed.text + nodes,
+            context=self.packed.text,
+            after=nodes,
         )
 
     def _run_agent(
-        self, *, name: str, role: Role, model: str, brief: str, context: str
+        self, *, name: str, role: Role, model: str, brief: str, context: str, after: str = ""
     ) -> AgentReport:
         if self.client is None:
             return _not_started(name, role, model, StopReason.NO_CREDENTIALS, NO_CREDENTIALS)
@@ -233,7 +237,10 @@ class _Panel:
             clock=self.clock,
             spent=self.spent,
         )
-        result = loop.run(system=system_prompt(session), context=context, brief=focus_text(brief))
+        # After the shared prefix: what is this agent's own (role, focus, nodes to verify).
+        parts = (role_text(session.surface), focus_text(brief), after)
+        own = "\n\n".join(part.strip() for part in parts if part.strip())
+        result = loop.run(system=system_prompt(session), context=context, brief=own)
         self.spent = self.spent + result.usage
         if role == "reviewer":  # coverage is what the reviewers saw (see agent/coverage.py)
             self.read.append(session.views)
@@ -276,7 +283,12 @@ class _Panel:
 
     def _shown(self, node: ReviewNode) -> dict[str, object]:
         anchor = node.anchor
-        where = f"{anchor.path}:{anchor.start_line}-{anchor.end_line}" if anchor else ""
+        # The path is the PR's (a file name can say anything): a quoted name, never bare.
+        where = (
+            f"{hygiene.quoted(anchor.path, self.redactor)}, lines {anchor.start_line}–{anchor.end_line}"
+            if anchor
+            else ""
+        )
         text = f"{node.title}\n\n{node.body}"
         if anchor is not None:
             text += f"\n\nQuoted lines:\n{anchor.quote}"
@@ -286,7 +298,7 @@ class _Panel:
             "kind": node.kind.value,
             "author": ", ".join(node.raisers),
             "confidence": f"{node.confidence:g}",
-            "where": hygiene.one_line(where, self.redactor),
+            "where": where,
             "text": hygiene.wrap(text, kind="review_node", redactor=self.redactor, label=node.id),
         }
 
