@@ -6,22 +6,28 @@ Exit codes (documented in the README and in `reviewbot review --help`):
     1   --fail-on matched: the verdict reached the given level
     2   usage or configuration error (bad URL, flag, event, .reviewbot.toml)
     3   authentication: GitHub refused the token, or the Messages API rejected the key
-    4   not found: the PR, repository or ref does not exist or is not visible
+    4   not found: the PR, repository, ref or model does not exist or is not visible
     5   network: GitHub or the Messages API could not be reached or kept failing
     6   git could not produce the checkout or the diff
     70  internal error: a bug in reviewbot (run with --verbose for the traceback)
+    130 interrupted (Ctrl-C); the live progress line is cleared first
+    141 stdout was closed early (a reader such as `head` quit); the rest of the run completed
 
 A `ReviewbotError` prints its one-line message; any other exception is a bug and
-says so, with the traceback only under --verbose.
+says so, with the traceback only under --verbose. Codes 3, 4 and 5 also end a run
+whose agents the Messages API stopped, after the Hold was printed and published
+(`AgentReport.exit_code`): a failing API is not a verdict.
 """
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import NoReturn, TextIO
@@ -29,7 +35,7 @@ from typing import NoReturn, TextIO
 import click
 
 from reviewbot import __version__
-from reviewbot.agent.progress import Progress, RichProgress, SilentProgress
+from reviewbot.agent.progress import RichProgress, SilentProgress
 from reviewbot.app import (
     Job,
     RunOutcome,
@@ -40,21 +46,25 @@ from reviewbot.app import (
     save_reference,
 )
 from reviewbot.config import CONFIG_FILE
-from reviewbot.errors import AuthError, ReviewbotError, UsageError, VerdictGateError
+from reviewbot.errors import ReviewbotError, UsageError, VerdictGateError
 from reviewbot.output import (
     Format,
     default_report_path,
     emitter,
+    encodes_unicode,
     write_actions_outputs,
     write_report,
 )
 from reviewbot.redact import Redactor
-from reviewbot.report import StopReason, schema_json
+from reviewbot.report import Report, schema_json
 from reviewbot.settings import Settings
+from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import NoOperator, Operator, TerminalOperator
 from reviewbot.verdict.lattice import Verdict
 
 INTERNAL_ERROR = 70
+INTERRUPTED = 130  # 128 + SIGINT: what a shell reports for a command stopped by Ctrl-C
+CLOSED_STDOUT = 141  # 128 + SIGPIPE: what a shell reports when the reader of a pipe quit
 Target = Callable[..., RunOutcome]  # called with emit=…: one of the app flows
 log = logging.getLogger("reviewbot")
 
@@ -183,10 +193,12 @@ def review(
       1   --fail-on matched: the verdict reached the given level
       2   usage or configuration error (bad URL, flag, event, .reviewbot.toml)
       3   authentication: GitHub refused the token, or the Messages API rejected the key
-      4   not found: the PR, repository or ref does not exist or is not visible
+      4   not found: the PR, repository, ref or model does not exist or is not visible
       5   network: GitHub or the Messages API could not be reached or kept failing
       6   git could not produce the checkout or the diff
       70  internal error: a bug in reviewbot (run with --verbose for the traceback)
+      130 interrupted (Ctrl-C); the live progress line is cleared first
+      141 stdout was closed early (a reader such as `head` quit); the rest of the run completed
     """
     settings = Settings.from_environ(os.environ)
     _configure_logging(verbose, settings)
@@ -204,8 +216,9 @@ def review(
             ),
             verbose,
         )
+    progress = _progress()
     job = Job(
-        progress=_progress(),
+        progress=progress,
         post=post,
         model=model or None,
         config_path=config_path,
@@ -219,11 +232,14 @@ def review(
         target = partial(review_reference, from_snapshot, settings, job)
     else:
         target = partial(run_event, settings, job)
-    outcome = _run(
-        target, fmt=Format(fmt), output=output, redactor=settings.redactor, verbose=verbose
-    )
-    with _last_resort(verbose, settings.redactor):
+    delivery = _Delivery()
+    with _last_resort(verbose, settings.redactor, progress):
+        outcome = _run(
+            target, fmt=Format(fmt), output=output, redactor=settings.redactor, delivery=delivery
+        )
         _finish(outcome, settings, report_file or default_report_path(settings), fail_on, verbose)
+    if delivery.closed:  # everything else went well: say only that the reader missed output
+        sys.exit(CLOSED_STDOUT)
 
 
 @cli.command()
@@ -290,31 +306,80 @@ def version() -> None:
 # ---------------------------------------------------------------- helpers
 
 
+@dataclass(slots=True)
+class _Delivery:
+    """Whether stdout's reader got the output: a closed pipe is noted, never a crash."""
+
+    closed: bool = False
+
+
 def _run(
-    target: Target, *, fmt: Format, output: Path | None, redactor: Redactor, verbose: bool
+    target: Target, *, fmt: Format, output: Path | None, redactor: Redactor, delivery: _Delivery
 ) -> RunOutcome:
-    with _last_resort(verbose, redactor):
+    try:
+        stream: TextIO = _stdout() if output is None else output.open("w", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {output}: {exc.strerror}") from exc
+    emit = emitter(fmt, stream, redactor)
+
+    def deliver(report: Report, snapshot: PRSnapshot | None) -> None:
+        # The review is done (and published) when it is printed: a reader that quit early
+        # (`| head -1`) must not cost the report file, the outputs or the exit code.
         try:
-            stream: TextIO = sys.stdout if output is None else output.open("w", encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot write {output}: {exc.strerror}") from exc
-        try:
-            return target(emit=emitter(fmt, stream, redactor))
-        finally:
-            if stream is not sys.stdout:
-                stream.close()
+            emit(report, snapshot)
+        except BrokenPipeError:
+            delivery.closed = True
+            _discard_stdout()
+
+    try:
+        return target(emit=deliver if stream is sys.stdout else emit)
+    finally:
+        if stream is not sys.stdout:
+            stream.close()
+
+
+def _stdout() -> TextIO:
+    """stdout, where a character it cannot encode (a cp1252 console) becomes `?`, not a crash."""
+    if not encodes_unicode(sys.stdout) and isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(errors="replace")
+    return sys.stdout
+
+
+def _discard_stdout() -> None:
+    # Python flushes stdout once more at exit; aimed at /dev/null, that flush cannot fail.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # a stdout without a descriptor (tests): nothing to flush
+        pass
+    finally:
+        os.close(devnull)
 
 
 @contextmanager
-def _last_resort(verbose: bool, redactor: Redactor) -> Iterator[None]:
-    """A `ReviewbotError` is its one line and exit code; anything else is a bug: exit 70."""
+def _last_resort(
+    verbose: bool, redactor: Redactor, progress: LiveProgress | None = None
+) -> Iterator[None]:
+    """A `ReviewbotError` is its one line and exit code; Ctrl-C is 130; anything else exit 70.
+
+    The live progress line is stopped first in every case, so the terminal gets its cursor back.
+    """
     try:
         yield
+    except KeyboardInterrupt:
+        if progress is not None:
+            progress.close()
+        click.echo("\nreviewbot: interrupted", err=True)
+        sys.exit(INTERRUPTED)
     except ReviewbotError as exc:
+        if progress is not None:
+            progress.close()
         _fail(exc, verbose, redactor)
     except (
         Exception
     ) as exc:  # the CLI's last resort (STYLE 17): a bug exits 70 with one line, not a traceback
+        if progress is not None:
+            progress.close()
         if verbose:
             log.exception("internal error")
         message = redactor(f"{type(exc).__name__}: {exc}")
@@ -344,13 +409,13 @@ def _finish(
         f"reviewbot: verdict {verdict.label}" + (f" (report: {written})" if written else ""),
         err=True,
     )
-    refused = next(
-        (a for a in outcome.report.agents if a.stop_reason is StopReason.CREDENTIALS_REFUSED), None
-    )
-    if refused is not None:  # a broken secret must fail the step, after the Hold is published
-        _fail(
-            AuthError(refused.error or "the Messages API rejected ANTHROPIC_API_KEY"),
-            verbose,
+    # A refused key, an unknown model, an API that failed: the Hold is published, and the step
+    # fails with the error's own code (the first agent's: the others met the same cause).
+    failed = next((a for a in outcome.report.agents if a.exit_code is not None), None)
+    if failed is not None and failed.exit_code is not None:
+        _exit(
+            failed.error or f"the Messages API stopped the {failed.name} agent",
+            failed.exit_code,
             redact,
         )
     if fail_on != "none" and verdict >= Verdict.parse(fail_on):
@@ -360,14 +425,21 @@ def _finish(
 
 
 def _fail(exc: ReviewbotError, verbose: bool, redactor: Redactor | None = None) -> NoReturn:
-    redact = redactor or Redactor()
     if verbose:
         log.debug("error", exc_info=exc)
-    click.echo(f"reviewbot: error: {redact(str(exc))}", err=True)
-    sys.exit(exc.exit_code)
+    _exit(str(exc), exc.exit_code, redactor)
 
 
-def _progress() -> Progress:
+def _exit(message: str, code: int, redactor: Redactor | None = None) -> NoReturn:
+    redact = redactor or Redactor()
+    click.echo(f"reviewbot: error: {redact(message)}", err=True)
+    sys.exit(code)
+
+
+LiveProgress = RichProgress | SilentProgress
+
+
+def _progress() -> LiveProgress:
     # A live line only for a person at a terminal; CI logs get the final lines instead.
     return RichProgress() if sys.stderr.isatty() else SilentProgress()
 

@@ -6,6 +6,7 @@ model (that is publishing and the agents).
 
 from __future__ import annotations
 
+import codecs
 import json
 from collections.abc import Callable
 from enum import StrEnum
@@ -31,23 +32,41 @@ class Format(StrEnum):
     MARKDOWN = "markdown"
 
 
-def report_json(report: Report, redactor: Redactor) -> str:
-    return redactor(report.model_dump_json(indent=2)) + "\n"
+def report_json(report: Report, redactor: Redactor, *, ascii_only: bool = False) -> str:
+    text = redactor(report.model_dump_json(indent=2))
+    if ascii_only:  # the same JSON, every non-ASCII character as a \\u escape
+        text = json.dumps(json.loads(text), indent=2, ensure_ascii=True)
+    return text + "\n"
+
+
+def encodes_unicode(stream: TextIO) -> bool:
+    """Whether `stream` can take any character (not so: cp1252 consoles, PYTHONIOENCODING)."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        return codecs.lookup(encoding).name.startswith("utf")
+    except LookupError:
+        return False
 
 
 def emitter(
     fmt: Format, stream: TextIO, redactor: Redactor
 ) -> Callable[[Report, PRSnapshot | None], None]:
-    """A callback that writes one finished review to `stream` in `fmt`."""
+    """A callback that writes one finished review to `stream` in `fmt`.
+
+    On a stream that cannot encode every character, JSON and SARIF are written with
+    ASCII escapes (the same data); text and markdown rely on the stream's error handler.
+    """
+    ascii_only = not encodes_unicode(stream)
 
     def emit(report: Report, snapshot: PRSnapshot | None) -> None:
         match fmt:
             case Format.TEXT:
                 print_report(report, snapshot, stream, redactor=redactor)
             case Format.JSON:
-                stream.write(report_json(report, redactor))
+                stream.write(report_json(report, redactor, ascii_only=ascii_only))
             case Format.SARIF:
-                stream.write(json.dumps(to_sarif(report, redactor=redactor), indent=2) + "\n")
+                sarif = to_sarif(report, redactor=redactor)
+                stream.write(json.dumps(sarif, indent=2, ensure_ascii=ascii_only) + "\n")
             case Format.MARKDOWN:
                 stream.write(summary_markdown(report, snapshot=snapshot, redactor=redactor))
         stream.flush()

@@ -21,8 +21,9 @@ those before it in the same review have spent (`spent`): turns (per agent), inpu
 and output tokens, cost in USD (projected: a request that could cross the cap is
 not sent) and wall time. A `ModelClient` error ends this agent with its message and
 `StopReason.CREDENTIALS_REFUSED` when the key itself was rejected
-(`CredentialsRefusedError`), else `StopReason.ERROR`; nothing the agent already
-stored is lost.
+(`CredentialsRefusedError`), else `StopReason.ERROR`, and keeps the error's exit
+code (the CLI ends with it after publishing: a failing API is not a verdict);
+nothing the agent already stored is lost.
 
 Prompt caching: breakpoints on the last tool, on the system block and on the PR
 context block (the first block of the first user message) — the prefix that is
@@ -96,6 +97,7 @@ class LoopResult:
     turns: int
     usage: Usage
     error: str | None = None
+    exit_code: int | None = None  # set when the Messages API failed (not the model, not a budget)
     tool_calls: int = 0
     notes: tuple[str, ...] = ()
 
@@ -109,6 +111,7 @@ class NextTurn:
 class Finish:
     reason: StopReason
     error: str | None = None
+    exit_code: int | None = None
     messages: tuple[JSON, ...] = ()
 
 
@@ -171,6 +174,7 @@ class ToolLoop:
             turns=state.turns,
             usage=state.usage,
             error=finish.error,
+            exit_code=finish.exit_code,
             tool_calls=state.tool_calls,
             notes=tuple(state.notes),
         )
@@ -198,7 +202,10 @@ class ToolLoop:
             try:
                 response = self._client.create(request)
             except ReviewbotError as exc:
-                return Finish(reason=self._failed(exc), error=str(exc))
+                reason = self._failed(exc)
+                # Out of wall time is a budget, as if checked before the request: no failure.
+                code = None if reason is StopReason.TIMEOUT else exc.exit_code
+                return Finish(reason=reason, error=str(exc), exit_code=code)
             self._account(state, estimate, response)
             step = self._step(state, response)
             state.messages.extend(step.messages)

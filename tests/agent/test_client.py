@@ -9,7 +9,13 @@ import pytest
 
 from reviewbot.agent.client import AnthropicClient
 from reviewbot.agent.model import ModelRequest, TextBlock, ToolUseBlock
-from reviewbot.errors import AuthError, CredentialsRefusedError, ModelAPIError, NetworkError
+from reviewbot.errors import (
+    AuthError,
+    CredentialsRefusedError,
+    ModelAPIError,
+    ModelNotFoundError,
+    NetworkError,
+)
 from tests.agent.factories import API_KEY, MODEL, Sleeps, client_for
 from tests.fakes.messages_api import (
     Failure,
@@ -181,7 +187,7 @@ class TestErrorMapping:
             ),
             (
                 not_found("claude-nope"),
-                ModelAPIError,
+                ModelNotFoundError,
                 r"^model 'claude-sonnet-4-5' was not found \(404",
             ),
             (

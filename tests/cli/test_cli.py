@@ -108,10 +108,16 @@ class TestHelp:
 
     def test_review_help_has_the_whole_exit_code_table(self):
         """`review --help` lists every exit code with the meaning the module documents."""
-        assert len(EXIT_TABLE) == 8
+        assert len(EXIT_TABLE) == 10
         result = invoke(["review", "--help"])
         for code, meaning in EXIT_TABLE:
             assert re.search(rf"^ +{code} +{re.escape(meaning)}$", result.stdout, re.MULTILINE)
+
+    def test_the_readme_documents_the_same_exit_codes(self):
+        """The README's exit-code table lists exactly the codes the CLI documents."""
+        readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+        documented = re.findall(r"^\| (\d+) \| ", readme, flags=re.MULTILINE)
+        assert documented == [code for code, _ in EXIT_TABLE]
 
     def test_snapshot_help_has_its_exit_codes(self):
         """`snapshot --help` says what 0 and 2 mean for it."""

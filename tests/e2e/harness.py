@@ -34,6 +34,8 @@ from tests.fakes.server import LoopbackServer, Recorded, json_function_handler
 from tests.fakes.world import seed_pull
 
 WEBHOOKS = Path(__file__).resolve().parents[1] / "data" / "github-webhooks"
+# The checkout these tests belong to: its `reviewbot` is the one run, whatever is installed.
+SOURCE_ROOT = Path(__file__).resolve().parents[2]
 REPO = "octo/app"
 FORK = "forker/app"
 AUTHOR = "octocat"
@@ -56,7 +58,7 @@ class Run:
 
     args: tuple[str, ...]
     returncode: int
-    stdout: str
+    stdout: str  # empty when the run's stdout (or stderr) was not a pipe to this process
     stderr: str
     outputs: dict[str, str]  # GITHUB_OUTPUT, parsed
     step_summary: str
@@ -93,8 +95,8 @@ class Pending:
         return Run(
             args=self.args,
             returncode=self.process.returncode,
-            stdout=stdout,
-            stderr=stderr,
+            stdout=stdout or "",
+            stderr=stderr or "",
             outputs=_outputs(output.read_text(encoding="utf-8") if output.exists() else ""),
             step_summary=summary.read_text(encoding="utf-8") if summary.exists() else "",
             github=self.world.github_server.snapshot()[self.github_from :],
@@ -140,7 +142,12 @@ class World:
         """The environment of a GitHub Actions step (or, with github=False, of a terminal)."""
         home = folder / "home"
         home.mkdir()
-        env = {"PATH": BASE_PATH, "HOME": str(home), "LANG": "C.UTF-8"}
+        env = {
+            "PATH": BASE_PATH,
+            "HOME": str(home),
+            "LANG": "C.UTF-8",
+            "PYTHONPATH": str(SOURCE_ROOT),
+        }
         if anthropic:
             env |= {"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "ANTHROPIC_BASE_URL": self.model_server.url}
         if not github:
@@ -174,7 +181,11 @@ class World:
         anthropic: bool = True,
         github: bool = True,
         cwd: Path | None = None,
+        extra_env: Mapping[str, str] | None = None,
+        stdout: int = subprocess.PIPE,
+        stderr: int = subprocess.PIPE,
     ) -> Pending:
+        """Start reviewbot; `stdout`/`stderr` may be a descriptor (a pipe, a pty) instead."""
         folder = self.root / f"run-{next(self._runs)}"
         folder.mkdir()
         env = self.env(
@@ -183,11 +194,12 @@ class World:
         process = subprocess.Popen(
             [sys.executable, "-m", "reviewbot", *args],
             cwd=cwd or folder,
-            env=env,
+            env=env | dict(extra_env or {}),
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stdout=stdout,
+            stderr=stderr,
             text=True,
+            errors="replace",  # a run with another PYTHONIOENCODING still reads back
         )
         return Pending(
             world=self,
