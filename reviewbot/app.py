@@ -81,6 +81,7 @@ class Job:
     post: bool = False
     model: str | None = None
     config_path: str = CONFIG_FILE
+    config_required: bool = False  # an explicit --config: a missing file is an error
     operator: Operator = field(default_factory=NoOperator)
 
 
@@ -139,6 +140,10 @@ def connect(ref: PRRef, settings: Settings) -> Iterator[GitHub]:
         client.close()
 
 
+def _base_config(client: GitHubClient, info: PullRequestInfo, job: Job) -> ReviewConfig:
+    return fetch_base_config(client, info, path=job.config_path, required=job.config_required)
+
+
 def _configured(config: ReviewConfig, job: Job) -> ReviewConfig:
     return config if job.model is None else config.model_copy(update={"model": job.model})
 
@@ -184,7 +189,7 @@ def _review(
 ) -> RunOutcome:
     client = github.client
     info = fetch_pull_request(client, ref)
-    config = _configured(fetch_base_config(client, info, path=job.config_path), job)
+    config = _configured(_base_config(client, info, job), job)
     refusal = _why_not(github, info, config, expect_head=expect_head, actor=actor)
     if refusal is not None:
         return RunOutcome(skipped=refusal)
@@ -277,7 +282,7 @@ def refold_pull(github: GitHub, ref: PRRef, settings: Settings, job: Job, emit: 
     info = fetch_pull_request(client, ref)
     # The snapshot gives the config and the diff (for placement), not files for agents: its
     # checkout is an empty folder, so nothing can read the wrong tree's files.
-    config = _configured(fetch_base_config(client, info, path=job.config_path), job)
+    config = _configured(_base_config(client, info, job), job)
     publisher = _publisher(github, ref, config, settings)
     prior = publisher.load_prior_state()
     with tempfile.TemporaryDirectory(prefix="reviewbot-refold-") as empty:
@@ -297,7 +302,13 @@ def refold_pull(github: GitHub, ref: PRRef, settings: Settings, job: Job, emit: 
 def review_local(
     repo: Path, *, base: str, head: str, settings: Settings, job: Job, emit: Emit
 ) -> RunOutcome:
-    with local_snapshot(repo, base=base, head=head, config_path=job.config_path) as snapshot:
+    with local_snapshot(
+        repo,
+        base=base,
+        head=head,
+        config_path=job.config_path,
+        config_required=job.config_required,
+    ) as snapshot:
         snapshot = replace(snapshot, config=_configured(snapshot.config, job))
         with _agents(settings, job) as agents:
             report = review_snapshot(snapshot, agents=agents)

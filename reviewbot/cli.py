@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import NoReturn, TextIO
 
 import click
+from click.core import ParameterSource
 
 from reviewbot import __version__
 from reviewbot.agent.progress import RichProgress, SilentProgress
@@ -45,13 +46,14 @@ from reviewbot.app import (
     run_event,
     save_reference,
 )
-from reviewbot.config import CONFIG_FILE
+from reviewbot.config import CONFIG_FILE, config_path_in_repo
 from reviewbot.errors import ReviewbotError, UsageError, VerdictGateError
 from reviewbot.output import (
     Format,
     default_report_path,
     emitter,
     encodes_unicode,
+    prepare_file,
     write_actions_outputs,
     write_report,
 )
@@ -70,7 +72,9 @@ log = logging.getLogger("reviewbot")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(__version__, prog_name="reviewbot")
+@click.version_option(
+    __version__, "-V", "--version", prog_name="reviewbot", message="%(prog)s %(version)s"
+)
 def cli() -> None:
     """Review GitHub pull requests with Claude as a read-only agent.
 
@@ -107,7 +111,7 @@ def cli() -> None:
     default=False,
     envvar="REVIEWBOT_POST",
     show_default=True,
-    help="Publish the review, summary and check run on the PR.",
+    help="Publish the review, summary and check run on the PR (not with --local).",
 )
 @click.option(
     "--format",
@@ -121,13 +125,14 @@ def cli() -> None:
     "--output",
     "-o",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="Write the output to FILE instead of stdout.",
+    help="Write the output to FILE instead of stdout (parent folders are created).",
 )
 @click.option(
     "--report",
     "report_file",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="Also write the JSON report to FILE (in GitHub Actions: always, in RUNNER_TEMP).",
+    help="Also write the JSON report to FILE, checked before the review runs (parent folders "
+    "are created; in GitHub Actions: always, in RUNNER_TEMP).",
 )
 @click.option(
     "--model", envvar="REVIEWBOT_MODEL", help="Claude model (default: `model` in .reviewbot.toml)."
@@ -138,7 +143,8 @@ def cli() -> None:
     default=CONFIG_FILE,
     envvar="REVIEWBOT_CONFIG",
     show_default=True,
-    help="Path of the config file, read from the BASE branch (never the PR head).",
+    help="The config file, read from the BASE branch (never the PR head): a path in the "
+    "repository, relative to its root (or absolute inside the checkout). When given, it must exist.",
 )
 @click.option(
     "--fail-on",
@@ -216,12 +222,24 @@ def review(
             ),
             verbose,
         )
+    ctx = click.get_current_context()
+    report_path = report_file or default_report_path(settings)
+    try:
+        _refuse_ignored_options(ctx, local=local, post=post)
+        config_path, config_required = _config_choice(ctx, config_path, local, settings)
+        if (
+            report_path is not None
+        ):  # like -o: a path that cannot be written fails before the review
+            prepare_file(report_path, "the report")
+    except ReviewbotError as exc:
+        _fail(exc, verbose)
     progress = _progress()
     job = Job(
         progress=progress,
         post=post,
         model=model or None,
         config_path=config_path,
+        config_required=config_required,
         operator=_operator(non_interactive),
     )
     if pr_url:
@@ -237,7 +255,7 @@ def review(
         outcome = _run(
             target, fmt=Format(fmt), output=output, redactor=settings.redactor, delivery=delivery
         )
-        _finish(outcome, settings, report_file or default_report_path(settings), fail_on, verbose)
+        _finish(outcome, settings, report_path, fail_on, verbose)
     if delivery.closed:  # everything else went well: say only that the reader missed output
         sys.exit(CLOSED_STDOUT)
 
@@ -300,10 +318,46 @@ def version() -> None:
     Example:
       reviewbot version
     """
-    click.echo(__version__)
+    click.echo(f"reviewbot {__version__}")
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def _given(ctx: click.Context, name: str) -> bool:
+    return ctx.get_parameter_source(name) in (
+        ParameterSource.COMMANDLINE,
+        ParameterSource.ENVIRONMENT,
+    )
+
+
+def _refuse_ignored_options(ctx: click.Context, *, local: bool, post: bool) -> None:
+    """An option the chosen mode would silently ignore is a mistake worth one line."""
+    if local and post:
+        from_env = ctx.get_parameter_source("post") is ParameterSource.ENVIRONMENT
+        raise UsageError(
+            "--post publishes on a pull request, and --local has none"
+            + (" (REVIEWBOT_POST is set: unset it)" if from_env else " (drop --post)")
+        )
+    if not local and (_given(ctx, "base") or _given(ctx, "head")):
+        raise UsageError(
+            "--base and --head only apply to --local; a pull request has its own base and head"
+        )
+
+
+def _config_choice(
+    ctx: click.Context, given: str, local: bool, settings: Settings
+) -> tuple[str, bool]:
+    """The config path and whether it must exist: any --config must; REVIEWBOT_CONFIG only
+    when it names another file than the default (the Action always sets it)."""
+    source = ctx.get_parameter_source("config_path")
+    # --local resolves the path against its repository (git_repo); a PR's against the workspace.
+    path = given if local else config_path_in_repo(given, root=settings.workspace)
+    if source is ParameterSource.COMMANDLINE:
+        return path, True
+    # The Action always sets REVIEWBOT_CONFIG: to the default name unless configured otherwise.
+    default = given.strip() in (CONFIG_FILE, f"./{CONFIG_FILE}")
+    return path, source is ParameterSource.ENVIRONMENT and not default
 
 
 @dataclass(slots=True)
@@ -316,10 +370,12 @@ class _Delivery:
 def _run(
     target: Target, *, fmt: Format, output: Path | None, redactor: Redactor, delivery: _Delivery
 ) -> RunOutcome:
+    if output is not None:
+        prepare_file(output, "the output")
     try:
         stream: TextIO = _stdout() if output is None else output.open("w", encoding="utf-8")
     except OSError as exc:
-        raise UsageError(f"cannot write {output}: {exc.strerror}") from exc
+        raise UsageError(f"cannot write the output to {output}: {exc.strerror}") from exc
     emit = emitter(fmt, stream, redactor)
 
     def deliver(report: Report, snapshot: PRSnapshot | None) -> None:
@@ -402,9 +458,15 @@ def _finish(
         )
         write_actions_outputs(settings, None, None, redact)
         return
-    written = write_report(outcome.report, report_path, redact) if report_path is not None else None
-    write_actions_outputs(settings, outcome.report, written, redact)
     verdict = Verdict.parse(outcome.report.verdict)
+    try:
+        written = (
+            write_report(outcome.report, report_path, redact) if report_path is not None else None
+        )
+    except UsageError:  # the disk filled up since the check: the verdict line still comes first
+        click.echo(f"reviewbot: verdict {verdict.label}", err=True)
+        raise
+    write_actions_outputs(settings, outcome.report, written, redact)
     click.echo(
         f"reviewbot: verdict {verdict.label}" + (f" (report: {written})" if written else ""),
         err=True,

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import codecs
 import json
+import os
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
@@ -79,6 +80,18 @@ def default_report_path(settings: Settings) -> Path | None:
     if settings.in_actions:
         return (settings.runner_temp or Path.cwd()) / REPORT_NAME
     return None
+
+
+def prepare_file(path: Path, what: str) -> None:
+    """Make the parent folders of `path` and check it can be written: before the review runs."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot write {what} to {path}: {exc.strerror}") from exc
+    if path.is_dir():
+        raise UsageError(f"cannot write {what} to {path}: Is a directory")
+    if not os.access(path if path.exists() else path.parent, os.W_OK):
+        raise UsageError(f"cannot write {what} to {path}: Permission denied")
 
 
 def write_report(report: Report, path: Path, redactor: Redactor) -> Path:

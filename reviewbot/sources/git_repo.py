@@ -40,7 +40,14 @@ from urllib.parse import urlsplit
 
 from git import Blob, GitCommandError, InvalidGitRepositoryError, NoSuchPathError, Repo
 
-from reviewbot.config import CONFIG_FILE, ReviewConfig, config_origin, load_config
+from reviewbot.config import (
+    CONFIG_FILE,
+    ReviewConfig,
+    config_missing,
+    config_origin,
+    config_path_in_repo,
+    load_config,
+)
 from reviewbot.errors import ConfigError, NotFoundError, RepositoryError
 from reviewbot.sources.diff_index import DiffIndex, index_from_unified_diff
 from reviewbot.sources.snapshot import Origin, PRCommit, PRSnapshot
@@ -140,11 +147,15 @@ def diff_index(repo: Repo, old_sha: str, new_sha: str) -> DiffIndex:
     return index_from_unified_diff(bytes(raw).decode("utf-8", errors="replace"))
 
 
-def config_at(repo: Repo, sha: str, *, origin: str, path: str = CONFIG_FILE) -> ReviewConfig:
-    """`.reviewbot.toml` as committed at `sha`; the defaults when there is none."""
+def config_at(
+    repo: Repo, sha: str, *, origin: str, path: str = CONFIG_FILE, required: bool = False
+) -> ReviewConfig:
+    """`.reviewbot.toml` as committed at `sha`; the defaults when there is none (unless required)."""
     try:
         entry = repo.commit(sha).tree / path
     except KeyError:
+        if required:
+            raise config_missing(origin) from None
         return ReviewConfig()
     if not isinstance(entry, Blob):
         raise ConfigError(f"{origin}: is not a file")
@@ -168,17 +179,31 @@ def _text(message: str | bytes) -> str:
 
 @contextmanager
 def local_snapshot(
-    path: Path, *, base: str, head: str = "HEAD", config_path: str = CONFIG_FILE
+    path: Path,
+    *,
+    base: str,
+    head: str = "HEAD",
+    config_path: str = CONFIG_FILE,
+    config_required: bool = False,
 ) -> Iterator[PRSnapshot]:
     """The snapshot of `merge-base(base, head)..head` in the repository at `path`.
 
     `base_sha` is the merge base (what the diff is against); the config is read
-    from the tip of `base`. The checkout lives as long as the `with` block.
+    from the tip of `base` (`config_path` relative to the repository root, or absolute
+    inside it). The checkout lives as long as the `with` block.
     """
     repo = open_repo(path)
+    root = Path(str(repo.working_tree_dir)) if repo.working_tree_dir else None
+    config_path = config_path_in_repo(config_path, root=root)
     base_sha, head_sha = resolve(repo, base), resolve(repo, head)
     fork_point = merge_base(repo, base_sha, head_sha)
-    config = config_at(repo, base_sha, origin=config_origin(base, config_path), path=config_path)
+    config = config_at(
+        repo,
+        base_sha,
+        origin=config_origin(base, config_path),
+        path=config_path,
+        required=config_required,
+    )
     commits = commits_between(repo, fork_point, head_sha)
     head_commit = repo.commit(head_sha)
     with head_checkout(repo, head_sha) as checkout:

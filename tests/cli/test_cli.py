@@ -6,6 +6,7 @@ user mistake must come out as one `reviewbot: error:` line — never a traceback
 
 from __future__ import annotations
 
+import json
 import re
 import socket
 from collections.abc import Iterator, Mapping
@@ -330,3 +331,140 @@ class TestUnwritableOutputs:
         assert result.exit_code == 2, result.output
         assert "reviewbot: error: cannot write the report to" in result.stderr
         assert "Traceback" not in result.output
+
+
+# ---------------------------------------------------------------- options do what they say
+
+BROKEN_CONFIG = "[ci]\ngated = maybe\n"  # read → exit 2 naming line 2; ignored → a review runs
+
+
+def _local_repo(tmp_path: Path, base_config: str | None = BROKEN_CONFIG) -> Path:
+    base = {"a.py": "x = 1\n"} | ({".reviewbot.toml": base_config} if base_config else {})
+    return make_repo(tmp_path / "repo", base=base, head={"a.py": "x = 2\n"}).path
+
+
+class TestExplicitConfig:
+    @pytest.mark.parametrize(
+        "given",
+        ["./.reviewbot.toml", "{repo}/.reviewbot.toml", "sub/../.reviewbot.toml"],
+        ids=["dot-slash", "absolute", "dot-dot-inside"],
+    )
+    def test_every_spelling_of_the_file_reads_it(self, tmp_path, monkeypatch, given):
+        """`--config` as ./x, an absolute path in the checkout or a/../x reads that file at the base."""
+        repo = _local_repo(tmp_path)
+        monkeypatch.chdir(repo)
+        result = invoke(
+            ["review", "--local", "--base", "main", "--config", given.format(repo=repo)]
+        )
+        assert result.exit_code == 2, result.output
+        (line,) = error_lines(result)
+        assert "`.reviewbot.toml` (base branch main) line 2" in line
+
+    @pytest.mark.parametrize(
+        ("args", "message"),
+        [
+            (["--config", "missing.toml"], "`missing.toml` (base branch main): not found"),
+            (["--config", "/etc/reviewbot.toml"], "is outside the repository"),
+            (["--config", "../other.toml"], "is outside the repository"),
+        ],
+        ids=["missing", "absolute-outside", "dot-dot-outside"],
+    )
+    def test_an_explicit_config_that_cannot_be_read_exits_2(
+        self, tmp_path, monkeypatch, args, message
+    ):
+        """An explicit --config that is missing or outside the repository is one line, exit 2."""
+        monkeypatch.chdir(_local_repo(tmp_path, base_config=None))
+        result = invoke(["review", "--local", "--base", "main", *args])
+        assert result.exit_code == 2, result.output
+        (line,) = error_lines(result)
+        assert message in line
+
+    def test_reviewbot_config_naming_another_file_must_exist(self, tmp_path, monkeypatch):
+        """REVIEWBOT_CONFIG (the Action's config-path) naming a file that is not there exits 2."""
+        monkeypatch.chdir(_local_repo(tmp_path, base_config=None))
+        env = {"REVIEWBOT_CONFIG": "ci/reviewbot.toml"}
+        result = invoke(["review", "--local", "--base", "main"], env)
+        assert result.exit_code == 2, result.output
+        assert "`ci/reviewbot.toml` (base branch main): not found" in error_lines(result)[0]
+
+    def test_the_default_name_may_be_missing(self, tmp_path, monkeypatch):
+        """Without --config (or with the Action's REVIEWBOT_CONFIG default) a missing file is the defaults."""
+        monkeypatch.chdir(_local_repo(tmp_path, base_config=None))
+        result = invoke(
+            ["review", "--local", "--base", "main"], {"REVIEWBOT_CONFIG": ".reviewbot.toml"}
+        )
+        assert result.exit_code == 0, result.output
+
+    @pytest.mark.parametrize(
+        ("world", "given", "message"),
+        [
+            (
+                {"base": {".reviewbot.toml": BROKEN_CONFIG}},
+                "./.reviewbot.toml",
+                "line 2: Invalid value",
+            ),
+            ({}, "ci/missing.toml", "`ci/missing.toml` (base branch main): not found"),
+        ],
+        ids=["dot-slash", "missing"],
+        indirect=["world"],
+    )
+    def test_a_pull_request_reads_the_explicit_config_or_exits_2(self, world, given, message):
+        """For a PR, `--config ./x` reads x at the base, and a missing explicit file exits 2 before the model."""
+        result = invoke(["review", PR_URL, "--config", given], world_env(world))
+        assert result.exit_code == 2, result.output
+        (line,) = error_lines(result)
+        assert message in line
+        assert world.model.requests == []
+
+
+class TestRefusedCombinations:
+    @pytest.mark.parametrize(
+        ("args", "env", "message"),
+        [
+            (["--local", "--post"], {}, "--post publishes on a pull request"),
+            (["--local"], {"REVIEWBOT_POST": "true"}, "REVIEWBOT_POST"),
+            ([PR_URL, "--base", "main"], {}, "--base and --head only apply to --local"),
+            ([PR_URL, "--head", "HEAD~1"], {}, "--base and --head only apply to --local"),
+            (["--github-event", "--base", "dev"], {}, "--base and --head only apply to --local"),
+        ],
+        ids=["post-local", "post-env-local", "base-url", "head-url", "base-event"],
+    )
+    def test_options_that_would_be_ignored_are_refused(
+        self, tmp_path, monkeypatch, args, env, message
+    ):
+        """An option the chosen mode would silently ignore exits 2 with one line, before any work."""
+        monkeypatch.chdir(_local_repo(tmp_path, base_config=None))
+        result = invoke(["review", *args], env)
+        assert result.exit_code == 2, result.output
+        (line,) = error_lines(result)
+        assert message in line
+
+
+class TestVersion:
+    def test_every_way_to_ask_prints_the_same(self):
+        """`-V`, `--version` and `reviewbot version` print one identical line."""
+        outputs = {flag: invoke([flag]).stdout for flag in ("-V", "--version", "version")}
+        assert len(set(outputs.values())) == 1, outputs
+        assert re.fullmatch(r"reviewbot \d+\.\d+\.\d+\S*\n", outputs["version"])
+
+
+class TestOutputFiles:
+    @pytest.mark.parametrize("world", [{"base": {"app.py": APP_BASE}}], ids=["pr"], indirect=True)
+    def test_an_unwritable_report_path_is_refused_before_the_model_runs(self, world, tmp_path):
+        """--report under a regular file exits 2 before any model request, like -o."""
+        blocker = tmp_path / "file"
+        blocker.write_text("")
+        result = invoke(["review", PR_URL, "--report", str(blocker / "r.json")], world_env(world))
+        assert result.exit_code == 2, result.output
+        (line,) = error_lines(result)
+        assert "cannot write the report to" in line
+        assert world.model.requests == []
+
+    def test_both_files_get_their_parent_folders(self, tmp_path, monkeypatch):
+        """-o and --report into folders that do not exist yet create them, both."""
+        monkeypatch.chdir(_local_repo(tmp_path, base_config=None))
+        out, report = tmp_path / "a" / "b" / "out.json", tmp_path / "c" / "d" / "report.json"
+        argv = ["review", "--local", "--base", "main", "--format", "json", "-o", str(out)]
+        result = invoke([*argv, "--report", str(report)])
+        assert result.exit_code == 0, result.output
+        assert json.loads(out.read_text())["verdict"] == json.loads(report.read_text())["verdict"]
