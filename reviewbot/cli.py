@@ -24,6 +24,7 @@ from __future__ import annotations
 import io
 import logging
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -523,6 +524,34 @@ class _RedactingFilter(logging.Filter):
         return True
 
 
+class _GitHubRetryLines(logging.Filter):
+    """urllib3's `Retrying (GithubRetry(total=3, …)) after connection broken by '…': /path`
+    (PyGithub's transport) as one line of ours: the cause, the path, the attempts left."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if not (
+            isinstance(args, tuple) and len(args) == 3 and str(record.msg).startswith("Retrying")
+        ):
+            return True
+        from urllib3.util.retry import Retry  # loaded already: it is urllib3 that logs
+
+        retry, error, path = args
+        left = retry.total if isinstance(retry, Retry) else None
+        record.msg = "GitHub unreachable (%s) on %s; retrying, %s attempt(s) left"
+        record.args = (_cause(error), path, "some" if left is None else left)
+        return True
+
+
+def _cause(error: object) -> str:
+    """`Connection refused` out of urllib3's `NewConnectionError("HTTPConnection(…): … [Errno 111] Connection refused")`."""
+    text = str(error)
+    errno = re.search(r"\[Errno -?\d+\] ([^\"')]+)", text)
+    if errno:
+        return errno.group(1).strip()
+    return text.rsplit(": ", 1)[-1].strip() or type(error).__name__
+
+
 def _configure_logging(verbose: bool, settings: Settings) -> None:
     redactor, in_actions = settings.redactor, settings.in_actions
     handler = logging.StreamHandler(sys.stderr)
@@ -545,6 +574,8 @@ def _configure_logging(verbose: bool, settings: Settings) -> None:
     # bodies (PR text, pasted secrets) unredacted. Its records go through the handler above only.
     github.handlers.clear()
     github.propagate = True
+    pool = logging.getLogger("urllib3.connectionpool")
+    pool.filters[:] = [] if verbose else [_GitHubRetryLines()]
 
 
 def main() -> None:

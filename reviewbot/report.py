@@ -193,6 +193,14 @@ class Report(_Model):
     pr: PRInfo
     published: Published | None = None
 
+    @property
+    def no_model_ran(self) -> bool:
+        """Agents were due and none made a request (no key, a refused key): nothing was reviewed.
+
+        A refold has no agents: its coverage is the earlier review's, and stays true.
+        """
+        return bool(self.agents) and self.usage.requests == 0
+
     @staticmethod
     def reasons_of(decision: Decision) -> tuple[ReasonReport, ...]:
         return tuple(

@@ -468,3 +468,108 @@ class TestOutputFiles:
         result = invoke([*argv, "--report", str(report)])
         assert result.exit_code == 0, result.output
         assert json.loads(out.read_text())["verdict"] == json.loads(report.read_text())["verdict"]
+
+
+# ---------------------------------------------------------------- what people read
+
+TWO_FILES_BASE = {"a_util.py": "def f():\n    return 1\n", "z_core.py": "def g(x):\n    return x\n"}
+TWO_FILES_HEAD = {
+    "a_util.py": "def f():\n    return 2\n",
+    "z_core.py": "def g(x):\n    y = x\n    return eval(y)\n",
+}
+NIT = {
+    "kind": "suggestion",
+    "priority": "P2",
+    "confidence": 0.6,
+    "title": "A nit in the first file",
+    "anchor": {"path": "a_util.py", "start_line": 2, "end_line": 2, "quote": "    return 2"},
+}
+SEVERE = {
+    "kind": "bug",
+    "priority": "P0",
+    "confidence": 0.9,
+    "title": "eval in the last file",
+    "anchor": {
+        "path": "z_core.py",
+        "start_line": 2,
+        "end_line": 3,
+        "quote": "    y = x\n    return eval(y)",
+    },
+}
+
+
+def _local_env(world: World) -> dict[str, str]:
+    return {k: v for k, v in world_env(world).items() if not k.startswith("GITHUB_")}
+
+
+class TestHumanOutput:
+    def test_text_lists_findings_by_priority_with_their_lines(self, tmp_path, monkeypatch):
+        """A P0 in the last file comes before a P2 in the first; one line is `line N`, a range `lines N–M`."""
+        script = [
+            reply(tool_use("add_review_node", NIT)),
+            reply(tool_use("add_review_node", SEVERE)),
+            reply(tool_use("finalize_review", {"summary": "Two.", "verdict": "hold"})),
+            reply(text("Not confirmed.")),  # the verifier looks at the P0
+        ]
+        with open_world(
+            tmp_path / "world", base=TWO_FILES_BASE, head=TWO_FILES_HEAD, script=script
+        ) as world:
+            monkeypatch.chdir(world.repo)
+            result = invoke(["review", "--local", "--base", "main"], _local_env(world))
+        assert result.exit_code == 0, result.output
+        out = result.stdout
+        assert "eval in the last file" in out, out
+        assert out.index("eval in the last file") < out.index("A nit in the first file")
+        assert re.search(r"z_core\.py · lines 2–3", out), out
+        assert re.search(r"a_util\.py · line 2\b", out), out
+        assert "lines 2–2" not in out
+
+    def test_files_outside_the_budget_are_one_short_list(self, tmp_path, monkeypatch):
+        """Twenty files outside the context budget: the reason once, no model hint, a capped list."""
+        body = "".join(f"value_{i} = {i} * 1234567\n" for i in range(120))
+        base = {".reviewbot.toml": "[budget]\ncontext_tokens = 1000\n"}
+        head = {f"mod_{n:02d}.py": body for n in range(20)}
+        monkeypatch.chdir(make_repo(tmp_path / "repo", base=base, head=head).path)
+        result = invoke(["review", "--local", "--base", "main"])
+        assert result.exit_code == 0, result.output
+        out = result.stdout
+        assert "read the file if it matters" not in out
+        assert out.count("outside the context token budget") == 1, out
+        assert "mod_00.py" in out
+        assert len(out.splitlines()) < 60, out
+
+    @pytest.mark.parametrize("fmt", ["text", "markdown"])
+    def test_a_local_run_without_a_model_claims_no_coverage_or_posting(
+        self, tmp_path, monkeypatch, fmt
+    ):
+        """No key and no --post: nothing says files were reviewed or findings posted."""
+        monkeypatch.chdir(_local_repo(tmp_path, base_config=None))
+        result = invoke(["review", "--local", "--base", "main", "--format", fmt])
+        assert result.exit_code == 0, result.output
+        out = result.stdout
+        assert "Posted" not in out
+        assert "inline" not in out
+        assert not re.search(r"1 of 1 changed files", out), out
+        assert re.search(r"no model ran", out), out
+
+
+class TestGitHubRetryLines:
+    def test_an_unreachable_github_prints_one_line_of_ours_per_retry(self, monkeypatch):
+        """Each retry is one `reviewbot:` line naming the cause; urllib3's own lines never show."""
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        monkeypatch.setattr(urllib3.util.retry.Retry, "sleep", lambda self, response=None: None)
+        env = {"GITHUB_API_URL": f"http://127.0.0.1:{port}", "GITHUB_TOKEN": GITHUB_TOKEN}
+        result = invoke(["review", PR_URL], env)
+        assert result.exit_code == 5
+        assert "GithubRetry" not in result.stderr
+        assert "Retrying (" not in result.stderr
+        retries = [line for line in result.stderr.splitlines() if "retrying" in line]
+        assert len(retries) == 5, result.stderr
+        assert all(
+            line.startswith("reviewbot: GitHub unreachable (Connection refused)")
+            for line in retries
+        )
+        assert "4 attempt(s) left" in retries[0]
+        assert "0 attempt(s) left" in retries[-1]
