@@ -35,7 +35,7 @@ from reviewbot.report import Report
 from reviewbot.review import Agents, refold, review_snapshot
 from reviewbot.settings import Settings
 from reviewbot.sources.ci import ci_axis
-from reviewbot.sources.git_repo import local_snapshot, pr_checkout
+from reviewbot.sources.git_repo import local_snapshot, pr_checkout, uncommitted
 from reviewbot.sources.github import (
     PUBLIC_HOST,
     GitHubClient,
@@ -68,6 +68,10 @@ FORK_HINT = (
 NO_KEY_HINT = (
     "ANTHROPIC_API_KEY is not set: no model ran, so the reviewer axes are not_run and the "
     "verdict is at least Hold. Set ANTHROPIC_API_KEY (a repository secret in GitHub Actions)"
+)
+LEFT_OUT_HINT = (
+    "{count} uncommitted change(s) are not in this review (it covers the commits up to HEAD); "
+    "pass --worktree to review the working tree against the base"
 )
 
 Emit = Callable[[Report, PRSnapshot | None], None]
@@ -300,20 +304,36 @@ def refold_pull(github: GitHub, ref: PRRef, settings: Settings, job: Job, emit: 
 
 
 def review_local(
-    repo: Path, *, base: str, head: str, settings: Settings, job: Job, emit: Emit
+    repo: Path,
+    *,
+    base: str | None,
+    head: str,
+    settings: Settings,
+    job: Job,
+    emit: Emit,
+    worktree: bool = False,
 ) -> RunOutcome:
+    """`base` None: the repository's default branch; `worktree`: the working tree, not HEAD."""
+    left_out = uncommitted(repo) if head == "HEAD" and not worktree else 0
+    notes = (LEFT_OUT_HINT.format(count=left_out),) if left_out else ()
     with local_snapshot(
         repo,
         base=base,
         head=head,
+        worktree=worktree,
         config_path=job.config_path,
         config_required=job.config_required,
     ) as snapshot:
+        if not snapshot.diff.files:  # nothing changed: no model request, nothing to print
+            what = "the working tree" if worktree else head
+            return RunOutcome(
+                skipped=f"no changes between {snapshot.base_ref} and {what}", notes=notes
+            )
         snapshot = replace(snapshot, config=_configured(snapshot.config, job))
         with _agents(settings, job) as agents:
             report = review_snapshot(snapshot, agents=agents)
         emit(report, snapshot)
-        return RunOutcome(report=report, notes=() if agents.client else (NO_KEY_HINT,))
+        return RunOutcome(report=report, notes=notes + (() if agents.client else (NO_KEY_HINT,)))
 
 
 # ---------------------------------------------------------------- GitHub Actions events

@@ -94,9 +94,17 @@ def cli() -> None:
     "--local", is_flag=True, help="Review this git repository's HEAD against --base; no GitHub."
 )
 @click.option(
-    "--base", default="main", show_default=True, help="With --local: the ref to compare against."
+    "--base",
+    help="With --local: the ref to compare against (default: the branch origin/HEAD points "
+    "at, else main, else master).",
 )
 @click.option("--head", default="HEAD", show_default=True, help="With --local: the ref to review.")
+@click.option(
+    "--worktree",
+    is_flag=True,
+    help="With --local: review the working tree (uncommitted and untracked files, never "
+    "ignored ones) against --base, instead of HEAD.",
+)
 @click.option(
     "--github-event",
     is_flag=True,
@@ -166,8 +174,9 @@ def cli() -> None:
 def review(
     pr_url: str | None,
     local: bool,
-    base: str,
+    base: str | None,
     head: str,
+    worktree: bool,
     github_event: bool,
     from_snapshot: Path | None,
     post: bool,
@@ -226,7 +235,7 @@ def review(
     ctx = click.get_current_context()
     report_path = report_file or default_report_path(settings)
     try:
-        _refuse_ignored_options(ctx, local=local, post=post)
+        _refuse_ignored_options(ctx, local=local, post=post, worktree=worktree)
         config_path, config_required = _config_choice(ctx, config_path, local, settings)
         if (
             report_path is not None
@@ -246,7 +255,15 @@ def review(
     if pr_url:
         target: Target = partial(review_pull, pr_url, settings, job)
     elif local:
-        target = partial(review_local, Path.cwd(), base=base, head=head, settings=settings, job=job)
+        target = partial(
+            review_local,
+            Path.cwd(),
+            base=base,
+            head=head,
+            worktree=worktree,
+            settings=settings,
+            job=job,
+        )
     elif from_snapshot is not None:
         target = partial(review_reference, from_snapshot, settings, job)
     else:
@@ -332,7 +349,7 @@ def _given(ctx: click.Context, name: str) -> bool:
     )
 
 
-def _refuse_ignored_options(ctx: click.Context, *, local: bool, post: bool) -> None:
+def _refuse_ignored_options(ctx: click.Context, *, local: bool, post: bool, worktree: bool) -> None:
     """An option the chosen mode would silently ignore is a mistake worth one line."""
     if local and post:
         from_env = ctx.get_parameter_source("post") is ParameterSource.ENVIRONMENT
@@ -340,10 +357,13 @@ def _refuse_ignored_options(ctx: click.Context, *, local: bool, post: bool) -> N
             "--post publishes on a pull request, and --local has none"
             + (" (REVIEWBOT_POST is set: unset it)" if from_env else " (drop --post)")
         )
-    if not local and (_given(ctx, "base") or _given(ctx, "head")):
+    if not local and (_given(ctx, "base") or _given(ctx, "head") or worktree):
         raise UsageError(
-            "--base and --head only apply to --local; a pull request has its own base and head"
+            "--base, --head and --worktree only apply to --local; a pull request has its own "
+            "base and head"
         )
+    if worktree and _given(ctx, "head"):
+        raise UsageError("--worktree reviews the working tree: give it or --head, not both")
 
 
 def _config_choice(

@@ -19,7 +19,7 @@ from click.testing import CliRunner, Result
 from reviewbot import cli as cli_module
 from reviewbot.cli import cli
 from tests.e2e.harness import ANTHROPIC_KEY, GITHUB_TOKEN, World, open_world
-from tests.fakes.gitrepo import make_repo
+from tests.fakes.gitrepo import GitRepo, make_repo
 from tests.fakes.messages_api import Scripted, reply, text, tool_use
 
 PR_URL = "https://github.com/octo/app/pull/7"
@@ -216,7 +216,9 @@ class TestLocalErrors:
         )
         result = invoke(["review", "--local", "--base", "nosuchref"])
         assert result.exit_code == 4
-        assert error_lines(result) == ["reviewbot: error: unknown ref 'nosuchref'"]
+        (line,) = error_lines(result)
+        assert line.startswith("reviewbot: error: unknown ref 'nosuchref'")
+        assert "pass --base" in line
 
 
 # ---------------------------------------------------------------- configuration (2)
@@ -423,11 +425,29 @@ class TestRefusedCombinations:
         [
             (["--local", "--post"], {}, "--post publishes on a pull request"),
             (["--local"], {"REVIEWBOT_POST": "true"}, "REVIEWBOT_POST"),
-            ([PR_URL, "--base", "main"], {}, "--base and --head only apply to --local"),
-            ([PR_URL, "--head", "HEAD~1"], {}, "--base and --head only apply to --local"),
-            (["--github-event", "--base", "dev"], {}, "--base and --head only apply to --local"),
+            ([PR_URL, "--base", "main"], {}, "--base, --head and --worktree only apply to --local"),
+            (
+                [PR_URL, "--head", "HEAD~1"],
+                {},
+                "--base, --head and --worktree only apply to --local",
+            ),
+            (
+                ["--github-event", "--base", "dev"],
+                {},
+                "--base, --head and --worktree only apply to --local",
+            ),
+            ([PR_URL, "--worktree"], {}, "--base, --head and --worktree only apply to --local"),
+            (["--local", "--worktree", "--head", "HEAD~1"], {}, "give it or --head, not both"),
         ],
-        ids=["post-local", "post-env-local", "base-url", "head-url", "base-event"],
+        ids=[
+            "post-local",
+            "post-env-local",
+            "base-url",
+            "head-url",
+            "base-event",
+            "worktree-url",
+            "worktree-head",
+        ],
     )
     def test_options_that_would_be_ignored_are_refused(
         self, tmp_path, monkeypatch, args, env, message
@@ -573,3 +593,107 @@ class TestGitHubRetryLines:
         )
         assert "4 attempt(s) left" in retries[0]
         assert "0 attempt(s) left" in retries[-1]
+
+
+# ---------------------------------------------------------------- local reviews
+
+
+def _git(path: Path, *args: str) -> str:
+    return GitRepo(path).git(*args)
+
+
+class TestLocalReviews:
+    def test_no_changes_is_nothing_to_review_and_no_request(self, tmp_path, monkeypatch):
+        """A branch with no changes against the base says so, exits 0 and asks the model nothing."""
+        with open_world(tmp_path / "world", base={"a.py": "x = 1\n"}, head={}) as world:
+            monkeypatch.chdir(world.repo)
+            result = invoke(["review", "--local", "--base", "main"], _local_env(world))
+            assert world.model.requests == []
+        assert result.exit_code == 0, result.output
+        assert "reviewbot: nothing to review: no changes between main and HEAD" in result.stderr
+
+    def test_uncommitted_changes_are_reported(self, tmp_path, monkeypatch):
+        """Modified and untracked files are named as left out, with the option that reviews them."""
+        repo = _local_repo(tmp_path, base_config=None)
+        (repo / "a.py").write_text("x = 3\n")
+        (repo / "new.py").write_text("y = 1\n")
+        monkeypatch.chdir(repo)
+        result = invoke(["review", "--local", "--base", "main"])
+        assert result.exit_code == 0, result.output
+        assert "2 uncommitted change(s) are not in this review" in result.stderr
+        assert "--worktree" in result.stderr
+
+    def test_worktree_reviews_uncommitted_and_untracked_files_never_ignored_ones(
+        self, tmp_path, monkeypatch
+    ):
+        """--worktree sends modified and new files against the base; ignored files and the index stay out."""
+        base = {"a.py": "x = 1\n", ".gitignore": ".env\n"}
+        with open_world(
+            tmp_path / "world", base=base, head={}, script=[reply(text("Looks fine."))]
+        ) as world:
+            repo = world.repo
+            (repo / "a.py").write_text("x = 'UNCOMMITTED_EDIT'\n")
+            (repo / "new.py").write_text("y = 'UNTRACKED_FILE'\n")
+            (repo / ".env").write_text("TOKEN=IGNORED_SECRET\n")
+            before = (_git(repo, "status", "--porcelain"), _git(repo, "for-each-ref"))
+            monkeypatch.chdir(repo)
+            result = invoke(
+                ["review", "--local", "--base", "main", "--worktree"], _local_env(world)
+            )
+            sent = json.dumps(world.model.requests)
+            after = (_git(repo, "status", "--porcelain"), _git(repo, "for-each-ref"))
+        assert result.exit_code == 0, result.output
+        assert "UNCOMMITTED_EDIT" in sent
+        assert "UNTRACKED_FILE" in sent
+        assert "IGNORED_SECRET" not in sent
+        assert after == before  # the user's index, branches and refs are untouched
+        assert "uncommitted change(s) are not in this review" not in result.stderr
+
+    def test_the_default_base_is_origin_head(self, tmp_path, monkeypatch):
+        """Without --base, origin/HEAD's branch is the base (here it already holds the branch)."""
+        repo = make_repo(tmp_path / "repo", base={"a.py": "x = 1\n"}, head={"a.py": "x = 2\n"})
+        repo.git("update-ref", "refs/remotes/origin/trunk", repo.sha("feature"))
+        repo.git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/trunk")
+        monkeypatch.chdir(repo.path)
+        result = invoke(["review", "--local"])
+        assert result.exit_code == 0, result.output
+        assert "nothing to review: no changes between origin/trunk and HEAD" in result.stderr
+
+    def test_a_master_repository_needs_no_base(self, tmp_path, monkeypatch):
+        """Without origin/HEAD and main, `master` is the base: no "unknown ref 'main'"."""
+        repo = make_repo(tmp_path / "repo", base={"a.py": "x = 1\n"}, head={"a.py": "x = 2\n"})
+        repo.git("branch", "-m", "main", "master")
+        monkeypatch.chdir(repo.path)
+        result = invoke(["review", "--local", "--format", "json"])
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout)["pr"]["base_sha"] == repo.sha("master")
+
+    def test_no_default_base_says_what_to_pass(self, tmp_path, monkeypatch):
+        """A repository with neither origin/HEAD, main nor master: one line asking for --base."""
+        repo = make_repo(tmp_path / "repo", base={"a.py": "x = 1\n"}, head={"a.py": "x = 2\n"})
+        repo.git("branch", "-m", "main", "trunk")
+        monkeypatch.chdir(repo.path)
+        result = invoke(["review", "--local"])
+        assert result.exit_code == 4, result.output
+        (line,) = error_lines(result)
+        assert "pass --base" in line
+
+    def test_a_shallow_clone_is_told_to_fetch_history(self, tmp_path, monkeypatch):
+        """Branches cut off by a shallow clone: exit 6, and the line says how to fetch more history."""
+        origin = make_repo(tmp_path / "origin", base={"a.py": "x = 1\n"}, head={"a.py": "x = 2\n"})
+        origin.git("commit", "--quiet", "--allow-empty", "-m", "more")
+        clone = tmp_path / "clone"
+        GitRepo(tmp_path).git(
+            "clone",
+            "--quiet",
+            "--depth=1",
+            "--no-single-branch",
+            f"file://{origin.path}",
+            str(clone),
+        )
+        monkeypatch.chdir(clone)
+        result = invoke(["review", "--local", "--base", "origin/main"])
+        assert result.exit_code == 6, result.output
+        (line,) = error_lines(result)
+        assert "shallow" in line
+        assert "git fetch --unshallow" in line
