@@ -31,44 +31,33 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 import click
 from click.core import ParameterSource
 
 from reviewbot import __version__
-from reviewbot.agent.progress import RichProgress, SilentProgress
-from reviewbot.app import (
-    Job,
-    RunOutcome,
-    review_local,
-    review_pull,
-    review_reference,
-    run_event,
-    save_reference,
-)
-from reviewbot.config import CONFIG_FILE, config_path_in_repo
 from reviewbot.errors import ReviewbotError, UsageError, VerdictGateError
-from reviewbot.output import (
-    Format,
-    default_report_path,
-    emitter,
-    encodes_unicode,
-    prepare_file,
-    write_actions_outputs,
-    write_report,
-)
+from reviewbot.output import Format, default_report_path, encodes_unicode, prepare_file
 from reviewbot.redact import Redactor
-from reviewbot.report import Report, schema_json
 from reviewbot.settings import Settings
-from reviewbot.sources.snapshot import PRSnapshot
-from reviewbot.tools.ask_user import NoOperator, Operator, TerminalOperator
-from reviewbot.verdict.lattice import Verdict
+
+# Start-up: the SDKs, pydantic, rich and git cost a second to import, and `--help`, a usage
+# error or `version` need none of them. They are imported inside the commands that do.
+if TYPE_CHECKING:
+    from reviewbot.agent.progress import RichProgress, SilentProgress
+    from reviewbot.app import RunOutcome
+    from reviewbot.report import Report
+    from reviewbot.sources.snapshot import PRSnapshot
+    from reviewbot.tools.ask_user import Operator
+
+    LiveProgress = RichProgress | SilentProgress
+    Target = Callable[..., RunOutcome]  # called with emit=…: one of the app flows
 
 INTERNAL_ERROR = 70
 INTERRUPTED = 130  # 128 + SIGINT: what a shell reports for a command stopped by Ctrl-C
 CLOSED_STDOUT = 141  # 128 + SIGPIPE: what a shell reports when the reader of a pipe quit
-Target = Callable[..., RunOutcome]  # called with emit=…: one of the app flows
+CONFIG_DEFAULT = ".reviewbot.toml"  # reviewbot.config.CONFIG_FILE, without importing pydantic
 log = logging.getLogger("reviewbot")
 
 
@@ -149,7 +138,7 @@ def cli() -> None:
 @click.option(
     "--config",
     "config_path",
-    default=CONFIG_FILE,
+    default=CONFIG_DEFAULT,
     envvar="REVIEWBOT_CONFIG",
     show_default=True,
     help="The config file, read from the BASE branch (never the PR head): a path in the "
@@ -243,6 +232,8 @@ def review(
             prepare_file(report_path, "the report")
     except ReviewbotError as exc:
         _fail(exc, verbose)
+    from reviewbot.app import Job, review_local, review_pull, review_reference, run_event
+
     progress = _progress()
     job = Job(
         progress=progress,
@@ -303,6 +294,8 @@ def snapshot(out: Path, github_event: bool, verbose: bool) -> None:
       0   the reference was saved
       2   usage error: no GitHub event, or it names no single pull request head
     """
+    from reviewbot.app import save_reference
+
     settings = Settings.from_environ(os.environ)
     _configure_logging(verbose, settings)
     try:
@@ -325,6 +318,8 @@ def schema() -> None:
     Example:
       reviewbot schema > report.schema.json
     """
+    from reviewbot.report import schema_json
+
     click.echo(schema_json())
 
 
@@ -371,6 +366,8 @@ def _config_choice(
 ) -> tuple[str, bool]:
     """The config path and whether it must exist: any --config must; REVIEWBOT_CONFIG only
     when it names another file than the default (the Action always sets it)."""
+    from reviewbot.config import CONFIG_FILE, config_path_in_repo
+
     source = ctx.get_parameter_source("config_path")
     # --local resolves the path against its repository (git_repo); a PR's against the workspace.
     path = given if local else config_path_in_repo(given, root=settings.workspace)
@@ -391,6 +388,8 @@ class _Delivery:
 def _run(
     target: Target, *, fmt: Format, output: Path | None, redactor: Redactor, delivery: _Delivery
 ) -> RunOutcome:
+    from reviewbot.output import emitter
+
     if output is not None:
         prepare_file(output, "the output")
     try:
@@ -469,6 +468,9 @@ def _last_resort(
 def _finish(
     outcome: RunOutcome, settings: Settings, report_path: Path | None, fail_on: str, verbose: bool
 ) -> None:
+    from reviewbot.output import write_actions_outputs, write_report
+    from reviewbot.verdict.lattice import Verdict
+
     redact = settings.redactor
     for note in outcome.notes:
         click.echo(f"reviewbot: {redact(note)}", err=True)
@@ -519,15 +521,16 @@ def _exit(message: str, code: int, redactor: Redactor | None = None) -> NoReturn
     sys.exit(code)
 
 
-LiveProgress = RichProgress | SilentProgress
-
-
 def _progress() -> LiveProgress:
+    from reviewbot.agent.progress import RichProgress, SilentProgress
+
     # A live line only for a person at a terminal; CI logs get the final lines instead.
     return RichProgress() if sys.stderr.isatty() else SilentProgress()
 
 
 def _operator(non_interactive: bool) -> Operator:
+    from reviewbot.tools.ask_user import NoOperator, TerminalOperator
+
     if non_interactive or not sys.stdin.isatty():
         return NoOperator()
     return TerminalOperator(input=sys.stdin, output=sys.stderr)

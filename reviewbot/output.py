@@ -12,16 +12,17 @@ import os
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from reviewbot.errors import UsageError
-from reviewbot.publish.markdown import summary_markdown
-from reviewbot.publish.sarif import to_sarif
-from reviewbot.publish.terminal import print_report
 from reviewbot.redact import Redactor
-from reviewbot.report import Report
 from reviewbot.settings import Settings
-from reviewbot.sources.snapshot import PRSnapshot
+
+# The renderers pull in rich, jinja2 and pydantic: imported when a review is written, so
+# the CLI can read `Format` for its --help without them (bench/bench_startup.py).
+if TYPE_CHECKING:
+    from reviewbot.report import Report
+    from reviewbot.sources.snapshot import PRSnapshot
 
 REPORT_NAME = "reviewbot-report.json"
 
@@ -57,6 +58,10 @@ def emitter(
     On a stream that cannot encode every character, JSON and SARIF are written with
     ASCII escapes (the same data); text and markdown rely on the stream's error handler.
     """
+    from reviewbot.publish.markdown import summary_markdown
+    from reviewbot.publish.sarif import to_sarif
+    from reviewbot.publish.terminal import print_report
+
     ascii_only = not encodes_unicode(stream)
 
     def emit(report: Report, snapshot: PRSnapshot | None) -> None:
@@ -112,6 +117,8 @@ def write_actions_outputs(
         lines = [f"verdict={verdict}", f"report-path={report_path or ''}"]
         _append(settings.output_file, "\n".join(lines) + "\n")
     if settings.step_summary is not None and report is not None:
+        from reviewbot.publish.markdown import summary_markdown
+
         _append(settings.step_summary, summary_markdown(report, redactor=redactor) + "\n")
 
 
