@@ -34,7 +34,9 @@ from reviewbot.verdict.policy import (
     default_policy,
 )
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = (
+    "claude-sonnet-5"  # the newest Sonnet the anthropic SDK lists (tests/agent/test_pricing.py)
+)
 GENERAL_REVIEWER = "review"
 RESERVED_AXES = frozenset({"ci", "verifier"})
 
