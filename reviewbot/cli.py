@@ -7,7 +7,7 @@ Exit codes (documented in the README and in `reviewbot review --help`):
     2   usage or configuration error (bad URL, flag, event, .reviewbot.toml)
     3   authentication: GitHub refused the token, or the Messages API rejected the key
     4   not found: the PR, repository, ref or model does not exist or is not visible
-    5   network: GitHub or the Messages API could not be reached or kept failing
+    5   network: GitHub or the Messages API could not be reached, kept failing or refused a request
     6   git could not produce the checkout or the diff
     70  internal error: a bug in reviewbot (run with --verbose for the traceback)
     130 interrupted (Ctrl-C); the live progress line is cleared first
@@ -199,7 +199,7 @@ def review(
       2   usage or configuration error (bad URL, flag, event, .reviewbot.toml)
       3   authentication: GitHub refused the token, or the Messages API rejected the key
       4   not found: the PR, repository, ref or model does not exist or is not visible
-      5   network: GitHub or the Messages API could not be reached or kept failing
+      5   network: GitHub or the Messages API could not be reached, kept failing or refused a request
       6   git could not produce the checkout or the diff
       70  internal error: a bug in reviewbot (run with --verbose for the traceback)
       130 interrupted (Ctrl-C); the live progress line is cleared first
@@ -226,9 +226,8 @@ def review(
     try:
         _refuse_ignored_options(ctx, local=local, post=post, worktree=worktree)
         config_path, config_required = _config_choice(ctx, config_path, local, settings)
-        if (
-            report_path is not None
-        ):  # like -o: a path that cannot be written fails before the review
+        # Like -o: a path that cannot be written fails before the review, not after it.
+        if report_path is not None:
             prepare_file(report_path, "the report")
     except ReviewbotError as exc:
         _fail(exc, verbose)
@@ -441,21 +440,20 @@ def _last_resort(
     The live progress line is stopped first in every case, so the terminal gets its cursor back.
     """
     try:
-        yield
+        try:
+            yield
+        except BaseException:
+            if progress is not None:
+                progress.close()  # before any line is printed below it
+            raise
     except KeyboardInterrupt:
-        if progress is not None:
-            progress.close()
         click.echo("\nreviewbot: interrupted", err=True)
         sys.exit(INTERRUPTED)
     except ReviewbotError as exc:
-        if progress is not None:
-            progress.close()
         _fail(exc, verbose, redactor)
     except (
         Exception
     ) as exc:  # the CLI's last resort (STYLE 17): a bug exits 70 with one line, not a traceback
-        if progress is not None:
-            progress.close()
         if verbose:
             log.exception("internal error")
         message = redactor(f"{type(exc).__name__}: {exc}")
