@@ -309,6 +309,97 @@ def snapshot(out: Path, github_event: bool, verbose: bool) -> None:
     )
 
 
+@cli.command(name="eval")
+@click.argument("bench", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--limit", type=click.IntRange(min=1), help="Evaluate only the first N PRs selected.")
+@click.option(
+    "--only", "pattern", help="Only PRs whose URL or title matches: a glob, else a substring."
+)
+@click.option(
+    "--model",
+    envvar="REVIEWBOT_MODEL",
+    help="Claude model of the reviewers (default: reviewbot's default model).",
+)
+@click.option(
+    "--judge-model", help="Claude model of the judge (default: reviewbot's default model)."
+)
+@click.option("--resume", is_flag=True, help="Reuse the PRs a previous run finished (the cache).")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the results as JSON to FILE.",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    default=".reviewbot-eval",
+    show_default=True,
+    help="Where finished PRs are kept for --resume.",
+)
+@click.option("--verbose", "-v", is_flag=True, help="Log every step.")
+def evaluate(
+    bench: Path,
+    limit: int | None,
+    pattern: str | None,
+    model: str | None,
+    judge_model: str | None,
+    resume: bool,
+    out: Path | None,
+    cache_dir: Path,
+    verbose: bool,
+) -> None:
+    """Measure review quality on a benchmark of golden comments (dry runs: nothing is posted).
+
+    BENCH is a JSON list of {"pr_title", "url", "comments": [{"comment", "severity"}]},
+    the public Code Review Bench format. Each PR is reviewed by reviewbot's real pipeline,
+    each finding is matched to the golden comments by a separate judge, and precision,
+    recall and F1 are reported per PR, overall and by severity.
+
+    \b
+    Examples:
+      reviewbot eval golden_comments/sentry.json --out sentry-results.json
+      reviewbot eval bench.json --only getsentry/sentry --limit 3
+      reviewbot eval bench.json --resume --judge-model claude-opus-4-5
+
+    \b
+    Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, GITHUB_TOKEN or
+    GH_TOKEN (recommended: the unauthenticated API allows 60 requests an hour), GITHUB_API_URL.
+
+    \b
+    Exit codes:
+      0   every selected PR was reviewed, judged and scored
+      2   the file is unusable, or some entries are invalid (the valid PRs still run)
+      3   ANTHROPIC_API_KEY is not set, or the Messages API rejected it
+      4   a PR was not found (the other PRs still run); 5 network or judge; 6 git
+      70  internal error: a bug in reviewbot (run with --verbose for the traceback)
+    """
+    from reviewbot.config import DEFAULT_MODEL
+    from reviewbot.eval.command import evaluate as run_evaluation
+    from reviewbot.eval.runner import EvalOptions
+
+    settings = Settings.from_environ(os.environ)
+    _configure_logging(verbose, settings)
+    options = EvalOptions(
+        model=model or DEFAULT_MODEL,
+        judge_model=judge_model or DEFAULT_MODEL,
+        cache_dir=cache_dir,
+        resume=resume,
+        limit=limit,
+        only=pattern,
+    )
+    progress = _progress()
+    with _last_resort(verbose, settings.redactor, progress):
+        code = run_evaluation(
+            bench,
+            options,
+            settings,
+            out=out,
+            agent_progress=progress,
+            interactive=sys.stderr.isatty(),
+        )
+    sys.exit(code)
+
+
 @cli.command()
 def schema() -> None:
     """Print the JSON Schema of the `--format json` report.

@@ -77,7 +77,12 @@ class BudgetConfig(_Section):
     max_input_tokens: int = Field(default=4_000_000, ge=1_000)  # cache reads included
     max_output_tokens: int = Field(default=40_000, ge=256)
     max_cost_usd: float = Field(default=5.0, gt=0)
-    timeout_seconds: float = Field(default=900.0, gt=0)
+    timeout_seconds: float = Field(
+        default=900.0, gt=0, description="Wall time of the whole panel, model requests included."
+    )
+    tool_timeout_seconds: float = Field(
+        default=30.0, gt=0, description="Wall time of one tool call (a search, a git command)."
+    )
     context_tokens: int = Field(
         default=60_000, ge=1_000, description="Token budget for the packed PR diff."
     )
@@ -134,6 +139,14 @@ class PublishConfig(_Section):
     approve: bool = Field(default=True, description="Ship → APPROVE (else COMMENT).")
     max_inline_comments: int = Field(default=30, ge=0, le=50)
     review_drafts: bool = False
+    advisory_hold: bool = Field(
+        default=False,
+        strict=True,  # a TOML boolean, never "yes" or 1: this key decides whether Hold blocks
+        description=(
+            "Hold → a `neutral` check run (passes a required check) instead of `failure`. "
+            "Block and partial coverage always fail."
+        ),
+    )
 
 
 class ReviewConfig(_Section):
@@ -330,6 +343,12 @@ def matches_any(path: str, patterns: Sequence[str], *, rooted: bool = False) -> 
 
 @lru_cache(maxsize=512)
 def _glob_regex(pattern: str, rooted: bool = False) -> re.Pattern[str]:
+    return re.compile(glob_source(pattern, rooted=rooted))
+
+
+def glob_source(pattern: str, *, rooted: bool = False) -> str:
+    """The regular expression (for a full match) a glob stands for, in the common syntax of
+    Python's `re` and RE2 (the read tools match the model's globs with RE2, in linear time)."""
     anchored = rooted or pattern.startswith("/")
     pattern = pattern.lstrip("/")
     if not anchored and "/" not in pattern.rstrip("/"):
@@ -363,7 +382,7 @@ def _glob_regex(pattern: str, rooted: bool = False) -> re.Pattern[str]:
         else:
             out.append(re.escape(pattern[i]))
             i += 1
-    return re.compile("".join(out))
+    return "".join(out)
 
 
 def _class_end(pattern: str, start: int) -> int:

@@ -9,7 +9,8 @@
     │   └── ModelNotFoundError      the Messages API does not know the model (404)
     ├── NetworkError                an API could not be reached or kept failing         (5)
     │   ├── GitHubAPIError          GitHub answered with an error we cannot recover from
-    │   └── ModelAPIError           the Messages API answered with an error
+    │   ├── ModelAPIError           the Messages API answered with an error
+    │   └── ModelTimeoutError       no answer before the request's time (the run's budget) ran out
     ├── RepositoryError             git could not produce the checkout or the diff       (6)
     ├── LifecycleError              an illegal review-node state transition             (70)
     └── VerdictGateError            --fail-on matched the verdict                        (1)
@@ -73,6 +74,10 @@ class GitHubAPIError(NetworkError):
 
 class ModelAPIError(NetworkError):
     """The Messages API answered with an error that retries did not cure."""
+
+
+class ModelTimeoutError(NetworkError):
+    """The Messages API gave no answer within the request's time, the rest of the run's budget."""
 
 
 class RepositoryError(ReviewbotError):

@@ -129,15 +129,57 @@ class SkippedFile(_Model):
     reason: str
 
 
+class UnseenFile(_Model):
+    """A changed text file no agent saw: neither packed into the context nor read in full."""
+
+    path: str
+    old_path: str | None = Field(default=None, description="The path before a rename or copy.")
+    reason: str = Field(description="Why no agent saw it.")
+    remedy: str = Field(description="What to change so that the next review sees it.")
+
+
 class Coverage(_Model):
+    """What the agents actually saw of the PR's changed files.
+
+    A changed text file is seen when its patch was packed into the context, or when a
+    reviewer's read tools showed every line of its hunks (of the whole file, when GitHub
+    sent no patch) in full. Binary files, submodule pointers and files excluded by the base
+    config's `[paths]` are listed, but leaving them out is policy, not a gap. Every other
+    changed file nobody saw is `unseen`, and makes the coverage `partial`.
+    """
+
     files_total: int = Field(description="Changed files in the PR, as GitHub or git reports them.")
     files_in_context: int = Field(description="Files whose patch was given to the model in full.")
     files_listed: tuple[SkippedFile, ...] = Field(
         default=(),
         description="Files not packed into the context, and why (the model may still read them).",
     )
-    partial: bool = Field(description="True when part of the PR could not be reviewed at all.")
+    files_read: tuple[str, ...] = Field(
+        default=(),
+        description="Listed files a reviewer read in full with read_file or git_blame: seen.",
+    )
+    unseen: tuple[UnseenFile, ...] = Field(
+        default=(), description="Changed text files no agent saw, with the reason and the remedy."
+    )
+    files_unlisted: int = Field(
+        default=0, description="Changed files GitHub did not list (past its 3,000-file limit)."
+    )
+    partial: bool = Field(
+        description="True when part of the PR was not seen: an unseen or unlisted changed file."
+    )
     notes: tuple[str, ...] = ()
+
+    def covers(self, path: str | None) -> bool:
+        """Whether this run saw where an earlier finding at `path` (None: the whole PR) was.
+
+        Only then may its absence count as a fix. Unknown gaps (files GitHub did not list,
+        or a partial coverage recorded without its file list) cover nothing.
+        """
+        if not self.partial:
+            return True
+        if path is None or self.files_unlisted or not self.unseen:
+            return False
+        return all(path not in (f.path, f.old_path) for f in self.unseen)
 
 
 class PRInfo(_Model):
@@ -166,6 +208,10 @@ class Published(_Model):
     summary_comment_id: int | None = None
     check_run_id: int | None = None
     commit_status: bool = False
+    check_conclusion: Literal["success", "neutral", "failure"] | None = Field(
+        default=None,
+        description="The `reviewbot` check's conclusion (a commit status: `neutral` is `success`).",
+    )
     comments: tuple[PublishedComment, ...] = ()
     in_body: tuple[str, ...] = Field(
         default=(), description="Node ids listed in the body instead of inline."

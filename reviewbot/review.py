@@ -3,7 +3,9 @@
 `review_snapshot` runs the agents over a PR snapshot; `refold` re-judges the
 nodes already on a PR with fresh CI results and makes no model request. Both end
 in `finalize`, so the published verdict is the strictest of the agents'
-proposals, every axis and every node — nothing here can loosen it.
+proposals, every axis and every node — nothing here can loosen it. An earlier
+finding in a file this run did not see stands in the new report (`unseen_standing`):
+nobody looked, so nothing says it is fixed.
 
 Must not: read the environment, build clients or publish (that is `app.py`).
 """
@@ -19,7 +21,7 @@ from reviewbot.agent.panel import run_panel
 from reviewbot.agent.progress import Progress
 from reviewbot.config import is_excluded
 from reviewbot.nodes.boundary import Discarded
-from reviewbot.nodes.model import ReviewNode
+from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.publish.markers import PriorState, carry_over
 from reviewbot.redact import Redactor
 from reviewbot.report import (
@@ -36,6 +38,8 @@ from reviewbot.tools.ask_user import Operator
 from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.fold import finalize
 from reviewbot.verdict.lattice import Verdict
+
+_STANDING = frozenset({Status.OPEN, Status.CONSENSUS_READY})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -68,6 +72,8 @@ def review_snapshot(
     )
     # Human /confirm and /dismiss replies, and earlier peers' confirmations, are peers too.
     nodes = carry_over(panel.nodes, prior) if prior is not None else panel.nodes
+    if prior is not None:
+        nodes = (*nodes, *unseen_standing(prior, nodes, panel.coverage))
     axes = (*panel.axes, ci) if ci is not None else panel.axes
     discarded = (*panel.discarded, *(prior.discarded if prior else ()))
     return build_report(
@@ -117,6 +123,29 @@ def refold(
         usage=Usage(),
         coverage=prior.coverage(),
     )
+
+
+def unseen_standing(
+    prior: PriorState, nodes: Sequence[ReviewNode], coverage: Coverage
+) -> tuple[ReviewNode, ...]:
+    """Earlier open findings this run did not repeat and could not have: their file was unseen.
+
+    Nobody looked, so nothing says they are fixed: they stand in this run's report, with
+    their last status (human decisions applied), and count for its verdict. Their ids get
+    the reviewed head as a prefix so they never collide with this run's ids.
+    """
+    current = {node.fingerprint for node in nodes}
+    out = []
+    for node in prior.review_nodes():
+        path = node.anchor.path if node.anchor else None
+        if node.fingerprint in current or node.status not in _STANDING or coverage.covers(path):
+            continue
+        head = (node.commit_sha or "earlier")[:12]
+        note = f"carried from the review of {head}: this run did not see where it is"
+        out.append(
+            node.model_copy(update={"id": f"{head}:{node.id}"[:100], "notes": (*node.notes, note)})
+        )
+    return tuple(out)
 
 
 def build_report(

@@ -17,7 +17,8 @@ ADAPTERS = {
     "jinja2": ("render.py",),
     "click": ("cli.py",),
     "unidiff": ("sources/diff_index.py",),
-    "rich": ("publish/terminal.py", "agent/progress.py"),
+    "rich": ("publish/terminal.py", "agent/progress.py", "eval/terminal.py", "eval/command.py"),
+    "re2": ("tools/pattern.py",),
     "requests": (),
     "httpx": ("agent/client.py",),  # only to type the injectable transport-level client
 }

@@ -20,15 +20,26 @@ spend-limit 429 like any other, and it has no ceiling on the total wait. Here:
     other 4xx              ModelAPIError with the API's message
 
 Every response and error logs its `request-id`.
+
+A request's `timeout` is the time the whole call may take — every attempt, and every
+wait between attempts (the loop passes what is left of the run's `timeout_seconds`).
+Each attempt's timeout is the rest of it (capped by the client's own `timeout`);
+a retry whose wait would pass it is not waited, and an attempt that timed out at it is
+not retried: both are `ModelTimeoutError`. So a Messages API that accepts the
+connection and never answers costs the rest of the budget once, not `timeout` per
+attempt. httpx's timeouts are per read, so the body of an answer is also bounded as a
+whole (`_Bounded`, a response hook): one that is still arriving at the attempt's end
+is a timeout too, however steadily its bytes trickle in.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import random
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 import anthropic
@@ -49,6 +60,7 @@ from reviewbot.errors import (
     CredentialsRefusedError,
     ModelAPIError,
     ModelNotFoundError,
+    ModelTimeoutError,
     NetworkError,
     ReviewbotError,
 )
@@ -83,15 +95,21 @@ class AnthropicClient:
         http_client: httpx.Client | None = None,
         sleep: Callable[[float], None] = time.sleep,
         jitter: Callable[[], float] = random.random,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._base_url = base_url or DEFAULT_BASE_URL
+        self._clock = clock
+        self._ends = math.inf  # when the attempt in flight must have its whole answer
+        http = http_client or anthropic.DefaultHttpxClient()  # the SDK's own defaults
+        hooks = http.event_hooks
+        http.event_hooks = {**hooks, "response": [*hooks.get("response", []), self._bound]}
         # base_url is always explicit so the SDK never falls back to reading the environment.
         self._sdk = anthropic.Anthropic(
             api_key=api_key,
             base_url=self._base_url,
             max_retries=0,
             timeout=timeout,
-            http_client=http_client,
+            http_client=http,
         )
         self._timeout = timeout
         self._max_retries = max_retries
@@ -103,14 +121,24 @@ class AnthropicClient:
         self._sdk.close()
 
     def create(self, request: ModelRequest) -> ModelResponse:
+        deadline = self._clock() + (math.inf if request.timeout is None else request.timeout)
         waited = 0.0
         for attempt in range(self._max_retries + 1):
+            left = deadline - self._clock()
+            if left <= 0:
+                raise ModelTimeoutError(
+                    f"no time was left in the review's budget to ask the Messages API "
+                    f"(after {attempt} attempt(s))"
+                )
+            timeout = min(self._timeout, left)
+            self._ends = self._clock() + timeout
             try:
-                return self._send(request)
+                return self._send(request, timeout)
             except anthropic.APIStatusError as exc:
                 delay = self._retry_delay(exc, attempt)
                 if delay is None or attempt == self._max_retries or waited + delay > self._max_wait:
                     raise self._map_status(exc, request.model, attempt) from exc
+                self._within(deadline, delay, f"answered {exc.status_code}", exc)
                 log.warning(
                     "Messages API answered %s (request-id %s); retrying in %.1fs",
                     exc.status_code,
@@ -118,27 +146,50 @@ class AnthropicClient:
                     delay,
                 )
             except anthropic.APIConnectionError as exc:
+                if isinstance(exc, anthropic.APITimeoutError) and timeout == left:
+                    # This attempt was given all the time there was: retrying cannot help.
+                    raise ModelTimeoutError(
+                        f"the Messages API at {self._base_url} gave no answer within the "
+                        f"{left:.3g} s left of the review's time budget (timeout_seconds)"
+                    ) from exc
                 delay = self._backoff(attempt)
                 if attempt == self._max_retries or waited + delay > self._max_wait:
                     raise NetworkError(
                         f"could not reach the Messages API at {self._base_url} after "
                         f"{attempt + 1} attempt(s): {first_line(str(exc))}"
                     ) from exc
+                self._within(deadline, delay, "could not be reached", exc)
                 log.warning("Messages API unreachable (%s); retrying in %.1fs", exc, delay)
             self._sleep(delay)
             waited += delay
         raise AssertionError("unreachable: the last attempt returns or raises")  # pragma: no cover
 
-    def _send(self, request: ModelRequest) -> ModelResponse:
+    def _bound(self, response: httpx.Response) -> None:
+        """httpx response hook, before the body is read: the body must arrive by `_ends`."""
+        if isinstance(response.stream, httpx.SyncByteStream):
+            response.stream = _Bounded(response.stream, response.request, self._ends, self._clock)
+
+    def _within(self, deadline: float, delay: float, what: str, exc: Exception) -> None:
+        """Raise `ModelTimeoutError` when waiting `delay` before a retry would pass `deadline`."""
+        if self._clock() + delay >= deadline:
+            raise ModelTimeoutError(
+                f"the Messages API {what} ({first_line(str(exc))}); waiting {delay:.3g} s to "
+                "retry would pass the review's time budget (timeout_seconds)"
+            ) from exc
+
+    def _send(self, request: ModelRequest, timeout: float) -> ModelResponse:
         # The request dicts are built by the loop in the exact wire shape; the SDK's
         # TypedDicts describe the same JSON, so the casts change no value.
+        # tool_choice only when asked for: omitted, the API lets the model choose ("auto").
+        choice: Any = request.tool_choice if request.tool_choice is not None else anthropic.omit
         message = self._sdk.messages.create(
             model=request.model,
             max_tokens=request.max_tokens,
             system=cast(Any, list(request.system)),
             tools=cast(Any, list(request.tools)),
             messages=cast(Any, list(request.messages)),
-            timeout=min(request.timeout or self._timeout, self._timeout),
+            tool_choice=choice,
+            timeout=timeout,
         )
         request_id = message._request_id
         log.info("Messages API request-id %s (%s)", request_id, message.stop_reason)
@@ -198,6 +249,34 @@ class AnthropicClient:
                 f"Messages API answered {status} {kind} {tries}: {message} {where}"
             )
         return ModelAPIError(f"Messages API answered {status} {kind}: {message} {where}")
+
+
+class _Bounded(httpx.SyncByteStream):
+    """A response body that ends at `ends`: past it, the next chunk is a read timeout."""
+
+    def __init__(
+        self,
+        inner: httpx.SyncByteStream,
+        request: httpx.Request,
+        ends: float,
+        clock: Callable[[], float],
+    ) -> None:
+        self._inner = inner
+        self._request = request
+        self._ends = ends
+        self._clock = clock
+
+    def __iter__(self) -> Iterator[bytes]:
+        for chunk in self._inner:
+            if self._clock() >= self._ends:
+                raise httpx.ReadTimeout(
+                    "the answer was still arriving when the request's time ran out",
+                    request=self._request,
+                )
+            yield chunk
+
+    def close(self) -> None:
+        self._inner.close()
 
 
 def _block(raw: JSON) -> Block:

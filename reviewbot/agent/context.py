@@ -22,8 +22,8 @@ must not read files or call any API.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from reviewbot.agent import hygiene
 from reviewbot.agent.tokens import estimate_text
@@ -87,6 +87,8 @@ class PackedContext:
     in_context: tuple[str, ...]  # paths whose patch is in `text` (the rest: coverage.files_listed)
     tokens: int  # local estimate of `text`
     coverage: Coverage
+    # What each file left out for the budget would have cost, for the remedy coverage names.
+    patch_tokens: Mapping[str, int] = field(default_factory=dict)
 
 
 def render_patch(diff: FileDiff) -> str:
@@ -135,6 +137,7 @@ def pack_context(
     )
     remaining -= listing_share
     packed: list[PackedFile] = []
+    patch_tokens: dict[str, int] = {}
     for diff in candidates:
         item = _packed(diff, redactor)
         cost = _packed_cost(item)
@@ -142,6 +145,8 @@ def pack_context(
             packed.append(item)
             del listed[diff.path]
             remaining -= cost
+        else:
+            patch_tokens[diff.path] = cost
     packed.sort(key=lambda f: f.path)  # file order in the message follows the tree, not the rank
     ordered_listing = tuple(sorted(listed.values(), key=lambda f: f.path))
     named, grouped = _name_within(ordered_listing, listing_share + max(remaining, 0), redactor)
@@ -152,6 +157,7 @@ def pack_context(
         in_context=tuple(f.path for f in packed),
         tokens=estimate_text(text),
         coverage=coverage,
+        patch_tokens=patch_tokens,
     )
 
 

@@ -21,9 +21,16 @@ those before it in the same review have spent (`spent`): turns (per agent), inpu
 and output tokens, cost in USD (projected: a request that could cross the cap is
 not sent) and wall time. A `ModelClient` error ends this agent with its message and
 `StopReason.CREDENTIALS_REFUSED` when the key itself was rejected
-(`CredentialsRefusedError`), else `StopReason.ERROR`, and keeps the error's exit
-code (the CLI ends with it after publishing: a failing API is not a verdict);
-nothing the agent already stored is lost.
+(`CredentialsRefusedError`), `StopReason.TIMEOUT` when the wall time ran out while
+waiting for the answer (`ModelTimeoutError`), else `StopReason.ERROR`, and keeps the
+error's exit code unless it was the timeout (the CLI ends with it after publishing: a
+failing API is not a verdict); nothing the agent already stored is lost.
+
+Wall time is a bound, not a check between turns: each request may take what is left
+of the deadline (its timeout, retries and their waits included: `ModelRequest.timeout`),
+and each tool call `budget.tool_timeout_seconds`, but never more than TOOL_GRACE past
+the deadline — so the calls of a turn that arrives just before it (the findings it
+records) still run, and a call that would start later is answered "not run".
 
 Prompt caching: breakpoints on the last tool, on the system block and on the PR
 context block (the first block of the first user message) — the prefix that is
@@ -53,7 +60,7 @@ from reviewbot.agent.progress import Progress
 from reviewbot.agent.tokens import estimate_request
 from reviewbot.agent.toolbox import Toolbox, ToolResult
 from reviewbot.config import BudgetConfig
-from reviewbot.errors import CredentialsRefusedError, ReviewbotError
+from reviewbot.errors import CredentialsRefusedError, ModelTimeoutError, ReviewbotError
 from reviewbot.redact import Redactor
 from reviewbot.report import StopReason, Usage
 
@@ -61,6 +68,8 @@ log = logging.getLogger(__name__)
 
 EPHEMERAL: JSON = {"type": "ephemeral"}
 MAX_CUTOFFS = 3  # consecutive max_tokens turns before the agent is stopped
+TOOL_GRACE = 5.0  # seconds a tool call may run past the deadline
+OUT_OF_TIME = "not run: the review's wall-clock budget (timeout_seconds) ran out"
 MIN_RESPONSE_TOKENS = 256
 CUT_OFF_TOOL = (
     "your tool call was cut off at max_tokens, so it was not run; send it again, shorter "
@@ -78,6 +87,7 @@ class Limits:
     max_cost_usd: float
     deadline: float  # a `clock()` value
     response_max_tokens: int
+    tool_timeout: float = 30.0  # seconds, per tool call
 
     @classmethod
     def of(cls, budget: BudgetConfig, *, started: float) -> Limits:
@@ -88,6 +98,7 @@ class Limits:
             max_cost_usd=budget.max_cost_usd,
             deadline=started + budget.timeout_seconds,
             response_max_tokens=budget.response_max_tokens,
+            tool_timeout=budget.tool_timeout_seconds,
         )
 
 
@@ -216,7 +227,7 @@ class ToolLoop:
         # Only a rejected key ends the review for every agent; a 403 on one model does not.
         if isinstance(exc, CredentialsRefusedError):
             return StopReason.CREDENTIALS_REFUSED
-        if self._clock() >= self._limits.deadline:
+        if isinstance(exc, ModelTimeoutError) or self._clock() >= self._limits.deadline:
             return StopReason.TIMEOUT
         return StopReason.ERROR
 
@@ -234,7 +245,7 @@ class ToolLoop:
             system=system,
             tools=tools,
             messages=_with_moving_breakpoint(state.messages),
-            timeout=max(remaining, 1.0),
+            timeout=max(remaining, 0.0),
         )
 
     def _over_budget(self, state: _State, request: ModelRequest, estimate: int) -> Finish | None:
@@ -338,8 +349,12 @@ class ToolLoop:
         return results, ends
 
     def _call(self, call: ToolUseBlock) -> ToolResult:
+        limits = self._limits
+        timeout = min(limits.tool_timeout, limits.deadline + TOOL_GRACE - self._clock())
+        if timeout <= 0:
+            return ToolResult(content=OUT_OF_TIME, is_error=True)
         try:
-            return self._toolbox.call(call.name, call.input)
+            return self._toolbox.call(call.name, call.input, timeout=timeout)
         except Exception as exc:  # the tool-call boundary (STYLE 17): a crashing tool costs one is_error result, never the review
             log.exception("tool %s crashed", call.name)
             return ToolResult(

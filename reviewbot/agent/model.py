@@ -68,7 +68,10 @@ class ModelRequest:
     system: tuple[JSON, ...]
     tools: tuple[JSON, ...]
     messages: tuple[JSON, ...]
-    timeout: float | None = None  # seconds for this request (the run's remaining wall time)
+    # Seconds the whole call may take, retries and their waits included (the run's remaining
+    # wall time); None: only the client's own per-attempt ceiling.
+    timeout: float | None = None
+    tool_choice: JSON | None = None  # e.g. {"type": "tool", "name": …}; None: the API's default
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

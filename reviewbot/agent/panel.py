@@ -6,10 +6,12 @@ and it reads results from the node store, never from what an agent says.
 
     pack the PR once ──▶ each reviewer (config.all_reviewers): its own session and loop,
                          one shared NodeStore, the packed files counted as seen
+                         (what their read tools show them becomes the coverage)
                     ──▶ the verifier: a separate agent with a skeptical brief and the
                          confirm/dispute verbs, given the open nodes of the configured
                          priorities (skipped when there are none)
-                    ──▶ one axis per reviewer, from ITS nodes after verification
+                    ──▶ one axis per reviewer, from the nodes IT raised (first or again)
+                         after verification
 
 Every reviewer is sent the same tools, system prompt and PR context block, so the
 reviewers on one model share one cached prefix; a focused reviewer's brief follows
@@ -34,6 +36,7 @@ from typing import Literal
 
 from reviewbot.agent import hygiene
 from reviewbot.agent.context import PackedContext, pack_context
+from reviewbot.agent.coverage import assess
 from reviewbot.agent.loop import Limits, ToolLoop
 from reviewbot.agent.model import ModelClient
 from reviewbot.agent.progress import Progress
@@ -50,6 +53,7 @@ from reviewbot.tools.ask_user import Operator
 from reviewbot.tools.context import Workspace
 from reviewbot.tools.session import ReviewSession
 from reviewbot.tools.store import NodeStore
+from reviewbot.tools.views import HeadViews, merged
 from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.fold import axis_outcome
 from reviewbot.verdict.lattice import Verdict
@@ -141,6 +145,7 @@ class _Panel:
         self.spent = Usage()
         self.refused: str | None = None  # set when the credentials were rejected
         self.proposals: list[Verdict] = []
+        self.read: list[HeadViews] = []  # what each reviewer's read tools showed it
 
     def run(self) -> PanelOutcome:
         reviewers = [(r, self._review(r)) for r in self.config.all_reviewers]
@@ -153,7 +158,12 @@ class _Panel:
             agents=(*(report for _, report in reviewers), verifier),
             proposals=tuple(self.proposals),
             usage=self.spent,
-            coverage=self.packed.coverage,
+            coverage=assess(
+                self.packed,
+                self.workspace.diff,
+                merged(self.read),
+                context_tokens=self.config.budget.context_tokens,
+            ),
             packed_context_tokens=self.packed.tokens,
         )
 
@@ -218,6 +228,8 @@ class _Panel:
         )
         result = loop.run(system=system_prompt(session), context=context, brief=focus_text(brief))
         self.spent = self.spent + result.usage
+        if role == "reviewer":  # coverage is what the reviewers saw (see agent/coverage.py)
+            self.read.append(session.views)
         if result.stop_reason is StopReason.CREDENTIALS_REFUSED:
             self.refused = result.error
         proposal = session.proposal
@@ -247,7 +259,8 @@ class _Panel:
             return AxisResult(
                 name=reviewer.name, gated=reviewer.gated, outcome=Outcome.NOT_RUN, detail=detail
             )
-        own = [n for n in self.store.all() if n.author == reviewer.name]
+        # Every node this reviewer raised counts, also one another agent recorded first.
+        own = [n for n in self.store.all() if reviewer.name in n.raisers]
         outcome = axis_outcome(own, self.config.policy.node_policy())
         return AxisResult(
             name=reviewer.name, gated=reviewer.gated, outcome=outcome, detail=_count(own)
@@ -263,7 +276,7 @@ class _Panel:
             "id": node.id,
             "priority": node.priority.value,
             "kind": node.kind.value,
-            "author": node.author,
+            "author": ", ".join(node.raisers),
             "confidence": f"{node.confidence:g}",
             "where": hygiene.one_line(where, self.redactor),
             "text": hygiene.wrap(text, kind="review_node", redactor=self.redactor, label=node.id),

@@ -25,6 +25,8 @@ class Toolbox(Protocol):
         """The Messages API `tools` list (name, description, input_schema), byte-stable across turns."""
         ...
 
-    def call(self, name: str, tool_input: object) -> ToolResult:
-        """Guard, then run, one tool call; raises only when a tool crashes."""
+    def call(self, name: str, tool_input: object, *, timeout: float) -> ToolResult:
+        """Guard, then run, one tool call within `timeout` seconds; raises only when a tool crashes.
+
+        A call that reaches `timeout` answers with an `is_error` result saying so."""
         ...

@@ -5,7 +5,7 @@ Pure core: imports only the standard library and pydantic.
 
 from reviewbot.nodes.boundary import BoundaryResult, Discarded, admit, read_boundary
 from reviewbot.nodes.fingerprint import fingerprint
-from reviewbot.nodes.lifecycle import Action, Event, apply
+from reviewbot.nodes.lifecycle import Action, Event, also_raised, apply
 from reviewbot.nodes.model import Anchor, Dispute, Finding, Kind, Priority, ReviewNode, Status
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "ReviewNode",
     "Status",
     "admit",
+    "also_raised",
     "apply",
     "fingerprint",
     "read_boundary",

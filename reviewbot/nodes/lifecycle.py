@@ -1,7 +1,7 @@
-"""The review-node state machine: every status change goes through `apply`.
+"""The review-node state machine: every status change goes through `apply` (or `also_raised`).
 
     open ──confirm by a peer──▶ consensusReady
-      │  (confirm by the author: no-op)   │
+      │  (confirm by a raiser: no-op)     │
       ├──resolve──▶ resolved ◀──resolve───┤
       │              │ reopen             │
       │              ▼                    │
@@ -10,7 +10,9 @@
 
 A dispute never changes the status; it is recorded on the node and shown. The
 rule that a worker never confirms its own work (SPEC 5) lives here, in the type
-of transition, not in any prompt.
+of transition, not in any prompt. Every agent that raised a finding is one of its
+workers: when a second agent raises the same finding (`also_raised`), the node
+counts for that agent's axis too, and that agent's confirmation never counts.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from reviewbot.errors import LifecycleError
-from reviewbot.nodes.model import Dispute, ReviewNode, Status
+from reviewbot.nodes.model import Dispute, Finding, ReviewNode, Status
 
 
 class Action(StrEnum):
@@ -72,8 +74,35 @@ def apply(node: ReviewNode, event: Event) -> ReviewNode:
     return node.model_copy(update={"status": target})
 
 
+def also_raised(node: ReviewNode, by: str, finding: Finding) -> ReviewNode:
+    """`by` raised `finding` again (same fingerprint): one node, with `by` among its raisers.
+
+    The node keeps its text and anchor; its priority and confidence become the stricter of
+    the two assessments (more evidence never loosens). A confirmation `by` gave earlier is
+    withdrawn (a raiser is not a peer), and a node no peer confirms any more is open again.
+    """
+    if node.status not in (_O, _C):
+        raise LifecycleError(f"cannot raise review node {node.id} again: it is {node.status.value}")
+    if by in node.raisers:
+        return node
+    confirmed = tuple(peer for peer in node.confirmed_by if peer != by)
+    update: dict[str, object] = {
+        "also_raised_by": (*node.also_raised_by, by),
+        "confirmed_by": confirmed,
+        "status": _C if confirmed else _O,
+    }
+    if _severity(finding) < _severity(node):
+        update |= {"priority": finding.priority, "confidence": finding.confidence}
+    return node.model_copy(update=update)
+
+
+def _severity(finding: Finding) -> tuple[int, float]:
+    """Smaller is stricter: the higher priority (P0), then the higher confidence."""
+    return finding.priority.rank, -finding.confidence
+
+
 def _confirm(node: ReviewNode, peer: str) -> ReviewNode:
-    if peer == node.author:
+    if peer in node.raisers:
         return node  # a worker never confirms its own work: no-op, by construction
     if peer in node.confirmed_by:
         return node

@@ -181,6 +181,15 @@ class ReviewNode(Finding):
         StringConstraints(strict=True, min_length=1, max_length=100, pattern=r"^[A-Za-z0-9._:-]+$"),
     ]
     author: Annotated[str, StringConstraints(strict=True, min_length=1, max_length=100)]
+    also_raised_by: tuple[
+        Annotated[str, StringConstraints(strict=True, min_length=1, max_length=100)], ...
+    ] = Field(
+        default=(),
+        description=(
+            "Other agents that raised the same finding (same fingerprint) after the author; "
+            "the node counts for each raiser's axis."
+        ),
+    )
     status: Status = Status.OPEN
     confirmed_by: tuple[
         Annotated[str, StringConstraints(strict=True, min_length=1, max_length=100)], ...
@@ -193,3 +202,8 @@ class ReviewNode(Finding):
     notes: tuple[Annotated[str, StringConstraints(strict=True, max_length=2_000)], ...] = Field(
         default=(), description="Harness remarks, e.g. that an anchor was re-located to its quote."
     )
+
+    @property
+    def raisers(self) -> tuple[str, ...]:
+        """Every agent that raised this finding, the author first: whose axes it counts for."""
+        return (self.author, *self.also_raised_by)

@@ -297,10 +297,27 @@ def _coverage(report: Report) -> list[str]:
     if coverage.partial:
         lines.append("**Partial coverage**: this review does not cover the whole PR")
     lines.extend(cell(note) for note in coverage.notes)
-    shown = coverage.files_listed[:MAX_LISTED_FILES]
-    lines.extend(f"Not in context: `{cell(f.path)}` — {cell(f.reason)}" for f in shown)
-    if len(coverage.files_listed) > len(shown):
-        more = len(coverage.files_listed) - len(shown)
+    # Files nobody saw come first, each with what to change; they are not repeated below.
+    unseen = coverage.unseen[:MAX_LISTED_FILES]
+    lines.extend(
+        f"**Not seen** by any reviewer: `{cell(f.path)}` — {cell(f.reason)}; "
+        f"to review it: {cell(f.remedy)}"
+        for f in unseen
+    )
+    if len(coverage.unseen) > len(unseen):
+        more = len(coverage.unseen) - len(unseen)
+        lines.append(f"… and {more:,} more file(s) not seen (the JSON report lists them all)")
+    named = {f.path for f in coverage.unseen}
+    read = set(coverage.files_read)
+    listed = [f for f in coverage.files_listed if f.path not in named]
+    shown = listed[: max(MAX_LISTED_FILES - len(unseen), 0)]
+    lines.extend(
+        f"Not in context: `{cell(f.path)}` — "
+        + ("read in full by a reviewer" if f.path in read else cell(f.reason))
+        for f in shown
+    )
+    if len(listed) > len(shown):
+        more = len(listed) - len(shown)
         lines.append(f"… and {more:,} more file(s) not in context (the JSON report lists them all)")
     return lines
 

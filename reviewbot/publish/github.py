@@ -14,22 +14,32 @@ requests, so the calls a run makes are the ones listed here:
     3      PATCH /issues/comments/{id} or POST /issues/{n}/comments    the summary, edited in place
     4      POST /check-runs  (403 → POST /statuses/{sha})             the verdict for branch protection
 
-The verdict as branch protection sees it:
+The verdict as branch protection sees it (GitHub counts `success`, `neutral` and
+`skipped` as passing a required check, a commit status only `success`):
 
-    verdict                     check run conclusion   commit status (fallback)
-    Ship                        success                success
-    Ship, coverage partial/none neutral                failure  "Ship, not a clean pass: …"
-    Hold                        neutral                failure  "Hold: …"
-    Block                       failure                failure  "Block: …"
+    verdict                      check run   commit status (fallback)   title / description
+    Ship, full coverage          success     success                    "Ship: …"
+    Ship, coverage partial/none  failure     failure                    "Ship, not a clean pass (coverage is partial): …"
+    Hold (default)               failure     failure                    "Hold (blocks merge): …"
+    Hold, `advisory_hold = true` neutral     success                    "Hold (advisory): …"
+    Hold, coverage partial/none  failure     failure                    "Hold (blocks merge: coverage is partial): …"
+    Block                        failure     failure                    "Block: …"
 
-Commit statuses have no neutral state, and a Hold must never turn a required
-status green, so the fallback sends `failure` and its description says which
-verdict it stands for.
+`failure` rather than `action_required`: both keep a required check failing, but
+`action_required` promises a fix on the integrator's `details_url`, and a check run
+made with an Actions GITHUB_TOKEN gets its Details link set to the workflow run
+whatever `details_url` says. `advisory_hold` comes from the base branch's config.
+Commit statuses have no neutral state; the fallback passes exactly when the check
+run would (an advisory Hold is `success`), and its description says which verdict
+it stands for.
 
 Earlier findings missing from this run are marked resolved only when the run
-could have found them: a new head, every reviewer agent ran to a normal end, and
-the coverage was reported and complete. A run without a key, with a rejected key,
-a crash, an exhausted budget or partial coverage resolves nothing.
+could have found them: a new head, every reviewer agent ran to a normal end, the
+coverage was reported, and it covers the finding's file (`Coverage.covers`: a file
+no reviewer saw keeps its findings open; past GitHub's file-listing limit, nothing
+resolves). A run without a key, with a rejected key, a crash or an exhausted
+budget resolves nothing. A Ship with partial coverage is posted as COMMENT, never
+APPROVE.
 
 Failure paths add calls that do not grow with the findings either: an approval
 GitHub refuses is re-posted as COMMENT; a 422 for the review (GitHub does not say
@@ -331,20 +341,17 @@ class GitHubPublisher:
         if self._review_needed(report, plan, prior):
             posted = self._post_review(report, plan, snapshot, link_of)
         comments = self._read_back(posted)
-        vanished = _vanished(report, prior, snapshot.head_sha)
         notes.extend(posted.notes)
-        if vanished and not _could_resolve(report):
-            notes.append(
-                f"{len(vanished)} earlier finding(s) were not reported again, but this run did not "
-                "review the whole PR to a normal end, so none is marked resolved."
-            )
-            vanished = []
+        vanished, kept = _resolvable(report, _vanished(report, prior, snapshot.head_sha))
+        notes.extend(kept)
         notes.extend(self._mark_resolved(vanished, snapshot.head_sha))
         marker = SummaryMarker.of(report, head_sha=snapshot.head_sha, redactor=self.redact)
         summary_id = self._upsert_summary(
             report, posted.plan, [p.node for p in vanished], marker, link_of, notes, prior
         )
-        check_id, status = self._set_check(report, snapshot.head_sha, posted.plan, link_of)
+        check_id, status, conclusion = self._set_check(
+            report, snapshot.head_sha, posted.plan, link_of
+        )
         return Published(
             review_id=posted.review.id if posted.review else None,
             review_url=posted.review.html_url if posted.review else None,
@@ -352,6 +359,7 @@ class GitHubPublisher:
             summary_comment_id=summary_id,
             check_run_id=check_id,
             commit_status=status,
+            check_conclusion=conclusion,
             comments=comments,
             in_body=tuple(item.node.id for item in posted.plan.body) if posted.review else (),
             already_posted=tuple(node.id for node in posted.plan.already_posted),
@@ -371,8 +379,9 @@ class GitHubPublisher:
     ) -> _Posted:
         verdict = Verdict.parse(report.verdict)
         event: Event = _EVENTS[verdict]
-        if event == "APPROVE" and not self.config.approve:
-            event = "COMMENT"
+        partial = report.coverage is None or report.coverage.partial
+        if event == "APPROVE" and (not self.config.approve or partial):
+            event = "COMMENT"  # an approval is a clean pass: never for a partial review
         head = checkout_reader(snapshot.checkout)
         notes: list[str] = []
         for _ in range(3):  # approval refused, comments refused, then the final post
@@ -539,10 +548,10 @@ class GitHubPublisher:
 
     def _set_check(
         self, report: Report, head_sha: str, plan: Plan, link_of: LinkBuilder
-    ) -> tuple[int | None, bool]:
+    ) -> tuple[int | None, bool, Conclusion]:
         """A check run carrying the verdict; a commit status when check runs are not permitted."""
-        conclusion = check_conclusion(report)
-        title = finish(_check_title(report), self.redact, limit=1_000)
+        conclusion, qualifier = _gate(report, advisory_hold=self.config.advisory_hold)
+        title = finish(_check_title(report, qualifier), self.redact, limit=1_000)
         summary = summary_body(
             report,
             plan=plan,
@@ -563,41 +572,61 @@ class GitHubPublisher:
         except _HTTPError as exc:
             if exc.status != 403:
                 raise
-            # No neutral for statuses: Hold is `failure` (never a false green); see the docstring.
-            state = "success" if conclusion == "success" else "failure"
+            # No neutral for statuses: the status passes exactly when the check run would
+            # (an advisory Hold → success, every other Hold → failure); see the docstring.
+            state = "failure" if conclusion == "failure" else "success"
             status = {
                 "state": state,
                 "context": CHECK_NAME,
-                "description": _status_description(report, conclusion, self.redact),
+                "description": _status_description(report, qualifier, self.redact),
             }
             self._api.call("POST", f"/statuses/{head_sha}", status)
-            return None, True
-        return _Created.model_validate(data).id, False
+            return None, True, conclusion
+        return _Created.model_validate(data).id, False, conclusion
 
 
-def check_conclusion(report: Report) -> Literal["success", "neutral", "failure"]:
-    """Ship → success, Hold → neutral, Block → failure; partial coverage is never success."""
-    verdict = Verdict.parse(report.verdict)
+Conclusion = Literal["success", "neutral", "failure"]
+
+
+def check_conclusion(report: Report, *, advisory_hold: bool = False) -> Conclusion:
+    """The `reviewbot` check's conclusion: only a fully covered Ship (or an advisory Hold) passes."""
+    return _gate(report, advisory_hold=advisory_hold)[0]
+
+
+def _gate(report: Report, *, advisory_hold: bool) -> tuple[Conclusion, str]:
+    """The conclusion and what it means next to the verdict's name (see the module docstring).
+
+    GitHub counts `success`, `neutral` and `skipped` as passing a required check, so
+    everything that must keep a PR unmergeable is `failure`. Partial or unreported
+    coverage is never a pass, whatever the verdict and `advisory_hold`.
+    """
+    verdict, gap = Verdict.parse(report.verdict), _coverage_gap(report)
     if verdict is Verdict.BLOCK:
-        return "failure"
-    partial = report.coverage is not None and report.coverage.partial
-    if verdict is Verdict.HOLD or partial or report.coverage is None:
-        return "neutral"
-    return "success"
+        return "failure", ""
+    if verdict is Verdict.SHIP:
+        return ("success", "") if gap is None else ("failure", f", not a clean pass ({gap})")
+    if gap is not None:
+        return "failure", f" (blocks merge: {gap})"
+    if advisory_hold:
+        return "neutral", " (advisory)"
+    return "failure", " (blocks merge)"
 
 
-def _check_title(report: Report) -> str:
+def _coverage_gap(report: Report) -> str | None:
+    if report.coverage is None:
+        return "coverage was not reported"
+    return "coverage is partial" if report.coverage.partial else None
+
+
+def _check_title(report: Report, qualifier: str) -> str:
     label = VERDICT_LABEL[Verdict.parse(report.verdict)]
-    return f"{label}: {deciding(report)[0]}"
+    return f"{label}{qualifier}: {deciding(report)[0]}"
 
 
-def _status_description(report: Report, conclusion: str, redactor: Redactor) -> str:
-    """`Hold: …`: the verdict a `failure` status stands for, in GitHub's 140 characters."""
-    verdict = Verdict.parse(report.verdict)
-    label = verdict.name.capitalize()
-    if verdict is Verdict.SHIP and conclusion != "success":
-        label = "Ship, not a clean pass"  # partial or unreported coverage
-    text = redactor(f"{label}: {deciding(report)[0]}")
+def _status_description(report: Report, qualifier: str, redactor: Redactor) -> str:
+    """`Hold (blocks merge): …`: what the status stands for, in GitHub's 140 characters."""
+    label = Verdict.parse(report.verdict).name.capitalize()
+    text = redactor(f"{label}{qualifier}: {deciding(report)[0]}")
     if len(text) <= MAX_STATUS_DESCRIPTION:
         return text
     return text[: MAX_STATUS_DESCRIPTION - 1].rstrip() + "…"
@@ -626,15 +655,40 @@ def _prior_notes(prior: PriorState) -> list[str]:
 
 
 def _could_resolve(report: Report) -> bool:
-    """Whether a finding this run did not repeat can count as fixed (see the module docstring)."""
+    """Whether this run could find anything again: every reviewer ran to a normal end."""
     reviewers = [agent for agent in report.agents if agent.role == "reviewer"]
-    coverage = report.coverage
     return (
         bool(reviewers)
         and all(agent.stop_reason.completed for agent in reviewers)
-        and coverage is not None
-        and not coverage.partial
+        and report.coverage is not None
     )
+
+
+def _resolvable(report: Report, vanished: Sequence[PriorNode]) -> tuple[list[PriorNode], list[str]]:
+    """The vanished findings that count as fixed, and notes on those that stay open.
+
+    Per file: a finding resolves only when this run saw where it was (`Coverage.covers`),
+    so padding one file past the context budget resolves nothing in that file.
+    """
+    if not vanished:
+        return [], []
+    coverage = report.coverage
+    if coverage is None or not _could_resolve(report):
+        return [], [
+            f"{len(vanished)} earlier finding(s) were not reported again, but this run did not "
+            "review the whole PR to a normal end, so none is marked resolved."
+        ]
+    seen: list[PriorNode] = []
+    unseen: list[PriorNode] = []
+    for prior in vanished:
+        path = prior.node.anchor.path if prior.node.anchor else None
+        (seen if coverage.covers(path) else unseen).append(prior)
+    if not unseen:
+        return seen, []
+    return seen, [
+        f"{len(unseen)} earlier finding(s) were not reported again, but they are in files (or "
+        "about parts of the PR) this run did not see, so they stay open."
+    ]
 
 
 def _vanished(report: Report, prior: PriorState, head_sha: str) -> list[PriorNode]:

@@ -45,7 +45,7 @@ from reviewbot.nodes.boundary import Discarded, admit, read_boundary
 from reviewbot.nodes.lifecycle import Action, Event, apply
 from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.redact import Redactor
-from reviewbot.report import AxisReport, Coverage, Report
+from reviewbot.report import AxisReport, Coverage, Report, UnseenFile
 from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.fold import Source
 from reviewbot.verdict.lattice import Label, Verdict
@@ -59,6 +59,8 @@ _ESCAPES = {c: f"\\u{ord(c):04x}" for c in "<>&-"}
 TRUSTED_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 _OPEN_STATUSES = frozenset({Status.OPEN, Status.CONSENSUS_READY})
 MAX_AXIS_DETAIL = 300  # the summary marker stays small; the full detail is in the summary text
+MAX_UNSEEN_MARKED = 20  # unseen files the summary marker names (all of them, or none)
+MAX_UNSEEN_TEXT = 300
 # Token shapes only: the default for callers without the run's redactor (tests, tooling).
 # Publishing always passes the run's own `Redactor`, which also knows its secret values.
 SHAPES_ONLY = Redactor()
@@ -111,22 +113,57 @@ class AxisMarker(_Marker):
         )
 
 
+class UnseenMarker(_Marker):
+    """A file the last review did not see, so a re-fold's summary still names it."""
+
+    path: str = Field(max_length=MAX_UNSEEN_TEXT)
+    old_path: str | None = Field(default=None, max_length=MAX_UNSEEN_TEXT)
+    reason: str = Field(max_length=MAX_UNSEEN_TEXT)
+    remedy: str = Field(max_length=MAX_UNSEEN_TEXT)
+
+
 class CoverageMarker(_Marker):
-    """The coverage counts of the last review (the file list stays in the summary text)."""
+    """The coverage counts of the last review (the listed files stay in the summary text).
+
+    The unseen files are kept only when all of them fit (`MAX_UNSEEN_MARKED`): a partial
+    list would let a re-fold believe the others were seen.
+    """
 
     files_total: int = Field(ge=0)
     files_in_context: int = Field(ge=0)
     files_listed: int = Field(ge=0)
     partial: bool
+    files_unseen: int = Field(default=0, ge=0)
+    unseen: tuple[UnseenMarker, ...] = Field(default=(), max_length=MAX_UNSEEN_MARKED)
+    files_unlisted: int = Field(default=0, ge=0)
 
     @classmethod
-    def of(cls, coverage: Coverage) -> CoverageMarker:
+    def of(cls, coverage: Coverage, *, redactor: Redactor = SHAPES_ONLY) -> CoverageMarker:
+        unseen: tuple[UnseenMarker, ...] = ()
+        if len(coverage.unseen) <= MAX_UNSEEN_MARKED:
+            unseen = tuple(
+                UnseenMarker(
+                    path=_cut(f.path, redactor),
+                    old_path=_cut(f.old_path, redactor) if f.old_path else None,
+                    reason=_cut(f.reason, redactor),
+                    remedy=_cut(f.remedy, redactor),
+                )
+                for f in coverage.unseen
+            )
         return cls(
             files_total=coverage.files_total,
             files_in_context=coverage.files_in_context,
             files_listed=len(coverage.files_listed),
             partial=coverage.partial,
+            files_unseen=len(coverage.unseen),
+            unseen=unseen,
+            files_unlisted=coverage.files_unlisted,
         )
+
+
+def _cut(text: str, redactor: Redactor) -> str:
+    # Redacted before the cut: a secret cut in half no longer matches the redactor.
+    return redactor(text)[:MAX_UNSEEN_TEXT]
 
 
 class SummaryMarker(_Marker):
@@ -153,7 +190,9 @@ class SummaryMarker(_Marker):
             head_sha=head_sha,
             verdict=report.verdict,
             axes=tuple(AxisMarker.of(axis, redactor=redactor) for axis in report.axes),
-            coverage=CoverageMarker.of(report.coverage) if report.coverage else None,
+            coverage=(
+                CoverageMarker.of(report.coverage, redactor=redactor) if report.coverage else None
+            ),
             proposed=max(proposals, key=Verdict.parse) if proposals else None,
         )
 
@@ -229,15 +268,25 @@ class PriorState:
         if marker is None or marker.coverage is None:
             return None
         recorded = marker.coverage
-        note = (
+        notes = [
             f"as recorded by the review of {marker.head_sha[:12]}; "
             f"{recorded.files_listed} file(s) were not in the reviewer's context"
-        )
+        ]
+        if recorded.files_unseen > len(recorded.unseen):
+            notes.append(
+                f"{recorded.files_unseen} file(s) were not seen by any reviewer (the JSON report "
+                "of that review lists them)"
+            )
         return Coverage(
             files_total=recorded.files_total,
             files_in_context=recorded.files_in_context,
+            unseen=tuple(
+                UnseenFile(path=f.path, old_path=f.old_path, reason=f.reason, remedy=f.remedy)
+                for f in recorded.unseen
+            ),
+            files_unlisted=recorded.files_unlisted,
             partial=recorded.partial,
-            notes=(note,),
+            notes=tuple(notes),
         )
 
     def review_nodes(self) -> tuple[ReviewNode, ...]:

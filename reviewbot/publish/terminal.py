@@ -38,6 +38,7 @@ from reviewbot.verdict.lattice import Verdict
 
 CONTEXT_LINES = 2
 MAX_LISTED = 10  # file names per "not in context" reason; the JSON report lists them all
+MAX_UNSEEN = 3  # unseen files shown with their reason and remedy
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 Clean = Callable[[str], str]  # redact, then drop control characters
 _STYLE = {Verdict.SHIP: "bold green", Verdict.HOLD: "bold yellow", Verdict.BLOCK: "bold red"}
@@ -190,7 +191,21 @@ def _footer(report: Report, clean: Clean) -> RenderableType:
             lines.append(
                 f"coverage: {coverage.files_in_context} of {coverage.files_total} changed files in context"
             )
-        lines.extend(_not_in_context(coverage.files_listed, clean))
+        unseen = {f.path for f in coverage.unseen}
+        listed = [f for f in coverage.files_listed if f.path not in unseen]
+        lines.extend(_not_in_context(listed, clean))
+        # Each unseen file's reason and remedy run to several lines: the first few, then a count.
+        lines.extend(
+            f"  NOT SEEN: {clean(f.path)} — {clean(f.reason)}; to review it: {clean(f.remedy)}"
+            for f in coverage.unseen[:MAX_UNSEEN]
+        )
+        if len(coverage.unseen) > MAX_UNSEEN:
+            rest = ", ".join(clean(f.path) for f in coverage.unseen[MAX_UNSEEN:][:MAX_LISTED])
+            more = len(coverage.unseen) - MAX_UNSEEN
+            tail = " …" if more > MAX_LISTED else ""
+            lines.append(
+                f"  NOT SEEN, {more} more file(s) (the JSON report has each reason): {rest}{tail}"
+            )
         if coverage.partial:
             lines.append("PARTIAL COVERAGE: this review does not cover the whole PR")
     u = report.usage

@@ -1,14 +1,18 @@
 """What a tool handler works on: the workspace, the node store and the run's mutable state.
 
-Owns `Workspace`, `Proposal`, `Plan`, `ToolContext` and `ToolRetry`, the signal a
-handler raises to answer the model with an `is_error` result it can act on.
-`ToolRetry` is deliberately not in `reviewbot.errors`: it never ends a run.
+Owns `Workspace`, `Proposal`, `Plan`, `ToolContext`, `Deadline` and `ToolRetry`, the
+signal a handler raises to answer the model with an `is_error` result it can act on
+(`ToolTimedOut` when the call ran out of time). `ToolRetry` is deliberately not in
+`reviewbot.errors`: it never ends a run.
 This module must not import the registry or any handler.
 """
 
 from __future__ import annotations
 
+import math
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,6 +21,7 @@ from reviewbot.errors import RepositoryError
 from reviewbot.modes.profile import Role
 from reviewbot.sources.diff_index import DiffIndex
 from reviewbot.tools.store import NodeStore
+from reviewbot.tools.views import HeadViews
 from reviewbot.verdict.lattice import Verdict
 
 if TYPE_CHECKING:
@@ -27,6 +32,43 @@ _SHA = re.compile(r"^[0-9a-f]{7,64}$")
 
 class ToolRetry(Exception):  # a signal to the model, named as a verb (STYLE 9)
     """Raised by a handler: the message goes back to the model as an `is_error` result."""
+
+
+class ToolTimedOut(ToolRetry):
+    """The call reached its deadline: the message says what was done and how to ask for less."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Deadline:
+    """When the current tool call must stop. Python cannot interrupt a running tool, so the
+    bound is kept by the tools: every loop that can run long checks it, and what runs
+    inside a step is bounded too (RE2 is linear, a git command is killed at the deadline)."""
+
+    at: float
+    seconds: float  # the limit the call was given, for messages
+    clock: Callable[[], float] = time.monotonic
+
+    @classmethod
+    def after(cls, seconds: float, clock: Callable[[], float] = time.monotonic) -> Deadline:
+        return cls(at=clock() + seconds, seconds=seconds, clock=clock)
+
+    @classmethod
+    def never(cls) -> Deadline:
+        return cls(at=math.inf, seconds=math.inf)
+
+    def remaining(self) -> float:
+        return self.at - self.clock()
+
+    @property
+    def expired(self) -> bool:
+        return self.clock() >= self.at
+
+    def check(self, tool: str, done: str, hint: str) -> None:
+        """Raise `ToolTimedOut` once the deadline has passed."""
+        if self.expired:
+            raise ToolTimedOut(
+                f"{tool} stopped at its time limit ({self.seconds:.3g} s) after {done}; {hint}"
+            )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -72,6 +114,8 @@ class ToolContext:
     root: Path = field(init=False)
     proposal: Proposal | None = None
     plan: Plan | None = None
+    views: HeadViews = field(default_factory=HeadViews)  # head lines shown in full (coverage)
+    deadline: Deadline = field(default_factory=Deadline.never)  # set for each call
 
     def __post_init__(self) -> None:
         # Resolved once, so every containment check compares against the same real path.

@@ -5,6 +5,10 @@ an option. A revision must look like a revision and is resolved to a commit id
 first (so `--output=…` can never be one), paths come after `--` or are looked up
 in the commit's tree, and diffs run without external diff drivers or textconv
 filters. The default revision is the PR head. Nothing here writes.
+
+Bounded in time and size: every git command runs with the call's deadline as
+gitpython's `kill_after_timeout` (a command past it is killed and the model told so),
+and a blob larger than `MAX_FILE_BYTES` is never read into memory.
 """
 
 from __future__ import annotations
@@ -19,8 +23,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from reviewbot.agent.toolbox import ToolResult
 from reviewbot.nodes.model import RelPath
 from reviewbot.tools.context import ToolContext, ToolRetry
-from reviewbot.tools.paths import GIT_DIR, decode_lines, normalise, split_lines
+from reviewbot.tools.paths import GIT_DIR, MAX_FILE_BYTES, decode_lines, normalise, split_lines
 from reviewbot.tools.truncate import clip, first_line, head_tail, numbered
+from reviewbot.tools.views import bounded_rows
 
 _REV = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/@{}^~-]{0,199}$")
 
@@ -52,10 +57,17 @@ class GitBlameInput(_Input):
 
 
 def git_log(ctx: ToolContext, args: GitLogInput) -> ToolResult:
-    with _repository(ctx) as repo:
+    with _repository(ctx, "git_log") as repo:
         head = _commit(repo, ctx.workspace.head_sha)
         paths = [_git_path(args.path)] if args.path else []
-        commits = list(repo.iter_commits(head.hexsha, paths, max_count=args.max_count))
+        listed = repo.git.rev_list(
+            f"--max-count={args.max_count}",
+            head.hexsha,
+            "--",
+            *paths,
+            kill_after_timeout=_seconds_left(ctx, "git_log"),
+        )
+        commits = [repo.commit(sha) for sha in listed.split()]
     if not commits:
         return ToolResult(content=f"no commit touches `{args.path}`")
     rows = [
@@ -67,7 +79,7 @@ def git_log(ctx: ToolContext, args: GitLogInput) -> ToolResult:
 
 def git_show(ctx: ToolContext, args: GitShowInput) -> ToolResult:
     rev = ctx.workspace.head_sha if args.rev == "HEAD" else args.rev
-    with _repository(ctx) as repo:
+    with _repository(ctx, "git_show") as repo:
         commit = _commit(repo, rev)
         if args.path is None:
             text = repo.git.show(
@@ -78,6 +90,7 @@ def git_show(ctx: ToolContext, args: GitShowInput) -> ToolResult:
                 "--no-color",
                 "--no-ext-diff",  # never run a diff driver named by the repository
                 "--no-textconv",
+                kill_after_timeout=_seconds_left(ctx, "git_show"),
             )
             return ToolResult(content=_bounded(ctx, split_lines(text), "call git_show with a path"))
         return ToolResult(content=_show_path(ctx, commit, _git_path(args.path)))
@@ -85,7 +98,7 @@ def git_show(ctx: ToolContext, args: GitShowInput) -> ToolResult:
 
 def git_blame(ctx: ToolContext, args: GitBlameInput) -> ToolResult:
     path = _git_path(args.path)
-    with _repository(ctx) as repo:
+    with _repository(ctx, "git_blame") as repo:
         head = _commit(repo, ctx.workspace.head_sha)
         total = len(_blob_lines(head, path))
         if args.start_line > total:
@@ -94,10 +107,18 @@ def git_blame(ctx: ToolContext, args: GitBlameInput) -> ToolResult:
             )
         end = min(max(args.end_line, args.start_line), total)
         try:
-            blamed = repo.blame(head.hexsha, path, L=f"{args.start_line},{end}")
+            blamed = repo.blame(
+                head.hexsha,
+                path,
+                L=f"{args.start_line},{end}",
+                kill_after_timeout=_seconds_left(ctx, "git_blame"),
+            )
         except git.GitCommandError as exc:
+            _timed_out(ctx, "git_blame", "blame fewer lines")  # killed by its watchdog
             raise ToolRetry(f"git blame failed: {_why(exc.stderr)}") from exc
     rows: list[str] = []
+    numbers: list[int] = []
+    texts: list[str] = []
     number = args.start_line
     for entry in blamed or []:
         commit, lines = entry[0], entry[1]
@@ -107,13 +128,21 @@ def git_blame(ctx: ToolContext, args: GitBlameInput) -> ToolResult:
         for line in lines:
             text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
             rows.append(f"{number:>6}  {stamp} {str(commit.author.name)[:20]}\t{clip(text)}")
+            numbers.append(number)
+            texts.append(text)
             number += 1
     ctx.seen.add(path)  # blame shows the head's lines with their numbers
-    return ToolResult(content=_bounded(ctx, rows, "blame fewer lines"))
+
+    def note(first: int, last: int) -> str:
+        return f"… {last - first + 1:,} lines omitted; blame fewer lines"
+
+    content, whole = bounded_rows(rows, numbers, texts, ctx.max_output_chars, note)
+    ctx.views.show(path, whole, total=total)
+    return ToolResult(content=content)
 
 
 @contextmanager
-def _repository(ctx: ToolContext) -> Iterator[git.Repo]:
+def _repository(ctx: ToolContext, tool: str) -> Iterator[git.Repo]:
     try:
         repo = git.Repo(ctx.root)
     except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
@@ -121,9 +150,24 @@ def _repository(ctx: ToolContext) -> Iterator[git.Repo]:
     try:
         yield repo
     except (git.GitCommandError, ValueError) as exc:
+        _timed_out(ctx, tool, "ask for less (a path, fewer commits)")
         raise ToolRetry(f"git could not answer: {_why(str(exc))}") from exc
     finally:
         repo.close()
+
+
+def _seconds_left(ctx: ToolContext, tool: str) -> float | None:
+    """gitpython's watchdog: the command is killed when the call's deadline passes."""
+    left = ctx.deadline.remaining()
+    if left == float("inf"):
+        return None
+    ctx.deadline.check(tool, "resolving the revision", "ask for less (a path, fewer commits)")
+    return left
+
+
+def _timed_out(ctx: ToolContext, tool: str, hint: str) -> None:
+    """A git command that failed because its watchdog killed it is a time-out, said so."""
+    ctx.deadline.check(tool, "git was killed", hint)
 
 
 def _commit(repo: git.Repo, rev: str) -> git.Commit:
@@ -150,6 +194,10 @@ def _blob_lines(commit: git.Commit, path: str) -> list[str]:
         raise ToolRetry(f"`{path}` does not exist at {commit.hexsha[:12]}") from exc
     if not isinstance(obj, git.Blob):
         raise ToolRetry(f"`{path}` is a directory at {commit.hexsha[:12]}")
+    if obj.size > MAX_FILE_BYTES:
+        raise ToolRetry(
+            f"`{path}` is {obj.size:,} bytes at {commit.hexsha[:12]}, too large to read"
+        )
     lines = decode_lines(obj.data_stream.read())
     if lines is None:
         raise ToolRetry(f"`{path}` is a binary file at {commit.hexsha[:12]}")

@@ -16,8 +16,9 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from reviewbot.config import matches_any
+from reviewbot.config import glob_source
 from reviewbot.tools.context import ToolRetry
+from reviewbot.tools.pattern import Matches, glob_matcher
 
 GIT_DIR = ".git"
 
@@ -57,9 +58,15 @@ def iter_files(root: Path) -> Iterator[str]:
             yield name if base == "." else f"{base}/{name}"
 
 
+def glob_matching(pattern: str) -> Matches:
+    """`pattern` over the whole POSIX path from the root (config's glob syntax, `rooted`),
+    matched by RE2: `*a*a*…*c` against a long name backtracks for minutes in `re`."""
+    glob = normalise(pattern) if pattern.strip() else "**"
+    return glob_matcher(glob_source(glob, rooted=True), pattern)
+
+
 def glob_match(pattern: str, path: str) -> bool:
-    """`pattern` over the whole POSIX path from the root: config's compiler, `rooted`."""
-    return matches_any(path, (normalise(pattern) if pattern.strip() else "**",), rooted=True)
+    return glob_matching(pattern)(path)
 
 
 _BINARY_PROBE = 8_000
@@ -68,23 +75,34 @@ MAX_FILE_BYTES = 20_000_000
 
 def read_lines(real: Path, shown_as: str) -> list[str] | None:
     """The file's lines as git and GitHub number them (split on LF only), or None if binary."""
+    text = read_text(real, shown_as)
+    return None if text is None else split_lines(text)
+
+
+def read_text(real: Path, shown_as: str) -> str | None:
+    """The file's text (UTF-8, undecodable bytes replaced), or None if binary."""
     if real.is_dir():
         raise ToolRetry(
             f"`{shown_as}` is a directory; list its files with a glob like `{shown_as}/**`"
         )
-    if not real.is_file():
+    if not real.is_file():  # a FIFO or a device would block or never end: never opened
         raise ToolRetry(f"`{shown_as}` is not a file in the PR head")
     size = real.stat().st_size
     if size > MAX_FILE_BYTES:
         raise ToolRetry(f"`{shown_as}` is {size:,} bytes, too large to read")
-    return decode_lines(real.read_bytes())
+    return decode_text(real.read_bytes())
+
+
+def decode_text(data: bytes) -> str | None:
+    if b"\x00" in data[:_BINARY_PROBE]:
+        return None
+    return data.decode("utf-8", errors="replace")
 
 
 def decode_lines(data: bytes) -> list[str] | None:
     """A file's bytes as numbered lines (UTF-8, undecodable bytes replaced), or None if binary."""
-    if b"\x00" in data[:_BINARY_PROBE]:
-        return None
-    return split_lines(data.decode("utf-8", errors="replace"))
+    text = decode_text(data)
+    return None if text is None else split_lines(text)
 
 
 def split_lines(text: str) -> list[str]:

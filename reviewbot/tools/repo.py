@@ -4,11 +4,14 @@ Every path goes through `paths.resolve_inside` (refused when it leaves the
 checkout, symlinks included); every output is bounded, with a note saying how to
 read the rest. Reading a file marks it seen, which is what lets the agent anchor
 a node on it. Nothing here writes to disk or starts a process.
+
+Every call is bounded in time too: the model's regex and globs are matched by RE2
+(`pattern.py`, linear time), and the loops over files and matches check the call's
+deadline (`ctx.deadline`); a call past it answers with what it did so far.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -18,13 +21,16 @@ from reviewbot.nodes.model import RelPath
 from reviewbot.tools.context import ToolContext, ToolRetry
 from reviewbot.tools.paths import (
     MAX_FILE_BYTES,
-    glob_match,
+    glob_matching,
     iter_files,
     normalise,
     read_lines,
+    read_text,
     resolve_inside,
 )
-from reviewbot.tools.truncate import MAX_LINE_CHARS, clip, head_tail, numbered
+from reviewbot.tools.pattern import LinePattern
+from reviewbot.tools.truncate import clip, head_tail, numbered
+from reviewbot.tools.views import bounded_rows
 
 MAX_MATCH_CHARS = 300
 MAX_LISTED = 2_000
@@ -52,7 +58,10 @@ class ListFilesInput(_Input):
 
 class SearchCodeInput(_Input):
     regex: str = Field(
-        min_length=1, max_length=500, description="Python regular expression, matched per line."
+        min_length=1,
+        max_length=500,
+        description="Regular expression in RE2 syntax (as ripgrep's: no backreferences or "
+        "lookaround), matched per line.",
     )
     glob: str = Field(default="**", max_length=500, description="Only files matching this glob.")
     max_matches: int = Field(
@@ -68,9 +77,11 @@ def read_file(ctx: ToolContext, args: ReadFileInput) -> ToolResult:
         return ToolResult(
             content=f"`{shown}` is a binary file ({real.stat().st_size:,} bytes); not shown"
         )
-    ctx.seen.update({shown, real.relative_to(ctx.root).as_posix()})
+    inner = real.relative_to(ctx.root).as_posix()
+    ctx.seen.update({shown, inner})
     total = len(lines)
     if total == 0:
+        ctx.views.show(inner, (), total=0)
         return ToolResult(content=f"`{shown}` is empty (0 lines)")
     start = args.start_line or 1
     end = min(args.end_line or total, total)
@@ -79,7 +90,9 @@ def read_file(ctx: ToolContext, args: ReadFileInput) -> ToolResult:
     if end < start:
         raise ToolRetry(f"end_line {end} is before start_line {start}")
     header = f"{shown} — lines {start}–{end} of {total:,}"
-    rows = [numbered(n, lines[n - 1]) for n in range(start, end + 1)]
+    numbers = range(start, end + 1)
+    texts = [lines[n - 1] for n in numbers]
+    rows = [numbered(n, line) for n, line in zip(numbers, texts, strict=True)]
 
     def note(first: int, last: int) -> str:
         return (
@@ -87,12 +100,21 @@ def read_file(ctx: ToolContext, args: ReadFileInput) -> ToolResult:
             f"start_line={start + first} end_line={start + last} to read them"
         )
 
-    body = head_tail(rows, ctx.max_output_chars - len(header) - 1, note)
+    budget = ctx.max_output_chars - len(header) - 1
+    body, whole = bounded_rows(rows, numbers, texts, budget, note)
+    ctx.views.show(inner, whole, total=total)  # the file's own path: a link shows its target
     return ToolResult(content=f"{header}\n{body}")
 
 
 def list_files(ctx: ToolContext, args: ListFilesInput) -> ToolResult:
-    matches = [path for path in iter_files(ctx.root) if glob_match(args.glob, path)]
+    matching = glob_matching(args.glob)
+    matches: list[str] = []
+    for walked, path in enumerate(iter_files(ctx.root)):
+        ctx.deadline.check(
+            "list_files", f"walking {walked:,} file(s)", "narrow the glob to a directory"
+        )
+        if matching(path):
+            matches.append(path)
     if not matches:
         return ToolResult(content=f"no file matches `{args.glob}`")
     listed = [_listed(ctx, path) for path in matches[:MAX_LISTED]]
@@ -107,37 +129,45 @@ def list_files(ctx: ToolContext, args: ListFilesInput) -> ToolResult:
 
 
 def search_code(ctx: ToolContext, args: SearchCodeInput) -> ToolResult:
-    try:
-        pattern = re.compile(args.regex)
-    except re.error as exc:
-        raise ToolRetry(f"invalid regex {args.regex!r}: {exc}") from exc
+    pattern = LinePattern(args.regex)
+    matching = glob_matching(args.glob)
     found: list[str] = []
-    skipped = 0
+    skipped = searched = 0
     for path in iter_files(ctx.root):
         if len(found) >= args.max_matches:
             break
-        if not glob_match(args.glob, path):
+        _check(ctx, searched, found)
+        if not matching(path):
             continue
-        lines = _searchable(ctx, path)
-        if lines is None:
+        text = _searchable(ctx, path)
+        if text is None:
             skipped += 1
             continue
-        for number, line in enumerate(lines, start=1):
-            # Matching at most MAX_LINE_CHARS per line bounds the time a hostile line can cost.
-            if pattern.search(line[:MAX_LINE_CHARS]):
-                found.append(f"{path}:{number}: {clip(line.strip(), MAX_MATCH_CHARS)}")
-                if len(found) >= args.max_matches:
-                    break
+        searched += 1
+        for number, line in pattern.matching_lines(text):
+            found.append(f"{path}:{number}: {clip(line.strip(), MAX_MATCH_CHARS)}")
+            if len(found) >= args.max_matches:
+                break
+            _check(ctx, searched, found)
     return ToolResult(content=_search_report(args, found, skipped, ctx.max_output_chars))
 
 
-def _searchable(ctx: ToolContext, path: str) -> list[str] | None:
-    """The lines of a text file inside the checkout; None for binaries, links out, huge files."""
+def _check(ctx: ToolContext, searched: int, found: list[str]) -> None:
+    so_far = f"\n{len(found)} matching lines so far (path:line: text):\n" if found else ""
+    ctx.deadline.check(
+        "search_code",
+        f"searching {searched:,} file(s)",
+        "narrow the glob (a directory, a file type) or the regex" + so_far + "\n".join(found),
+    )
+
+
+def _searchable(ctx: ToolContext, path: str) -> str | None:
+    """The text of a file inside the checkout; None for binaries, links out, huge files."""
     try:
         real = resolve_inside(ctx.root, path)
         if real.stat().st_size > MAX_FILE_BYTES:
             return None
-        return read_lines(real, path)
+        return read_text(real, path)
     except (ToolRetry, OSError):
         return None
 

@@ -23,7 +23,17 @@ from pydantic import BaseModel, ConfigDict, Field
 from reviewbot.agent.hygiene import neutralise_delimiters, reveal_invisible
 from reviewbot.agent.toolbox import ToolResult
 from reviewbot.errors import LifecycleError
-from reviewbot.nodes import Action, Anchor, Discarded, Event, Finding, admit, apply, fingerprint
+from reviewbot.nodes import (
+    Action,
+    Anchor,
+    Discarded,
+    Event,
+    Finding,
+    admit,
+    also_raised,
+    apply,
+    fingerprint,
+)
 from reviewbot.nodes.model import MAX_BODY, MAX_QUOTE, ReviewNode
 from reviewbot.nodes.stamp import stamp
 from reviewbot.tools.context import Proposal, ToolContext, ToolRetry
@@ -98,7 +108,7 @@ def add_review_node(ctx: ToolContext, raw: object) -> ToolResult:
         raise
     existing = ctx.store.by_fingerprint(fingerprint(placed.finding))
     if existing is not None:
-        return ToolResult(content=f"already recorded as {existing.id}; a node is not added twice")
+        return _raise_again(ctx, existing, placed.finding)
     node = stamp(
         placed.finding,
         id=ctx.store.next_id(ctx.agent),
@@ -110,6 +120,29 @@ def add_review_node(ctx: ToolContext, raw: object) -> ToolResult:
     lines = [f"added {node.id} ({node.priority.value} {node.kind.value}): {node.title}"]
     lines += [*placed.notes, *placed.remarks]
     return ToolResult(content="\n".join(lines))
+
+
+def _raise_again(ctx: ToolContext, node: ReviewNode, finding: Finding) -> ToolResult:
+    """The same finding from another reviewer: one node (one comment), counted for both axes.
+
+    Only reviewers join a node's raisers: a raiser is whose axis the node counts for, and
+    the verifier has no axis. It is the judge, so its restatement is answered as before and
+    its confirmation still counts.
+    """
+    if ctx.role != "reviewer" or ctx.agent in node.raisers:
+        return ToolResult(content=f"already recorded as {node.id}; a node is not added twice")
+    try:
+        after = also_raised(node, ctx.agent, finding)
+    except LifecycleError as exc:
+        raise ToolRetry(str(exc)) from exc
+    ctx.store.replace(after)
+    return ToolResult(
+        content=(
+            f"already recorded as {node.id} by {node.author}; a node is not added twice, so it "
+            f"now counts as raised by you too ({after.priority.value}, confidence "
+            f"{after.confidence:g})"
+        )
+    )
 
 
 def finalize_review(ctx: ToolContext, args: FinalizeInput) -> ToolResult:
@@ -132,10 +165,10 @@ def finalize_review(ctx: ToolContext, args: FinalizeInput) -> ToolResult:
 def confirm_review_node(ctx: ToolContext, args: NodeJudgementInput) -> ToolResult:
     node = _node(ctx, args.id)
     after = _apply(node, Event(action=Action.CONFIRM, by=ctx.agent, reason=args.reason))
-    if node.author == ctx.agent:
+    if ctx.agent in node.raisers:
         return ToolResult(
             content=(
-                f"no change: you wrote {node.id}, and an author's own confirmation does not count; "
+                f"no change: you raised {node.id}, and an author's own confirmation does not count; "
                 f"only a peer's confirmation moves it to consensusReady (it stays {node.status.value})"
             )
         )

@@ -10,6 +10,7 @@ an `is_error` result too and never ends the run.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any
 
@@ -18,12 +19,13 @@ from reviewbot.agent.toolbox import ToolResult
 from reviewbot.modes.mode import Mode
 from reviewbot.modes.profile import PROFILES, CapabilityProfile, Role
 from reviewbot.tools.ask_user import Operator
-from reviewbot.tools.context import Plan, Proposal, ToolContext, ToolRetry, Workspace
+from reviewbot.tools.context import Deadline, Plan, Proposal, ToolContext, ToolRetry, Workspace
 from reviewbot.tools.paths import normalise
 from reviewbot.tools.registry import ToolSpec
 from reviewbot.tools.store import NodeStore
 from reviewbot.tools.surface import Surface, compute_surface
 from reviewbot.tools.truncate import head_tail_chars
+from reviewbot.tools.views import HeadViews
 
 __all__ = ["NodeStore", "Plan", "Proposal", "ReviewSession", "Workspace"]
 
@@ -67,7 +69,9 @@ class ReviewSession:
         # turn's bytes. Generated from the surface alone, so they are byte-stable.
         return [tool.param() for tool in self.surface]
 
-    def call(self, name: str, tool_input: object) -> ToolResult:
+    def call(self, name: str, tool_input: object, *, timeout: float = math.inf) -> ToolResult:
+        """`timeout`: the seconds this call may take; the tools keep it (`Deadline`)."""
+        self._ctx.deadline = Deadline.after(timeout)
         decision = check(self.profile, self.surface, name, tool_input)
         self._transcript.append(GuardRecord(name=name, tool_input=tool_input, decision=decision))
         match decision:
@@ -81,16 +85,20 @@ class ReviewSession:
                 return self._run(tool, args)
 
     def _run(self, tool: ToolSpec, args: object) -> ToolResult:
+        # The call records what it shows into a fresh HeadViews, kept only if the model gets
+        # the output uncut: a cut here would hide lines the tool counted as shown.
+        views, self._ctx.views = self._ctx.views, HeadViews()
         try:
             result = tool.handler(self._ctx, args)
         except ToolRetry as signal:
             return ToolResult(content=str(signal), is_error=True)
+        finally:
+            shown, self._ctx.views = self._ctx.views, views
         hint = "ask for less (a line range, a narrower glob or regex)"
-        return ToolResult(
-            content=head_tail_chars(result.content, self._ctx.max_output_chars, hint),
-            is_error=result.is_error,
-            ends_run=result.ends_run,
-        )
+        content = head_tail_chars(result.content, self._ctx.max_output_chars, hint)
+        if content == result.content:
+            views.update(shown)
+        return ToolResult(content=content, is_error=result.is_error, ends_run=result.ends_run)
 
     @property
     def proposal(self) -> Proposal | None:
@@ -107,3 +115,10 @@ class ReviewSession:
     @property
     def seen(self) -> frozenset[str]:
         return frozenset(self._ctx.seen)
+
+    @property
+    def views(self) -> HeadViews:
+        """The head lines this agent's read tools showed it in full (a copy)."""
+        copy = HeadViews()
+        copy.update(self._ctx.views)
+        return copy

@@ -88,7 +88,10 @@ def fold_axes(axes: Sequence[AxisResult]) -> Decision:
 def fold_nodes(
     nodes: Iterable[ReviewNode], policy: NodePolicy, axes: Sequence[AxisResult] = ()
 ) -> Decision:
-    """Nodes under the policy; nodes of a non-gated axis are reported, not folded."""
+    """Nodes under the policy; a node only non-gated axes raised is reported, not folded.
+
+    A node raised by a gated reviewer counts, whoever raised it first.
+    """
     ungated = {axis.name for axis in axes if not axis.gated}
     reasons = [
         Reason(
@@ -98,7 +101,7 @@ def fold_nodes(
             text=f"{node.priority.value} {node.kind.value} `{node.title}` ({rule.describe()})",
         )
         for node, effect, rule in policy.effects(nodes)
-        if node.author not in ungated
+        if not set(node.raisers) <= ungated
     ]
     return _decide(reasons)
 

@@ -70,6 +70,7 @@ class FakeToolbox:
 
     handlers: Mapping[str, Handler]
     calls: list[tuple[str, Any]] = field(default_factory=list)
+    timeouts: list[float] = field(default_factory=list)  # the time limit of each call
 
     def tool_params(self) -> list[dict[str, Any]]:
         return [
@@ -81,8 +82,9 @@ class FakeToolbox:
             for name in self.handlers
         ]
 
-    def call(self, name: str, tool_input: object) -> ToolResult:
+    def call(self, name: str, tool_input: object, *, timeout: float) -> ToolResult:
         self.calls.append((name, tool_input))
+        self.timeouts.append(timeout)
         handler = self.handlers.get(name)
         if handler is None:
             return ToolResult(content=f"`{name}` is not a tool in review mode", is_error=True)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import logging
+from collections.abc import Iterator
 
 import httpx
 import pytest
@@ -14,9 +16,10 @@ from reviewbot.errors import (
     CredentialsRefusedError,
     ModelAPIError,
     ModelNotFoundError,
+    ModelTimeoutError,
     NetworkError,
 )
-from tests.agent.factories import API_KEY, MODEL, Sleeps, client_for
+from tests.agent.factories import API_KEY, MODEL, FakeClock, Sleeps, client_for
 from tests.fakes.messages_api import (
     Failure,
     FakeMessagesAPI,
@@ -90,6 +93,16 @@ class TestRequestAndResponse:
         with caplog.at_level(logging.INFO, logger="reviewbot.agent.client"):
             client_for(fake).create(request())
         assert "req_fake_0001" in caplog.text
+
+    def test_sends_tool_choice_only_when_set(self, messages_api):
+        """A forced tool goes on the wire as `tool_choice`; an unset one is left out (auto)."""
+        fake = messages_api(reply(text("ok")), reply(tool_use("read_file", {"path": "a.py"})))
+        client = client_for(fake)
+        client.create(request())
+        forced = {"type": "tool", "name": "read_file"}
+        client.create(request(tool_choice=forced))
+        assert "tool_choice" not in fake.requests[0]
+        assert fake.requests[1]["tool_choice"] == forced
 
     def test_construction_makes_no_request(self):
         """Building the client is free: no network call until create()."""
@@ -222,3 +235,131 @@ class TestErrorMapping:
         with pytest.raises(AuthError) as caught:
             client_for(fake).create(request())
         assert API_KEY not in str(caught.value)
+
+
+class TestDeadline:
+    """A request's `timeout` bounds the whole call: attempts, and the waits between them."""
+
+    @staticmethod
+    def client(handler, clock: FakeClock, sleeps: Sleeps | None = None, **kwargs: object):
+        return AnthropicClient(
+            API_KEY,
+            http_client=httpx.Client(transport=httpx.MockTransport(handler)),
+            sleep=sleeps if sleeps is not None else Sleeps(),
+            jitter=lambda: 0.0,
+            clock=clock,
+            **kwargs,  # type: ignore[arg-type]
+        )
+
+    def test_each_attempt_is_given_what_is_left(self, messages_api):
+        """Three 529s that each take 3 s: the attempts' timeouts are 10, 7 and 4 seconds."""
+        fake = messages_api(overloaded(), overloaded(), reply(text("ok")))
+        clock, timeouts = FakeClock(), []
+        inner = fake.transport()
+
+        def handler(req: httpx.Request) -> httpx.Response:
+            timeouts.append(req.extensions["timeout"]["read"])
+            clock.now += 3
+            return inner.handle_request(req)
+
+        response = self.client(handler, clock).create(request(timeout=10.0))
+        assert response.text == "ok"
+        assert timeouts == [10.0, 7.0, 4.0]
+
+    def test_the_clients_own_ceiling_still_applies(self, messages_api):
+        """With more time left than the client's timeout, an attempt gets the client's timeout."""
+        fake = messages_api(reply(text("ok")))
+        timeouts = []
+        inner = fake.transport()
+
+        def handler(req: httpx.Request) -> httpx.Response:
+            timeouts.append(req.extensions["timeout"]["read"])
+            return inner.handle_request(req)
+
+        self.client(handler, FakeClock(), timeout=60.0).create(request(timeout=900.0))
+        assert timeouts == [60.0]
+
+    def test_an_api_that_never_answers_costs_the_time_left_once(self):
+        """A read timeout at the deadline is not retried: one attempt, no wait, ModelTimeoutError."""
+        clock, sleeps, attempts = FakeClock(), Sleeps(), []
+
+        def hang(req: httpx.Request) -> httpx.Response:
+            attempts.append(req)
+            clock.now += req.extensions["timeout"]["read"]
+            raise httpx.ReadTimeout("timed out", request=req)
+
+        with pytest.raises(ModelTimeoutError, match=r"no answer within the 2 s left"):
+            self.client(hang, clock, sleeps).create(request(timeout=2.0))
+        assert len(attempts) == 1
+        assert sleeps.waits == []
+
+    def test_a_timeout_below_the_budget_is_retried(self):
+        """An attempt cut by the client's own ceiling, with budget left, is retried as before."""
+        clock, attempts = FakeClock(), []
+
+        def hang(req: httpx.Request) -> httpx.Response:
+            attempts.append(req.extensions["timeout"]["read"])
+            clock.now += req.extensions["timeout"]["read"]
+            raise httpx.ReadTimeout("timed out", request=req)
+
+        client = self.client(hang, clock, timeout=5.0, max_retries=4)
+        with pytest.raises(ModelTimeoutError):
+            client.create(request(timeout=12.0))
+        # 5 s, then 5 s (clock 10, the backoff waits are not slept here), then the last 2 s.
+        assert attempts == [5.0, 5.0, 2.0]
+
+    @pytest.mark.parametrize(
+        "failure",
+        [rate_limited(retry_after="30"), overloaded(retry_after="30")],
+        ids=["429", "529"],
+    )
+    def test_a_retry_wait_past_the_deadline_is_not_waited(self, messages_api, failure):
+        """A retry-after longer than the time left ends the call now, as a timeout."""
+        fake = messages_api(failure)
+        sleeps = Sleeps()
+        with pytest.raises(ModelTimeoutError, match="would pass the review's time budget"):
+            self.client(fake.transport().handle_request, FakeClock(), sleeps).create(
+                request(timeout=10.0)
+            )
+        assert sleeps.waits == []
+
+    def test_no_time_left_sends_nothing(self, messages_api):
+        """A request with no time left is not sent at all."""
+        fake = messages_api()
+        with pytest.raises(ModelTimeoutError, match="no time was left"):
+            self.client(fake.transport().handle_request, FakeClock()).create(request(timeout=0.0))
+        assert fake.requests == []
+
+    @staticmethod
+    def trickling(fake: FakeMessagesAPI, clock: FakeClock, *, pieces: int = 20):
+        """The fake's answer sent in `pieces` chunks, each arriving one (fake) second later."""
+
+        def handler(req: httpx.Request) -> httpx.Response:
+            status, headers, payload = fake.handle(json.loads(req.content), req.headers)
+            body = json.dumps(payload).encode()
+            size = -(-len(body) // pieces)
+
+            def chunks() -> Iterator[bytes]:
+                for start in range(0, len(body), size):
+                    clock.now += 1
+                    yield body[start : start + size]
+
+            return httpx.Response(status, headers=headers, content=chunks())
+
+        return handler
+
+    def test_an_answer_trickling_past_the_deadline_is_a_timeout(self, messages_api):
+        """Bytes that keep coming, each within the read timeout, still end at the deadline."""
+        clock = FakeClock()
+        fake = messages_api(reply(text("slow")))
+        client = self.client(self.trickling(fake, clock), clock)
+        with pytest.raises(ModelTimeoutError, match="no answer within the 10 s left"):
+            client.create(request(timeout=10.0))
+        assert clock.now - 1000.0 <= 11  # it stopped reading at the deadline, not at the end
+
+    def test_an_answer_trickling_within_the_time_is_read_whole(self, messages_api):
+        """A slow answer that completes before the deadline is returned as usual."""
+        clock = FakeClock()
+        fake = messages_api(reply(text("slow but complete")))
+        response = self.client(self.trickling(fake, clock), clock).create(request(timeout=60.0))
+        assert response.text == "slow but complete"

@@ -8,9 +8,18 @@ from typing import Any
 
 import pytest
 
-from reviewbot.agent.loop import CUT_OFF_TEXT, CUT_OFF_TOOL, MAX_CUTOFFS, ToolLoop
+from reviewbot.agent.loop import (
+    CUT_OFF_TEXT,
+    CUT_OFF_TOOL,
+    MAX_CUTOFFS,
+    OUT_OF_TIME,
+    TOOL_GRACE,
+    ToolLoop,
+)
+from reviewbot.agent.model import ModelClient, ModelRequest, ModelResponse
 from reviewbot.agent.progress import SilentProgress
 from reviewbot.agent.toolbox import ToolResult
+from reviewbot.errors import ModelTimeoutError
 from reviewbot.redact import MASK, Redactor
 from reviewbot.report import StopReason, Usage
 from tests.agent.factories import (
@@ -61,13 +70,14 @@ def run(
     spent: Usage | None = None,
     model: str = MODEL,
     brief: str = "",
+    client: ModelClient | None = None,
     **budget: Any,
 ):
     clock = clock or FakeClock()
     loop = ToolLoop(
         agent="review",
         model=model,
-        client=client_for(fake),
+        client=client or client_for(fake),
         toolbox=toolbox or FakeToolbox({"read_file": echo, "finalize_review": finalize}),
         limits=limits(clock, **budget),
         redactor=redactor or Redactor(),
@@ -76,6 +86,39 @@ def run(
         spent=spent,
     )
     return loop.run(system=SYSTEM, context=CONTEXT, brief=brief)
+
+
+@dataclass
+class TimeoutsOf:
+    """A ModelClient that records each request's timeout and passes it on."""
+
+    inner: Any
+    timeouts: list[float | None] = field(default_factory=list)
+
+    @property
+    def fake(self) -> FakeMessagesAPI:
+        return FakeMessagesAPI()  # unused by `run` when a client is given
+
+    def create(self, request: ModelRequest) -> ModelResponse:
+        self.timeouts.append(request.timeout)
+        response: ModelResponse = self.inner.create(request)
+        return response
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+@dataclass
+class Raising:
+    """A ModelClient whose every request fails with `error`."""
+
+    error: Exception
+
+    def create(self, request: ModelRequest) -> ModelResponse:
+        raise self.error
+
+    def close(self) -> None:
+        """Nothing to release."""
 
 
 def results_of(request: dict[str, Any]) -> list[dict[str, Any]]:
@@ -281,6 +324,58 @@ class TestBudgets:
         result = run(fake, clock=clock, timeout_seconds=150)
         assert result.stop_reason is StopReason.TIMEOUT
         assert result.turns == 2
+
+    def test_each_request_may_take_only_what_is_left(self, messages_api):
+        """The request's timeout is the rest of the wall-clock budget, so no answer can outlast it."""
+        clock = FakeClock()
+
+        def slow(request: dict[str, Any]):
+            clock.now += 100
+            return reply(tool_use("read_file", {}))
+
+        recording = TimeoutsOf(client_for(messages_api(slow, reply(text("done")))))
+        result = run(recording.fake, clock=clock, client=recording, timeout_seconds=150)
+        assert result.stop_reason is StopReason.END_TURN
+        assert recording.timeouts == [150.0, 50.0]
+
+    def test_a_model_timeout_stops_the_agent_as_a_timeout(self, messages_api):
+        """The client giving up because the time ran out is stop reason timeout, not error."""
+        result = run(messages_api(), client=Raising(ModelTimeoutError("no answer in time")))
+        assert result.stop_reason is StopReason.TIMEOUT
+        assert result.error == "no answer in time"
+
+    def test_a_tool_call_gets_the_tool_time_limit(self, messages_api):
+        """With time to spare, a call may take `tool_timeout_seconds`."""
+        toolbox = FakeToolbox({"read_file": echo})
+        fake = messages_api(reply(tool_use("read_file", {})), reply(text("done")))
+        run(fake, toolbox, tool_timeout_seconds=12)
+        assert toolbox.timeouts == [12.0]
+
+    def test_a_tool_call_near_the_deadline_gets_the_rest_and_the_grace(self, messages_api):
+        """A call that starts 1 s before the deadline may run 1 s plus the grace, not 30 s."""
+        clock = FakeClock()
+
+        def late(request: dict[str, Any]):
+            clock.now += 99
+            return reply(tool_use("read_file", {}))
+
+        toolbox = FakeToolbox({"read_file": echo})
+        run(messages_api(late, reply(text("done"))), toolbox, clock=clock, timeout_seconds=100)
+        assert toolbox.timeouts == [1.0 + TOOL_GRACE]
+
+    def test_a_tool_call_past_the_grace_is_not_run(self, messages_api):
+        """A turn that arrives long after the deadline has its calls answered, never run."""
+        clock = FakeClock()
+
+        def very_late(request: dict[str, Any]):
+            clock.now += 1_000
+            return reply(tool_use("read_file", {}))
+
+        toolbox = FakeToolbox({"read_file": echo})
+        result = run(messages_api(very_late), toolbox, clock=clock, timeout_seconds=100)
+        assert toolbox.calls == []
+        assert (result.stop_reason, result.tool_calls) == (StopReason.TIMEOUT, 1)
+        assert "timeout_seconds" in OUT_OF_TIME
 
     def test_max_cost_is_never_crossed(self, messages_api):
         """A request whose worst case could pass the cost cap is not sent."""

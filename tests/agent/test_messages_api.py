@@ -134,6 +134,25 @@ class TestRefusals:
         assert status == 400
         assert "Found 5" in payload["error"]["message"]
 
+    @pytest.mark.parametrize(
+        ("choice", "words"),
+        [
+            ({"type": "tool", "name": "missing"}, "'missing' is not in"),
+            ({"type": "sometimes"}, "must be one of"),
+        ],
+        ids=["unknown-forced-tool", "unknown-type"],
+    )
+    def test_a_tool_choice_the_api_refuses_is_refused(self, choice, words):
+        """Forcing a tool that was not sent, or an unknown choice type, is a 400."""
+        fake = FakeMessagesAPI([reply(text("unused"))])
+        request = body({"role": "user", "content": "hi"}) | {
+            "tools": [{"name": "x", "input_schema": {"type": "object"}}],
+            "tool_choice": choice,
+        }
+        status, _, payload = fake.handle(request)
+        assert status == 400
+        assert words in payload["error"]["message"]
+
 
 class TestCaching:
     def test_first_request_writes_the_second_reads(self):

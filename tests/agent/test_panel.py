@@ -419,6 +419,43 @@ class TestFocusedReviewers:
         assert [(a.name, a.gated) for a in outcome.axes] == [("review", True), ("security", False)]
         assert [n.author for n in outcome.nodes] == ["security"]
 
+    @pytest.mark.parametrize(
+        "gated",
+        [(False, True), (True, True), (True, False)],
+        ids=["ungated-then-gated", "two-gated", "gated-then-ungated"],
+    )
+    def test_a_finding_counts_for_every_reviewer_that_raised_it(
+        self, checkout, messages_api, gated
+    ):
+        """Two reviewers raise one finding: one node, and the verifier's confirmation fails both axes."""
+        config = ReviewConfig(
+            reviewers=(
+                ReviewerConfig(name="style", gated=gated[0]),
+                ReviewerConfig(name="security", gated=gated[1]),
+            )
+        )
+        fake = messages_api(
+            reply(text("nothing")),
+            reply(tool_use("add_review_node", node("P0"))),
+            reply(text("ok")),
+            reply(tool_use("add_review_node", node("P0"))),
+            reply(text("ok")),
+            reply(tool_use("confirm_review_node", {"id": "style-1", "reason": "b can be 0"})),
+            reply(text("judged")),
+        )
+        outcome = review(checkout, fake, config)
+        [found] = outcome.nodes
+        assert (found.raisers, found.status) == (("style", "security"), Status.CONSENSUS_READY)
+        axes = {a.name: a.outcome for a in outcome.axes}
+        assert axes == {
+            "review": Outcome.PASSED,
+            "style": Outcome.FAILED,
+            "security": Outcome.FAILED,
+        }
+        assert verdict_of(outcome, config) is Verdict.BLOCK  # a gated raiser in every variant
+        shown = fake.requests[5]["messages"][0]["content"][0]["text"]
+        assert "style-1 — P0 bug by style, security" in shown
+
     def test_focused_reviewers_share_the_cached_prefix(self, checkout, messages_api):
         """Reviewers with different focus send identical tools, system and context; the second reads them."""
         config = ReviewConfig(

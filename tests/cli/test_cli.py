@@ -117,7 +117,10 @@ class TestHelp:
     def test_the_readme_documents_the_same_exit_codes(self):
         """The README's exit-code table lists exactly the codes the CLI documents."""
         readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
-        documented = re.findall(r"^\| (\d+) \| ", readme, flags=re.MULTILINE)
+        # The table of `reviewbot review` in the command reference (`eval` has its own).
+        reference = readme[readme.index("## Command reference") :]
+        table = reference[reference.index("| exit code | meaning |") :].split("\n\n", 1)[0]
+        documented = re.findall(r"^\| (\d+) \| ", table, flags=re.MULTILINE)
         assert documented == [code for code, _ in EXIT_TABLE]
 
     def test_snapshot_help_has_its_exit_codes(self):
@@ -545,7 +548,7 @@ class TestHumanOutput:
         assert "lines 2–2" not in out
 
     def test_files_outside_the_budget_are_one_short_list(self, tmp_path, monkeypatch):
-        """Twenty files outside the context budget: the reason once, no model hint, a capped list."""
+        """Twenty files outside the context budget: no model hint, a few lines, the rest counted."""
         body = "".join(f"value_{i} = {i} * 1234567\n" for i in range(120))
         base = {".reviewbot.toml": "[budget]\ncontext_tokens = 1000\n"}
         head = {f"mod_{n:02d}.py": body for n in range(20)}
@@ -554,9 +557,9 @@ class TestHumanOutput:
         assert result.exit_code == 0, result.output
         out = result.stdout
         assert "read the file if it matters" not in out
-        assert out.count("outside the context token budget") == 1, out
         assert "mod_00.py" in out
-        assert len(out.splitlines()) < 60, out
+        assert "17 more file(s)" in out  # the rest counted, the first of them named
+        assert len(out.splitlines()) < 40, out
 
     @pytest.mark.parametrize("fmt", ["text", "markdown"])
     def test_a_local_run_without_a_model_claims_no_coverage_or_posting(

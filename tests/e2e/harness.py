@@ -34,7 +34,8 @@ from tests.fakes.server import LoopbackServer, Recorded, json_function_handler
 from tests.fakes.world import seed_pull
 
 WEBHOOKS = Path(__file__).resolve().parents[1] / "data" / "github-webhooks"
-# The checkout these tests belong to: its `reviewbot` is the one run, whatever is installed.
+# The checkout these tests belong to: its `reviewbot` is the one run, never another installed copy
+# (an editable install may point at a different worktree).
 SOURCE_ROOT = Path(__file__).resolve().parents[2]
 REPO = "octo/app"
 FORK = "forker/app"

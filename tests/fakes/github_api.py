@@ -6,8 +6,10 @@ webhook fixture's `pull_request`), paginated files (Link headers, per_page, the
 (list/create/edit), review comments (list/edit), reviews (create with comments,
 validated against each file's diff the way GitHub does: one bad comment → 422 for
 the whole review and nothing stored; pending reviews hidden and deletable; body
-edits), review comments of a review, check runs (create/list for a ref), commit
-statuses, collaborator permission and `/user` — the routes reviewbot calls, no more. Plain handler: `FakeGitHub()(request) → response`; the
+edits), review comments of a review, check runs (create/list for a ref; conclusions
+validated as GitHub does), commit statuses, collaborator permission and `/user` —
+the routes reviewbot calls, no more — and what branch protection would say of a
+required check (`required_check`). Plain handler: `FakeGitHub()(request) → response`; the
 loopback server (tests/fakes/server.py) records requests and injects faults.
 
 Must not: make any network call, or accept what GitHub would refuse.
@@ -35,7 +37,7 @@ import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from tests.fakes.server import Request, Response
 
@@ -53,6 +55,12 @@ _RESET_AT = 4_102_444_800  # a fixed x-ratelimit-reset (2100-01-01) keeps answer
 FILES_CAP = 3_000
 BODY_MAX = 65_536
 CHECK_TEXT_MAX = 65_535
+# What an integrator may set (GitHub alone sets `stale`), and what satisfies a required check.
+SETTABLE_CONCLUSIONS = frozenset(
+    {"action_required", "cancelled", "failure", "neutral", "success", "skipped", "timed_out"}
+)
+PASSING_CONCLUSIONS = frozenset({"success", "neutral", "skipped"})
+RequiredCheck = Literal["passing", "failing", "pending"]
 ANNOTATIONS_PER_REQUEST = 50
 
 REVIEW_STATES = {
@@ -939,12 +947,56 @@ class FakeGitHub:
             return _unprocessable([{"resource": "CheckRun", "code": "missing_field"}])
         if payload.get("status") == "completed" and not payload.get("conclusion"):
             return _unprocessable(["Conclusion is required when status is completed."])
+        conclusion = payload.get("conclusion")
+        if conclusion is not None and conclusion not in SETTABLE_CONCLUSIONS:
+            # GitHub's schema validation; `stale` is GitHub's own, never an integrator's.
+            return _unprocessable(
+                [
+                    f"Invalid request.\n\nFor 'properties/conclusion', {json.dumps(conclusion)} "
+                    f"is not one of {sorted(SETTABLE_CONCLUSIONS)}."
+                ]
+            )
         refused = self._check_output_error(payload.get("output"))
         if refused:
             return refused
         run = self._new_check_run(repo, payload, self.app_slug, request.base_url)
         repo.check_runs.append(run)
         return Response.json(201, run)
+
+    def required_check(self, full_name: str, sha: str, name: str) -> RequiredCheck:
+        """What branch protection says of `name` as a required check of `sha`.
+
+        GitHub's rule: the latest check run of that name must be completed with `success`,
+        `neutral` or `skipped`, and the latest commit status of that context must be `success`;
+        when both exist both must pass; when neither exists the check is expected (`pending`).
+        `action_required`, `failure`, `cancelled`, `timed_out` and `stale` keep it failing.
+        """
+        with self._lock:
+            repo = self.repo(full_name)
+            runs = [r for r in repo.check_runs if r["head_sha"] == sha and r["name"] == name]
+            statuses = [s for s in repo.statuses if s["sha"] == sha and s["context"] == name]
+            states: list[RequiredCheck] = []
+            if runs:
+                run = max(runs, key=lambda r: int(r["id"]))
+                if run["status"] != "completed":
+                    states.append("pending")
+                else:
+                    passed = run["conclusion"] in PASSING_CONCLUSIONS
+                    states.append("passing" if passed else "failing")
+            if statuses:  # listed newest first
+                state = statuses[0]["state"]
+                states.append(
+                    "passing"
+                    if state == "success"
+                    else "pending"
+                    if state == "pending"
+                    else "failing"
+                )
+            if "failing" in states:
+                return "failing"
+            if "pending" in states or not states:
+                return "pending"
+            return "passing"
 
     def _list_check_runs(self, request: Request, repo: FakeRepo, ref: str) -> Response:
         sha = repo.resolve(ref)

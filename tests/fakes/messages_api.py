@@ -315,10 +315,27 @@ def _validate(body: Any) -> str | None:
     names = [t.get("name") for t in body.get("tools") or []]
     if len(names) != len(set(names)):
         return "tools: tool names must be unique"
+    choice = _validate_tool_choice(body.get("tool_choice"), names)
+    if choice:
+        return choice
     marks = sum(1 for block in _flatten(body) if "cache_control" in block)
     if marks > MAX_BREAKPOINTS:
         return f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be provided. Found {marks}."
     return _validate_tool_pairs(messages)
+
+
+def _validate_tool_choice(choice: Any, names: list[Any]) -> str | None:
+    """`tool_choice` is auto | any | none | {type: tool, name}; a forced tool must be sent."""
+    if choice is None:
+        return None
+    kind = choice.get("type") if isinstance(choice, dict) else None
+    if kind not in ("auto", "any", "tool", "none"):
+        return "tool_choice.type: must be one of auto, any, tool, none"
+    if kind in ("any", "tool") and not names:
+        return "tool_choice: a tool must be given in `tools` when tool_choice forces tool use"
+    if kind == "tool" and choice.get("name") not in names:
+        return f"tool_choice.name: tool {choice.get('name')!r} is not in `tools`"
+    return None
 
 
 def _validate_tool_pairs(messages: list[JSON]) -> str | None:

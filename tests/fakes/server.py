@@ -2,8 +2,9 @@
 
 Owns: serving a `Handler` (Request → Response) on a background thread, recording
 every request (method, path, query, status, time; reads vs writes), and one-shot
-faults for the next requests matching a route: an answer of the test's choosing, or a
-hang-up (some raw bytes, then the connection closed). The
+faults for the next requests matching a route: an answer of the test's choosing, a
+hang-up (some raw bytes, then the connection closed) or a stall (the request is read and
+never answered, until the server stops). The
 fake APIs themselves (tests/fakes/github_api.py, tests/fakes/messages_api.py)
 are plain handlers and know nothing about sockets.
 
@@ -19,6 +20,7 @@ Must not: listen on anything but 127.0.0.1, or outlive its `with` block.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import socket
@@ -80,8 +82,16 @@ class Hangup:
     partial: bytes = b""
 
 
-Fault = Response | Hangup
-HUNG_UP = 0  # the status recorded for a request answered with a `Hangup`
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Stall:
+    """A fault: read the request, never answer; the connection is closed when the server stops.
+
+    What an API that accepted the connection and then hung looks like to the client.
+    """
+
+
+Fault = Response | Hangup | Stall
+HUNG_UP = 0  # the status recorded for a request answered with a `Hangup` or a `Stall`
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -142,6 +152,7 @@ class LoopbackServer:
         self.errors: list[str] = []  # tracebacks of handler crashes (answered 500)
         self._faults: list[_Fault] = []
         self._lock = threading.Lock()
+        self._released = threading.Event()  # set on stop: every stalled request lets go
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -155,6 +166,7 @@ class LoopbackServer:
         self.stop()
 
     def start(self) -> None:
+        self._released.clear()
         httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_class(self))
         httpd.daemon_threads = True
         self._httpd = httpd
@@ -165,6 +177,7 @@ class LoopbackServer:
         self._thread.start()
 
     def stop(self) -> None:
+        self._released.set()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -277,6 +290,11 @@ def _handler_class(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
             response = server._answer(request)
             if isinstance(response, Hangup):
                 self._hang_up(response.partial)
+                return
+            if isinstance(response, Stall):
+                server._released.wait()
+                with contextlib.suppress(OSError):  # the client may have given up already
+                    self._hang_up(b"")
                 return
             self.send_response(response.status)
             for name, value in response.headers.items():

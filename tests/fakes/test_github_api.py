@@ -444,6 +444,55 @@ class TestChecksAndStatuses:
             ("ci/build", "pending"),
         ]
 
+    @pytest.mark.parametrize("conclusion", ["stale", "passed", "Neutral"], ids=str)
+    def test_conclusions_github_refuses(self, served, conclusion):
+        """`stale` is GitHub's own and anything outside the enum is a 422; nothing is stored."""
+        repo = client(served).get_repo(REPO)
+        with pytest.raises(GithubException) as refused:
+            repo.create_check_run(name="reviewbot", head_sha="b" * 40, conclusion=conclusion)
+        assert refused.value.status == 422
+        assert "is not one of" in str(refused.value.data)
+        assert list(repo.get_commit("b" * 40).get_check_runs()) == []
+
+    def test_action_required_without_details_url_is_accepted(self, served, fake):
+        """GitHub only asks that details be at `details_url` ("should"): no 422 without one."""
+        repo = client(served).get_repo(REPO)
+        repo.create_check_run(name="reviewbot", head_sha="c" * 40, conclusion="action_required")
+        assert fake.required_check(REPO, "c" * 40, "reviewbot") == "failing"
+
+    @pytest.mark.parametrize(
+        ("conclusions", "statuses", "expected"),
+        [
+            ((), (), "pending"),
+            (("success",), (), "passing"),
+            (("neutral",), (), "passing"),
+            (("skipped",), (), "passing"),
+            (("failure",), (), "failing"),
+            (("action_required",), (), "failing"),
+            (("cancelled",), (), "failing"),
+            (("timed_out",), (), "failing"),
+            (("failure", "success"), (), "passing"),
+            (("success", "failure"), (), "failing"),
+            ((), ("success",), "passing"),
+            ((), ("failure",), "failing"),
+            ((), ("pending",), "pending"),
+            ((), ("success", "failure"), "failing"),
+            (("neutral",), ("failure",), "failing"),
+            (("success",), ("success",), "passing"),
+        ],
+        ids=lambda v: "-".join(v) if isinstance(v, tuple) else v,
+    )
+    def test_required_check(self, served, fake, conclusions, statuses, expected):
+        """Branch protection: the latest run of the name and the latest status of the context both pass."""
+        repo = client(served).get_repo(REPO)
+        sha = "d" * 40
+        for conclusion in conclusions:
+            repo.create_check_run(name="reviewbot", head_sha=sha, conclusion=conclusion)
+        for state in statuses:
+            repo.get_commit(sha).create_status(state, context="reviewbot")
+        repo.create_check_run(name="other", head_sha=sha, conclusion="failure")
+        assert fake.required_check(REPO, sha, "reviewbot") == expected
+
 
 class TestUsersAndPermissions:
     def test_collaborator_permission(self, served, fake):

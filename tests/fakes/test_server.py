@@ -18,6 +18,7 @@ from tests.fakes.server import (
     LoopbackServer,
     Request,
     Response,
+    Stall,
     json_function_handler,
 )
 
@@ -153,3 +154,12 @@ class TestFaults:
             assert call(f"{server.url}/x")[0] == 200
             assert server.pending_faults == 0
         assert [r.status for r in server.snapshot()] == [HUNG_UP, HUNG_UP, 200]
+
+    def test_stall_reads_the_request_and_never_answers(self):
+        """A stalled request gets no byte back (the client gives up); the next one is answered."""
+        with LoopbackServer(echo) as server:
+            server.fail_next("GET", r"^/x$", Stall())
+            with pytest.raises(TimeoutError):
+                urllib.request.urlopen(f"{server.url}/x", timeout=0.2)
+            assert call(f"{server.url}/x")[0] == 200
+        assert [r.status for r in server.snapshot()] == [HUNG_UP, 200]

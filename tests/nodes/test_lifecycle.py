@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reviewbot.errors import LifecycleError
-from reviewbot.nodes import Action, Event, Status, apply
+from reviewbot.nodes import Action, Event, Priority, Status, also_raised, apply
 from tests.nodes.factories import make_node
 
 O, C, R, D = Status.OPEN, Status.CONSENSUS_READY, Status.RESOLVED, Status.DISMISSED  # noqa: E741 - the four states, as in the docstring diagram
@@ -82,3 +82,59 @@ class TestConsensus:
         )
         assert node.status is O
         assert [(d.by, d.reason) for d in node.disputes] == [("verifier", "the guard covers it")]
+
+
+class TestAlsoRaised:
+    """Another agent raising the same finding joins the node's raisers; it never duplicates it."""
+
+    @staticmethod
+    def again(node, priority=Priority.P1, confidence=0.9):
+        return node.model_copy(update={"priority": priority, "confidence": confidence})
+
+    def test_the_raiser_is_recorded_once(self):
+        """The second raiser is added after the author; raising it again changes nothing."""
+        node = make_node(author="style")
+        once = also_raised(node, "security", self.again(node))
+        assert once.raisers == ("style", "security")
+        assert also_raised(once, "security", self.again(node)) == once
+        assert also_raised(once, "style", self.again(node)) == once
+
+    @pytest.mark.parametrize(
+        ("priority", "confidence", "expected"),
+        [
+            (Priority.P0, 0.5, (Priority.P0, 0.5)),
+            (Priority.P1, 0.95, (Priority.P1, 0.95)),
+            (Priority.P1, 0.8, (Priority.P1, 0.9)),
+            (Priority.P3, 1.0, (Priority.P1, 0.9)),
+        ],
+        ids=["higher-priority", "same-priority-surer", "same-priority-less-sure", "lower-priority"],
+    )
+    def test_the_stricter_assessment_is_kept(self, priority, confidence, expected):
+        """Priority first, then confidence: the node takes the stricter of the two assessments."""
+        node = make_node(author="style", priority=Priority.P1, confidence=0.9)
+        after = also_raised(node, "security", self.again(node, priority, confidence))
+        assert (after.priority, after.confidence) == expected
+
+    def test_a_raiser_confirming_changes_nothing(self):
+        """Every raiser is one of the node's workers: its confirmation is a no-op."""
+        node = also_raised(make_node(author="style"), "security", make_node())
+        assert apply(node, Event(action=Action.CONFIRM, by="security")) == node
+
+    @pytest.mark.parametrize(
+        ("confirmers", "status"),
+        [(("security",), O), (("security", "verifier"), C)],
+        ids=["only-confirmer", "another-peer-left"],
+    )
+    def test_a_raisers_own_confirmation_is_withdrawn(self, confirmers, status):
+        """A confirmation by the new raiser stops counting; others keep the node consensusReady."""
+        node = make_node(author="style")
+        for peer in confirmers:
+            node = apply(node, Event(action=Action.CONFIRM, by=peer))
+        after = also_raised(node, "security", node)
+        assert (after.status, after.confirmed_by) == (status, confirmers[1:])
+
+    @pytest.mark.parametrize("start", [R, D], ids=str)
+    def test_a_closed_node_is_not_raised_again(self, start):
+        """Resolved and dismissed nodes are outside a run's raising: refused clearly."""
+        with pytest.raises(LifecycleError, match=f"it is {start.value}"):
+            also_raised(make_node(status=start), "security", make_node())

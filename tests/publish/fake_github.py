@@ -19,6 +19,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import responses
 
+from tests.fakes.github_api import SETTABLE_CONCLUSIONS
+
 API = "https://api.github.com"
 WEBHOOKS = Path(__file__).resolve().parents[1] / "data" / "github-webhooks"
 DOCS = "https://docs.github.com/rest/pulls/reviews#create-a-review-for-a-pull-request"
@@ -294,6 +296,8 @@ class FakeGitHub:
         if self.checks_forbidden:
             return self._error(403, "Resource not accessible by integration")
         payload = json.loads(request.body)
+        if payload.get("conclusion") not in SETTABLE_CONCLUSIONS:  # as tests/fakes/github_api.py
+            return self._error(422, f"Invalid request: conclusion {payload.get('conclusion')!r}")
         run = copy.deepcopy(_SHAPES["check_run"])
         run.update(id=next(self._ids), **{k: v for k, v in payload.items() if k != "output"})
         run["output"].update(payload.get("output", {}))

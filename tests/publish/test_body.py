@@ -12,6 +12,7 @@ from reviewbot.nodes import Priority, ReviewNode, Status
 from reviewbot.publish.body import (
     MAX_AGENT_SUMMARY,
     MAX_BODY,
+    MAX_LISTED_FILES,
     TRUNCATED,
     checkout_reader,
     finish,
@@ -36,6 +37,7 @@ from reviewbot.publish.markers import (
 )
 from reviewbot.publish.plan import LinkBuilder, Target, plan_review
 from reviewbot.redact import MASK, Redactor
+from reviewbot.report import SkippedFile, UnseenFile
 from tests.publish.conftest import HEAD, REPO, every_kind, make_diff, make_report, node
 
 BOT = "github-actions[bot]"
@@ -300,3 +302,45 @@ class TestWhatTheReviewersSaid:
         agent = report.agents[0].model_copy(update={"summary": None, "notes": ()})
         text = summary_body(report.model_copy(update={"agents": (agent,)}), redactor=Redactor())
         assert "What the reviewers said" not in text
+
+
+class TestCoverage:
+    def coverage_lines(self, **fields: object) -> list[str]:
+        report = make_report((), verdict="ship")
+        assert report.coverage is not None
+        coverage = report.coverage.model_copy(update=fields)
+        text = summary_body(report.model_copy(update={"coverage": coverage}), redactor=Redactor())
+        section = text.split("### Coverage", 1)[1].split("### Usage", 1)[0]
+        return [line for line in section.splitlines() if line.startswith("- ")]
+
+    def test_an_unseen_file_is_named_once_with_its_reason_and_remedy(self):
+        """Not seen comes first, with what to change; it is not listed again as not in context."""
+        unseen = UnseenFile(path="big.py", reason="its patch did not fit", remedy="raise `x`")
+        listed = (
+            SkippedFile(path="big.py", reason="outside the context token budget"),
+            SkippedFile(path="read.py", reason="outside the context token budget"),
+            SkippedFile(path="package-lock.json", reason="excluded by paths.exclude"),
+        )
+        lines = self.coverage_lines(
+            partial=True, unseen=(unseen,), files_listed=listed, files_read=("read.py",)
+        )
+        assert lines[2] == "- **Partial coverage**: this review does not cover the whole PR"
+        assert lines[3:] == [
+            "- **Not seen** by any reviewer: `big.py` — its patch did not fit; to review it: "
+            "raise `x`",
+            "- Not in context: `read.py` — read in full by a reviewer",
+            "- Not in context: `package-lock.json` — excluded by paths.exclude",
+        ]
+
+    def test_many_unseen_files_are_capped_with_a_count(self):
+        """A PR of thousands of unseen files names the first ones and counts the rest."""
+        unseen = tuple(
+            UnseenFile(path=f"f{n:04d}.py", reason="r", remedy="m")
+            for n in range(MAX_LISTED_FILES + 5)
+        )
+        lines = self.coverage_lines(partial=True, unseen=unseen)
+        assert sum("**Not seen**" in line for line in lines) == MAX_LISTED_FILES
+        assert lines[-2:] == [  # the cap is shared with the files only listed
+            "- … and 5 more file(s) not seen (the JSON report lists them all)",
+            "- … and 1 more file(s) not in context (the JSON report lists them all)",
+        ]

@@ -16,7 +16,7 @@ from reviewbot.nodes import Priority, Status
 from reviewbot.publish.github import GitHubPublisher, check_conclusion
 from reviewbot.publish.markers import carry_over, node_marker
 from reviewbot.redact import MASK, Redactor
-from reviewbot.report import AgentReport, Coverage, Report, StopReason
+from reviewbot.report import AgentReport, Coverage, Report, StopReason, UnseenFile
 from tests.publish.conftest import HEAD, NUMBER, REPO, every_kind, make_report, make_snapshot, node
 from tests.publish.fake_github import FakeGitHub
 
@@ -219,6 +219,31 @@ class TestRerun:
         assert "~~x3 is off by one~~" in summary
 
     @pytest.mark.parametrize(
+        "unseen",
+        [
+            UnseenFile(path="src/app.py", reason="r", remedy="m"),
+            UnseenFile(path="src/app2.py", old_path="src/app.py", reason="r", remedy="m"),
+        ],
+        ids=["unseen-file", "unseen-after-a-rename"],
+    )
+    def test_findings_in_a_file_nobody_saw_stay_open(self, rsps, fake, checkout, unseen):
+        """Per file: findings in an unseen file (or its old name) stay open; the others resolve."""
+        nodes = every_kind()
+        publisher().publish(make_report(nodes), make_snapshot(checkout))
+        kept = tuple(n.model_copy(update={"commit_sha": NEW_HEAD}) for n in (nodes[1], nodes[3]))
+        report = make_report(kept, head_sha=NEW_HEAD)
+        assert report.coverage is not None
+        coverage = report.coverage.model_copy(update={"partial": True, "unseen": (unseen,)})
+        report = report.model_copy(update={"coverage": coverage})
+        published = publisher().publish(report, make_snapshot(checkout, head_sha=NEW_HEAD))
+        assert published.resolved == ("review-5",)  # docs/format.md was seen
+        statuses = {p.node.id: p.node.status for p in publisher().load_prior_state().nodes}
+        assert statuses["review-1"] is Status.CONSENSUS_READY
+        assert statuses["review-3"] is Status.OPEN
+        assert statuses["review-5"] is Status.RESOLVED
+        assert any("this run did not see, so they stay open" in n for n in published.notes)
+
+    @pytest.mark.parametrize(
         ("stop", "coverage"),
         [
             (StopReason.NO_CREDENTIALS, "full"),
@@ -256,6 +281,11 @@ class TestRerun:
             "5 earlier finding(s) were not reported again, but this run did not review the "
             "whole PR to a normal end, so none is marked resolved."
         )
+        if coverage == "partial":  # partial without a file list: no file is known to be seen
+            note = (
+                "5 earlier finding(s) were not reported again, but they are in files (or about "
+                "parts of the PR) this run did not see, so they stay open."
+            )
         assert note in published.notes
         state = publisher().load_prior_state()
         assert {p.node.status for p in state.nodes} == {Status.OPEN, Status.CONSENSUS_READY}
@@ -391,6 +421,13 @@ class TestFallbacks:
         )
         assert [p["event"] for p in bodies(rsps, "POST", "/reviews")] == ["COMMENT"]
 
+    def test_a_ship_with_partial_coverage_never_approves(self, rsps, fake, checkout):
+        """An approval is a clean pass: a Ship that did not see every file is a COMMENT review."""
+        report = make_report((), verdict="ship", partial=True)
+        published = publisher().publish(report, make_snapshot(checkout))
+        assert [p["event"] for p in bodies(rsps, "POST", "/reviews")] == ["COMMENT"]
+        assert published.event == "COMMENT"
+
     def test_check_run_forbidden_falls_back_to_commit_status(self, rsps, fake, checkout):
         """403 on check runs → a `reviewbot` commit status on the head SHA."""
         fake.checks_forbidden = True
@@ -401,29 +438,48 @@ class TestFallbacks:
         assert fake.statuses[0]["state"] == "failure"
 
     @pytest.mark.parametrize(
-        ("verdict", "partial", "state", "description"),
+        ("verdict", "partial", "advisory", "state", "description"),
         [
-            ("ship", False, "success", "Ship: no gated axis failed and no finding holds this PR"),
+            (
+                "ship",
+                False,
+                False,
+                "success",
+                "Ship: no gated axis failed and no finding holds this PR",
+            ),
             (
                 "ship",
                 True,
+                True,
                 "failure",
-                "Ship, not a clean pass: no gated axis failed and no finding holds this PR",
+                "Ship, not a clean pass (coverage is partial): no gated axis failed and no "
+                "finding holds this PR",
             ),
-            ("hold", False, "failure", "Hold: P0 bug `x` (open P0 → hold)"),
-            ("block", False, "failure", "Block: gated axis `review` failed"),
+            ("hold", False, False, "failure", "Hold (blocks merge): P0 bug `x` (open P0 → hold)"),
+            ("hold", False, True, "success", "Hold (advisory): P0 bug `x` (open P0 → hold)"),
+            (
+                "hold",
+                True,
+                True,
+                "failure",
+                "Hold (blocks merge: coverage is partial): P0 bug `x` (open P0 → hold)",
+            ),
+            ("block", False, True, "failure", "Block: gated axis `review` failed"),
         ],
-        ids=["ship", "ship-partial", "hold", "block"],
+        ids=["ship", "ship-partial", "hold", "hold-advisory", "hold-advisory-partial", "block"],
     )
     def test_commit_status_says_which_verdict_it_stands_for(
-        self, rsps, fake, checkout, verdict, partial, state, description
+        self, rsps, fake, checkout, verdict, partial, advisory, state, description
     ):
-        """Statuses have no neutral: Hold is `failure` (never green) and its description says Hold."""
+        """Statuses have no neutral: they pass exactly when the check run would, and say why."""
         fake.checks_forbidden = True
         report = make_report((), verdict=verdict, partial=partial)
-        publisher().publish(report, make_snapshot(checkout))
+        config = PublishConfig(advisory_hold=advisory)
+        published = publisher(config=config).publish(report, make_snapshot(checkout))
         (status,) = fake.statuses
         assert (status["state"], status["description"]) == (state, description)
+        assert published.commit_status is True
+        assert published.check_conclusion == check_conclusion(report, advisory_hold=advisory)
 
     def test_commit_status_description_fits_and_is_redacted(self, rsps, fake, checkout):
         """A long reason is cut to GitHub's 140 characters; a secret in it never reaches GitHub."""
@@ -435,7 +491,7 @@ class TestFallbacks:
         publisher(redactor=Redactor.of([secret])).publish(report, make_snapshot(checkout))
         description = fake.statuses[0]["description"]
         assert len(description) == 140
-        assert description.startswith(f"Hold: {MASK} yyy")
+        assert description.startswith(f"Hold (blocks merge): {MASK} yyy")
         assert description.endswith("…")
 
     def test_auth_failure_is_a_one_line_auth_error(self, rsps):
@@ -458,19 +514,57 @@ class TestFallbacks:
 
 class TestCheckConclusion:
     @pytest.mark.parametrize(
-        ("verdict", "partial", "expected"),
+        ("verdict", "partial", "advisory", "expected"),
         [
-            ("ship", False, "success"),
-            ("ship", True, "neutral"),
-            ("hold", False, "neutral"),
-            ("block", False, "failure"),
-            ("block", True, "failure"),
+            ("ship", False, False, "success"),
+            ("ship", True, False, "failure"),
+            ("ship", True, True, "failure"),
+            ("hold", False, False, "failure"),
+            ("hold", False, True, "neutral"),
+            ("hold", True, True, "failure"),
+            ("block", False, False, "failure"),
+            ("block", False, True, "failure"),
+            ("block", True, False, "failure"),
         ],
-        ids=["ship", "ship-partial", "hold", "block", "block-partial"],
+        ids=[
+            "ship",
+            "ship-partial",
+            "ship-partial-advisory",
+            "hold",
+            "hold-advisory",
+            "hold-partial-advisory",
+            "block",
+            "block-advisory",
+            "block-partial",
+        ],
     )
-    def test_conclusion_for_verdict(self, verdict, partial, expected):
-        """Ship/Hold/Block → success/neutral/failure; partial coverage is never success."""
-        assert check_conclusion(make_report((), verdict=verdict, partial=partial)) == expected
+    def test_conclusion_for_verdict(self, verdict, partial, advisory, expected):
+        """Only a fully covered Ship succeeds; an advisory Hold is neutral; all else fails."""
+        report = make_report((), verdict=verdict, partial=partial)
+        assert check_conclusion(report, advisory_hold=advisory) == expected
+
+    def test_unreported_coverage_never_passes(self):
+        """A Ship whose coverage was not reported is not a clean pass, advisory or not."""
+        report = make_report((), verdict="ship").model_copy(update={"coverage": None})
+        for advisory in (False, True):
+            assert check_conclusion(report, advisory_hold=advisory) == "failure"
+
+    @pytest.mark.parametrize(
+        ("advisory", "conclusion", "title"),
+        [
+            (False, "failure", "🟡 Hold (blocks merge): P0 bug `x` (open P0 → hold)"),
+            (True, "neutral", "🟡 Hold (advisory): P0 bug `x` (open P0 → hold)"),
+        ],
+        ids=["default", "advisory"],
+    )
+    def test_hold_check_run(self, rsps, fake, checkout, advisory, conclusion, title):
+        """A Hold's check run says it is a Hold, whether it blocks, and the deciding reason."""
+        config = PublishConfig(advisory_hold=advisory)
+        report = make_report((), verdict="hold")
+        published = publisher(config=config).publish(report, make_snapshot(checkout))
+        (payload,) = bodies(rsps, "POST", "/check-runs")
+        assert (payload["conclusion"], payload["output"]["title"]) == (conclusion, title)
+        assert published.check_conclusion == conclusion
 
     def test_check_run_payload(self, rsps, fake, checkout):
         """The check run is named `reviewbot`, completed, on the head SHA, with title and summary."""

@@ -8,6 +8,7 @@ import pytest
 
 from reviewbot.nodes import Status
 from reviewbot.publish.markers import (
+    MAX_UNSEEN_MARKED,
     NODE_TAG,
     CommentRecord,
     SummaryMarker,
@@ -21,6 +22,7 @@ from reviewbot.publish.markers import (
     summary_marker,
 )
 from reviewbot.redact import MASK, Redactor
+from reviewbot.report import UnseenFile
 from reviewbot.verdict.axes import Outcome
 from tests.publish.conftest import HEAD, make_report, node
 
@@ -111,6 +113,29 @@ class TestWriting:
         coverage = state.coverage()
         assert (coverage.files_total, coverage.files_in_context, coverage.partial) == (2, 1, True)
         assert "1 file(s) were not in the reviewer's context" in coverage.notes[0]
+
+    @pytest.mark.parametrize("count", [1, MAX_UNSEEN_MARKED + 1], ids=["named", "too-many"])
+    def test_unseen_files_survive_a_refold_all_or_none(self, count):
+        """The summary marker names every unseen file, or none: a re-fold never thinks more was seen."""
+        report = make_report((), verdict="ship", partial=True)
+        assert report.coverage is not None
+        unseen = tuple(
+            UnseenFile(path=f"f{n}.py", reason="did not fit", remedy="raise it")
+            for n in range(count)
+        )
+        coverage = report.coverage.model_copy(update={"unseen": unseen})
+        marker = SummaryMarker.of(report.model_copy(update={"coverage": coverage}), head_sha=HEAD)
+        record = CommentRecord(id=9, where=Where.ISSUE, author=BOT, body=summary_marker(marker))
+        refolded = read_prior([record], BOT).coverage()
+        assert refolded is not None
+        assert refolded.partial is True
+        if count == 1:
+            assert refolded.unseen == unseen
+            assert (refolded.covers("f0.py"), refolded.covers("other.py")) == (False, True)
+        else:
+            assert refolded.unseen == ()
+            assert f"{count} file(s) were not seen by any reviewer" in refolded.notes[-1]
+            assert refolded.covers("other.py") is False
 
     def test_no_summary_means_no_remembered_axes(self):
         """Without a readable summary there is nothing to reuse: the re-fold must treat axes as not run."""

@@ -223,7 +223,7 @@ class TestMessagesAPIFaults:
         stops = {a["name"]: a["stop_reason"] for a in run.report["agents"]}
         assert stops == {"review": "credentials_refused", "verifier": "skipped"}
         assert [r["state"] for r in world.posted_reviews()] == ["COMMENTED"]
-        assert [c["conclusion"] for c in world.check_runs()] == ["neutral"]
+        assert [c["conclusion"] for c in world.check_runs()] == ["failure"]
         assert len(run.error_lines) == 1, run.stderr
         assert "ANTHROPIC_API_KEY" in run.error_lines[0]
 
@@ -236,7 +236,9 @@ class TestMessagesAPIFaults:
         assert run.exit_code == 4, run.stderr
         assert run.verdict == "hold"
         assert run.axis("review")["outcome"] == "not_run"
-        assert [c["conclusion"] for c in world.check_runs()] == ["neutral"]
+        assert [c["conclusion"] for c in world.check_runs()] == [
+            "failure"
+        ]  # a Hold fails the required check
         assert len(run.error_lines) == 1, run.stderr
         assert "model 'claude-nope' was not found" in run.error_lines[0]
 

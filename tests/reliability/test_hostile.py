@@ -122,7 +122,7 @@ class TestObeyingModel:
         ("verifier_confirms", "verdict", "event", "conclusion"),
         [
             (True, "block", "CHANGES_REQUESTED", "failure"),
-            (False, "hold", "COMMENTED", "neutral"),
+            (False, "hold", "COMMENTED", "failure"),
         ],
         ids=["confirmed-p0", "disputed-p0"],
     )

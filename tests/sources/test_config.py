@@ -59,6 +59,12 @@ class TestLoadConfig:
         assert config.paths.exclude == ("**/*.snap", "docs/**")
         assert config.ci.gated_checks == ("test (3.11)",)
 
+    def test_hold_blocks_unless_made_advisory(self):
+        """`publish.advisory_hold` is off by default and read as a TOML boolean."""
+        assert ReviewConfig().publish.advisory_hold is False
+        config = load_config("[publish]\nadvisory_hold = true\n", origin=ORIGIN)
+        assert config.publish.advisory_hold is True
+
     def test_origin_names_the_base_branch(self):
         """Messages name the file and the branch it was read from."""
         assert ORIGIN == "`.reviewbot.toml` (base branch main)"
@@ -90,6 +96,10 @@ class TestLoadConfig:
                 "[ci]\n# gated?\ngated = 'yes please'\n",
                 "`.reviewbot.toml` (base branch main) line 3: ci.gated: Input should be a valid boolean, unable to interpret input",
             ),
+            (
+                "[publish]\nadvisory_hold = 'yes'\n",
+                "`.reviewbot.toml` (base branch main) line 2: publish.advisory_hold: Input should be a valid boolean",
+            ),
         ],
         ids=[
             "out-of-range",
@@ -98,6 +108,7 @@ class TestLoadConfig:
             "dotted-key",
             "inline-table",
             "after-comment",
+            "advisory-hold-not-a-boolean",
         ],
     )
     def test_validation_errors_name_the_line(self, text, message):

@@ -5,6 +5,9 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -154,3 +157,27 @@ def tree_digest(root: Path) -> dict[str, str]:
             else:
                 digest[rel] = f"dir:{oct(path.stat().st_mode)}"
     return digest
+
+
+class Hung(Exception):
+    """Raised in the test by `guard` when the code under test did not return in time."""
+
+
+@contextmanager
+def guard(seconds: float = 20.0) -> Iterator[None]:
+    """Fail (not hang) a test whose body runs past `seconds`: a failure guard, not a timing check.
+
+    SIGALRM interrupts Python code and `re`'s matcher (it checks for signals as it
+    backtracks), so a catastrophic search fails the test instead of running for minutes.
+    """
+
+    def hung(_signum: int, _frame: object) -> None:
+        raise Hung(f"still running after {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reviewbot.sources.diff_index import DiffIndex
+from reviewbot.tools import git_views
 from reviewbot.tools.ask_user import NoOperator
 from reviewbot.tools.session import NodeStore, ReviewSession, Workspace
 from tests.tools.factories import build_repo, make_session, tree_digest
@@ -120,3 +121,33 @@ class TestWithoutGit:
         result = session.call("git_log", {})
         assert result.is_error
         assert result.content == "the checkout has no git history, so git tools cannot answer"
+
+
+class TestBounds:
+    @pytest.mark.parametrize(
+        ("tool", "tool_input"),
+        [
+            ("git_log", {}),
+            ("git_show", {}),
+            ("git_blame", {"path": "src/app.py", "start_line": 1, "end_line": 3}),
+        ],
+        ids=["git_log", "git_show", "git_blame"],
+    )
+    def test_no_time_left_starts_no_git_command(self, repo, tool, tool_input):
+        """A call with no time left answers that it stopped at its limit, before running git."""
+        result = make_session(repo).call(tool, tool_input, timeout=0)
+        assert result.is_error
+        assert result.content.startswith(f"{tool} stopped at its time limit (0 s)")
+
+    def test_time_to_spare_answers_normally(self, repo):
+        """With time left, git runs under its watchdog and answers as usual."""
+        result = make_session(repo).call("git_log", {}, timeout=30)
+        assert not result.is_error
+        assert result.content.splitlines()[0].endswith("Add run and total")
+
+    def test_an_oversized_blob_is_not_read(self, repo, monkeypatch):
+        """A file at a revision larger than the read limit is refused, never loaded."""
+        monkeypatch.setattr(git_views, "MAX_FILE_BYTES", 100)
+        result = make_session(repo).call("git_show", {"path": "big.txt"})
+        assert result.is_error
+        assert "too large to read" in result.content

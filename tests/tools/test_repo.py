@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 
-from tests.tools.factories import build_repo, make_session, tree_digest
+from reviewbot.tools.ask_user import NoOperator
+from reviewbot.tools.context import Deadline, ToolContext, ToolTimedOut
+from reviewbot.tools.repo import SearchCodeInput, search_code
+from reviewbot.tools.session import NodeStore, Workspace
+from tests.tools.factories import app_diff, build_repo, guard, make_session, tree_digest
 
 
 @pytest.fixture
@@ -233,10 +239,56 @@ class TestSearchCode:
         ]
 
     def test_invalid_regex_is_an_error(self, repo):
-        """A regex that does not compile comes back with Python's reason."""
+        """A regex that does not compile comes back with RE2's reason, quoting the model's text."""
         result = make_session(repo).call("search_code", {"regex": "(unclosed"})
         assert result.is_error
-        assert result.content.startswith("invalid regex '(unclosed': missing ), unterminated")
+        assert result.content.startswith(
+            "search_code cannot run '(unclosed': missing ): (unclosed (search_code uses RE2 syntax"
+        )
+
+    @pytest.mark.parametrize(
+        ("regex", "line"),
+        [
+            (r"(a+)+$", "a" * 30 + "!"),
+            (r"(x+x+)+y", "x" * 40),
+            (r"(a|aa)+$", "a" * 40 + "!"),
+        ],
+        ids=["nested-plus", "overlapping-plus", "overlapping-alternatives"],
+    )
+    def test_a_backtracking_pattern_returns_promptly(self, repo, regex, line):
+        """A pattern that makes a backtracking engine run for minutes is answered at once."""
+        (repo.root / "redos.txt").write_text(f"{line}\n")
+        with guard():
+            result = make_session(repo).call("search_code", {"regex": regex, "glob": "redos.txt"})
+        assert not result.is_error
+        assert result.content == f"no line matches {regex!r} in files matching `redos.txt`"
+
+    def test_a_backtracking_glob_returns_promptly(self, repo):
+        """The glob is matched in linear time too: `*a*a…*c` against a long name of `a`s."""
+        (repo.root / ("a" * 40)).write_text("x\n")
+        glob = "*a" * 12 + "*c"
+        with guard():
+            listed = make_session(repo).call("list_files", {"glob": glob})
+            searched = make_session(repo).call("search_code", {"regex": "x", "glob": glob})
+        assert listed.content == f"no file matches `{glob}`"
+        assert searched.content == f"no line matches 'x' in files matching `{glob}`"
+
+    @pytest.mark.parametrize(
+        ("regex", "construct"),
+        [
+            (r"(\w+) \1", "backreferences"),
+            (r"eval(?=\()", "lookaround"),
+            (r"(?<!self\.)run", "lookaround"),
+        ],
+        ids=["backreference", "lookahead", "lookbehind"],
+    )
+    def test_syntax_a_linear_engine_cannot_run_is_a_clear_error(self, repo, regex, construct):
+        """Backreferences and lookaround are refused with RE2's reason and what to do instead."""
+        result = make_session(repo).call("search_code", {"regex": regex})
+        assert result.is_error
+        assert result.content.startswith(f"search_code cannot run {regex!r}: ")
+        assert construct in result.content
+        assert "RE2" in result.content
 
     def test_links_out_are_not_searched(self, repo):
         """A link to a file outside the checkout is skipped, never read."""
@@ -244,3 +296,60 @@ class TestSearchCode:
         assert "TOP SECRET" not in result.content
         assert result.content.startswith("no line matches 'SECRET'")
         assert "were not searched" in result.content
+
+
+@dataclass
+class Ticking:
+    """A clock that moves one second each time it is read."""
+
+    now: float = 0.0
+
+    def __call__(self) -> float:
+        self.now += 1
+        return self.now
+
+
+def context(repo, deadline: Deadline) -> ToolContext:
+    session = make_session(repo)
+    ctx = ToolContext(
+        agent="review",
+        role="reviewer",
+        workspace=Workspace(checkout=repo.root, head_sha=repo.head_sha, diff=app_diff()),
+        store=NodeStore(),
+        operator=NoOperator(),
+        seen=set(session.seen),
+        max_output_chars=20_000,
+    )
+    ctx.deadline = deadline
+    return ctx
+
+
+class TestTimeLimit:
+    """A call past its time limit answers the model with an error saying what it did."""
+
+    def test_a_search_out_of_time_says_so_with_the_matches_so_far(self, repo):
+        """The error names the limit and the files searched, and carries the matches found."""
+        deadline = Deadline.after(5, clock=Ticking())
+        with pytest.raises(ToolTimedOut) as stopped:
+            search_code(context(repo, deadline), SearchCodeInput(regex="line", glob="big.txt"))
+        message = str(stopped.value)
+        assert message.startswith(
+            "search_code stopped at its time limit (5 s) after searching 1 file(s)"
+        )
+        assert "matching lines so far (path:line: text):\nbig.txt:1: line 1\n" in message
+
+    @pytest.mark.parametrize(
+        ("tool", "tool_input"),
+        [("search_code", {"regex": "x"}), ("list_files", {})],
+        ids=["search_code", "list_files"],
+    )
+    def test_no_time_is_an_error_result_not_a_hang(self, repo, tool, tool_input):
+        """Through the session, a call given no time comes back as an is_error result."""
+        result = make_session(repo).call(tool, tool_input, timeout=0)
+        assert result.is_error
+        assert result.content.startswith(f"{tool} stopped at its time limit (0 s)")
+
+    def test_a_quick_call_is_not_affected(self, repo):
+        """A call well within its limit answers normally."""
+        result = make_session(repo).call("read_file", {"path": "src/app.py"}, timeout=30)
+        assert not result.is_error

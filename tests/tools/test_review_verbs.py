@@ -211,6 +211,40 @@ class TestAddReviewNode:
         assert result.content == "already recorded as review-1; a node is not added twice"
         assert len(store.all()) == 1
 
+    def test_another_agent_raising_it_is_recorded_as_a_raiser(self, repo):
+        """The same finding from another reviewer: one node, that reviewer among its raisers."""
+        store = NodeStore()
+        make_session(repo, store=store, agent="style").call(
+            "add_review_node", finding(priority="P2", confidence=0.5)
+        )
+        security = make_session(repo, store=store, agent="security")
+        result = security.call("add_review_node", finding(start=3, end=3))
+        assert not result.is_error
+        assert result.content == (
+            "already recorded as style-1 by style; a node is not added twice, so it now counts "
+            "as raised by you too (P0, confidence 0.9)"
+        )
+        [node] = store.all()
+        assert (node.id, node.raisers, node.priority.value) == (
+            "style-1",
+            ("style", "security"),
+            "P0",
+        )
+        again = security.call("add_review_node", finding())
+        assert again.content == "already recorded as style-1; a node is not added twice"
+        assert store.get("style-1").raisers == ("style", "security")
+
+    def test_the_verifier_restating_a_finding_does_not_raise_it(self, repo):
+        """The verifier has no axis: its identical finding is refused as before, its confirm counts."""
+        store = NodeStore()
+        make_session(repo, store=store, agent="style").call("add_review_node", finding())
+        verifier = make_session(repo, store=store, role="verifier", agent="verifier")
+        result = verifier.call("add_review_node", finding())
+        assert result.content == "already recorded as style-1; a node is not added twice"
+        assert store.get("style-1").raisers == ("style",)
+        verifier.call("confirm_review_node", {"id": "style-1", "reason": "os.system"})
+        assert store.get("style-1").status is Status.CONSENSUS_READY
+
     def test_anchor_outside_the_diff_is_accepted_with_a_remark(self, repo):
         """Lines outside the diff are fine, and the agent learns they go to the review body."""
         raw = finding(start=1, end=1, quote="import os", title="Imports everything")
@@ -278,7 +312,7 @@ class TestVerifierVerbs:
         result = own.call("confirm_review_node", {"id": "review-1", "reason": "I am sure"})
         assert not result.is_error
         assert result.content == (
-            "no change: you wrote review-1, and an author's own confirmation does not count; "
+            "no change: you raised review-1, and an author's own confirmation does not count; "
             "only a peer's confirmation moves it to consensusReady (it stays open)"
         )
         assert store.get("review-1").status is Status.OPEN
@@ -290,7 +324,7 @@ class TestVerifierVerbs:
             "add_review_node", finding(title="Own", start=14, end=14, quote="    result = 0")
         )
         result = verifier.call("confirm_review_node", {"id": "verifier-1", "reason": "sure"})
-        assert result.content.startswith("no change: you wrote verifier-1")
+        assert result.content.startswith("no change: you raised verifier-1")
         assert store.get("verifier-1").status is Status.OPEN
 
     def test_confirming_twice_changes_nothing(self, repo, store):

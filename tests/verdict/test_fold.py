@@ -132,6 +132,29 @@ class TestNodePolicy:
         gated_elsewhere = [axis(Outcome.PASSED, gated=False, name="style")]
         assert fold_nodes([node], default_policy(), gated_elsewhere).verdict is SHIP
 
+    @pytest.mark.parametrize(
+        ("raisers", "expected"),
+        [
+            (("style",), SHIP),
+            (("style", "security"), BLOCK),
+            (("security", "style"), BLOCK),
+            (("style", "lint"), SHIP),
+        ],
+        ids=["ungated-only", "ungated-first", "gated-first", "two-ungated"],
+    )
+    def test_a_node_raised_by_a_gated_reviewer_folds(self, raisers, expected):
+        """A confirmed P0 moves the verdict when any of its raisers is gated, whoever came first."""
+        author, *others = raisers
+        node = make_node(author=author, status=Status.CONSENSUS_READY, priority=Priority.P0)
+        node = node.model_copy(update={"also_raised_by": tuple(others)})
+        axes = [
+            axis(Outcome.PASSED),
+            axis(Outcome.FAILED, gated=False, name="style"),
+            axis(Outcome.FAILED, gated=False, name="lint"),
+            axis(Outcome.FAILED, name="security"),
+        ]
+        assert fold_nodes([node], default_policy(), axes).verdict is expected
+
     def test_axis_outcome(self):
         """A reviewer fails its axis only with a node whose effect is fail."""
         ready_p0 = make_node(status=Status.CONSENSUS_READY, priority=Priority.P0)

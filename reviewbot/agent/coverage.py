@@ -1,0 +1,100 @@
+"""Coverage: what the reviewers actually saw of the PR's changed files (SPEC 7).
+
+Built after the reviewers ran, from the packed context (whose patches the model got
+whole) and the reviewers' `HeadViews` (which head lines their read tools showed in
+full). A changed file left out of the context is still seen when:
+
+- it has hunks: a reviewer was shown every head line of them (added and context
+  lines, the lines GitHub can comment on) — a read of the top of a padded file is not
+  enough; a deletion has no head lines, so only its packed patch shows it;
+- GitHub sent no patch (the diff is too large): a reviewer was shown the whole file;
+- it changed no content (a rename, a mode change): its listing says all there is.
+
+Anything else is `unseen`, with the reason and what to change, and makes the coverage
+partial, as do files GitHub did not list at all (past its 3,000-file listing). Files left
+out by policy (binary, submodule pointers, `[paths]` excludes) are listed, not unseen. The
+verifier's reads do not count: it checks the findings it is given, it does not review the
+PR. Pure: this module reads no file and calls nothing.
+"""
+
+from __future__ import annotations
+
+from reviewbot.agent.context import REASON_BUDGET, REASON_NO_PATCH, PackedContext
+from reviewbot.report import Coverage, SkippedFile, UnseenFile
+from reviewbot.sources.diff_index import DiffIndex, FileDiff, FileStatus
+from reviewbot.tools.views import HeadViews
+
+CONFIG = "the base branch's `.reviewbot.toml`"
+REMEDY_NO_PATCH = (
+    "review it from a clone (`reviewbot review --local`), or split the change: "
+    "GitHub sends no patch for a diff this large"
+)
+REMEDY_UNLISTED = "split the PR, or review it from a clone (`reviewbot review --local`)"
+
+
+def assess(
+    packed: PackedContext, diff: DiffIndex, views: HeadViews, *, context_tokens: int
+) -> Coverage:
+    """The report's coverage: the packer's listing, with each gap checked against the reads."""
+    listing = packed.coverage
+    read: list[str] = []
+    unseen: list[UnseenFile] = []
+    for listed in listing.files_listed:
+        change = diff.get(listed.path)
+        if change is None or listed.reason not in (REASON_BUDGET, REASON_NO_PATCH):
+            continue  # left out by policy: listed by name, not a gap
+        if _seen(change, views):
+            read.append(change.path)
+        else:
+            unseen.append(_unseen(change, packed.patch_tokens.get(change.path), context_tokens))
+    unlisted = max(listing.files_total - len(diff), 0)
+    notes = list(listing.notes)
+    if unlisted:
+        notes.append(f"To review the files GitHub did not list: {REMEDY_UNLISTED}.")
+    if read:
+        notes.append(f"{len(read)} file(s) outside the context were read in full by a reviewer.")
+    if unseen:
+        notes.append(
+            f"{len(unseen)} changed file(s) were not seen by any reviewer: findings in them are "
+            "not marked resolved, and this review is not a clean pass."
+        )
+    return Coverage(
+        files_total=listing.files_total,
+        files_in_context=listing.files_in_context,
+        files_listed=tuple(SkippedFile(path=f.path, reason=f.reason) for f in listing.files_listed),
+        files_read=tuple(read),
+        unseen=tuple(unseen),
+        files_unlisted=unlisted,
+        partial=bool(unseen) or unlisted > 0 or diff.listing_truncated,
+        notes=tuple(notes),
+    )
+
+
+def _seen(change: FileDiff, views: HeadViews) -> bool:
+    if change.patch_missing:
+        return views.saw_whole(change.path)
+    if not change.hunks:
+        return True
+    needed = change.commentable("RIGHT")
+    return bool(needed) and views.saw(change.path, needed)
+
+
+def _unseen(change: FileDiff, tokens: int | None, context_tokens: int) -> UnseenFile:
+    if change.patch_missing:
+        reason = "GitHub sent no patch (the diff is too large) and no reviewer read the whole file"
+        return UnseenFile(
+            path=change.path, old_path=change.old_path, reason=reason, remedy=REMEDY_NO_PATCH
+        )
+    size = f" (about {tokens:,} tokens)" if tokens is not None else ""
+    why = (
+        "the read tools show only the head, where it is deleted"
+        if change.status is FileStatus.DELETED
+        else "no reviewer read its changed lines in full"
+    )
+    needs = f"; this patch alone needs about {tokens:,}" if tokens is not None else ""
+    return UnseenFile(
+        path=change.path,
+        old_path=change.old_path,
+        reason=f"its patch{size} did not fit the context budget, and {why}",
+        remedy=f"raise `[budget] context_tokens` (now {context_tokens:,}{needs}) in {CONFIG}",
+    )

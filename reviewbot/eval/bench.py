@@ -1,0 +1,142 @@
+"""The benchmark file: the public Code Review Bench golden-comment format, read entry by entry.
+
+    [{"pr_title": "…", "url": "https://github.com/OWNER/REPO/pull/N",
+      "comments": [{"comment": "…", "severity": "Low|Medium|High|Critical"}, …]}, …]
+
+Other fields are ignored. A file that cannot be read, is not JSON or is not a list is
+a `UsageError` (nothing can run); a bad entry (a missing field, a URL that is not a
+pull request, an unknown severity, no golden comments, a URL given twice) is one
+problem line, and the valid entries still run. Must not: touch the network.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from reviewbot.errors import UsageError
+from reviewbot.sources.github import parse_pr_url
+
+
+class Severity(StrEnum):
+    """The benchmark's severity labels, least severe first."""
+
+    LOW = "Low"
+    MEDIUM = "Medium"
+    HIGH = "High"
+    CRITICAL = "Critical"
+
+
+class GoldenComment(BaseModel):
+    """A real issue a human reviewer identified in the PR: the ground truth."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    comment: str = Field(min_length=1, max_length=20_000)
+    severity: Severity
+
+    @field_validator("severity", mode="before")
+    @classmethod
+    def _any_case(cls, value: Any) -> Any:
+        # "high" and "HIGH" are the same label; anything else is refused by the enum.
+        return value.strip().capitalize() if isinstance(value, str) else value
+
+
+class BenchmarkPR(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    pr_title: str = Field(max_length=1_000)
+    url: str = Field(max_length=2_000)
+    comments: tuple[GoldenComment, ...] = Field(min_length=1)
+
+    @field_validator("url")
+    @classmethod
+    def _pull_request(cls, value: str) -> str:
+        try:
+            return parse_pr_url(value).html_url
+        except UsageError as exc:
+            raise ValueError(str(exc)) from None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Benchmark:
+    prs: tuple[BenchmarkPR, ...]
+    problems: tuple[str, ...]  # one line per entry that was left out
+
+
+def load_benchmark(path: Path) -> Benchmark:
+    """The valid entries of the file, and one line per invalid one."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read the benchmark {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"the benchmark {path} is not UTF-8 text: {exc.reason}") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"the benchmark {path} is not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ) from exc
+    if not isinstance(data, list):
+        raise UsageError(
+            f"the benchmark {path} must be a JSON list of PRs, not a JSON {_kind(data)}"
+        )
+    return parse_entries(data, origin=str(path))
+
+
+def parse_entries(data: list[Any], *, origin: str) -> Benchmark:
+    prs: list[BenchmarkPR] = []
+    problems: list[str] = []
+    seen: dict[str, int] = {}
+    for number, raw in enumerate(data, start=1):
+        where = f"{origin}: entry {number}"
+        try:
+            pr = BenchmarkPR.model_validate(raw)
+        except ValidationError as exc:
+            problems.append(f"{where}: {_first_error(exc)}")
+            continue
+        if pr.url in seen:
+            problems.append(f"{where}: {pr.url} is already entry {seen[pr.url]}")
+            continue
+        seen[pr.url] = number
+        prs.append(pr)
+    return Benchmark(prs=tuple(prs), problems=tuple(problems))
+
+
+def _first_error(exc: ValidationError) -> str:
+    errors = exc.errors(include_url=False)
+    first = errors[0]
+    loc = ".".join(str(part) for part in first["loc"]) or "the entry"
+    message = str(first["msg"]).removeprefix("Value error, ")
+    more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
+    return f"{loc}: {message}{more}"
+
+
+def _kind(value: Any) -> str:
+    match value:
+        case dict():
+            return "object"
+        case str():
+            return "string"
+        case bool():
+            return "boolean"
+        case int() | float():
+            return "number"
+        case None:
+            return "null"
+    return type(value).__name__
+
+
+def short_name(url: str) -> str:
+    """`owner/repo#N` for a PR URL (the URL itself if it is not one)."""
+    try:
+        ref = parse_pr_url(url)
+    except UsageError:
+        return url
+    return f"{ref.owner}/{ref.repo}#{ref.number}"

@@ -1,0 +1,83 @@
+"""`reviewbot eval BENCH.json`, behind the click command: read, run, show, write, exit code.
+
+Exit codes (documented in the README and in `reviewbot eval --help`):
+
+    0   every selected PR was reviewed, judged and scored
+    2   the benchmark file is unusable (unreadable, not JSON, not a list, no valid
+        entry, nothing selected), or some entries are invalid (one line each; the
+        valid PRs still ran and are reported)
+    3   ANTHROPIC_API_KEY is not set, or the Messages API rejected it
+    4/5/6  a PR could not be evaluated (not found / network or judge / git): the first
+        such PR's code; the other PRs still ran and are reported
+
+Must not: import click (cli.py does), or post anything (the runner's reviews are dry runs).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from reviewbot.agent.progress import Progress
+from reviewbot.errors import AuthError, UsageError
+from reviewbot.eval.bench import load_benchmark
+from reviewbot.eval.result import EvalResult
+from reviewbot.eval.runner import NO_KEY, EvalOptions, run_eval, select
+from reviewbot.eval.terminal import TerminalProgress, render_result
+from reviewbot.settings import Settings
+
+BAD_ENTRIES = 2
+PIPED_WIDTH = 120
+
+
+def evaluate(
+    bench_path: Path,
+    options: EvalOptions,
+    settings: Settings,
+    *,
+    out: Path | None,
+    agent_progress: Progress,
+    interactive: bool,
+) -> int:
+    """Run the evaluation and return the exit code; a `ReviewbotError` ends it with its own."""
+    if settings.anthropic_api_key is None:
+        raise AuthError(NO_KEY)
+    redactor = settings.redactor
+    progress = TerminalProgress(Console(stderr=True, highlight=False), redactor, live=interactive)
+    bench = load_benchmark(bench_path)
+    for problem in bench.problems:
+        progress.note(problem)
+    if not bench.prs:
+        raise UsageError(f"the benchmark {bench_path} has no valid pull request entry")
+    if not select(bench.prs, only=options.only, limit=options.limit):
+        raise UsageError(f"--only {options.only!r} selects none of the {len(bench.prs)} PR(s)")
+    result = run_eval(
+        bench,
+        origin=str(bench_path),
+        settings=settings,
+        options=options,
+        progress=progress,
+        agent_progress=agent_progress,
+    )
+    # Piped into a file or a CI log, rich would squeeze the tables into 80 columns.
+    width = None if sys.stdout.isatty() else PIPED_WIDTH
+    render_result(result, Console(file=sys.stdout, highlight=False, width=width), redactor)
+    if out is not None:
+        write_result(result, out, settings)
+        progress.note(f"wrote the results to {out}")
+    return exit_code(result)
+
+
+def write_result(result: EvalResult, out: Path, settings: Settings) -> None:
+    try:
+        out.write_text(settings.redactor(result.model_dump_json(indent=2)) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {out}: {exc.strerror}") from exc
+
+
+def exit_code(result: EvalResult) -> int:
+    if result.problems:
+        return BAD_ENTRIES
+    return result.failed[0].exit_code if result.failed else 0

@@ -1,0 +1,143 @@
+"""The result of `reviewbot eval` (the `--out` JSON) and of each PR (what the cache stores).
+
+Pydantic models, because both cross a boundary: the JSON file is read by people's
+scripts, and a cached PR is read back from disk on `--resume`. Bump
+`SCHEMA_VERSION` on any change that could break a reader (it is part of the cache key).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from reviewbot.eval.bench import Severity
+from reviewbot.eval.score import Counts, Score
+from reviewbot.nodes.model import Kind, Priority
+from reviewbot.report import Usage
+
+SCHEMA_VERSION: Literal[1] = 1
+METHOD = (
+    "TP = golden comments matched by at least one finding (duplicates matching the same "
+    "golden comment count once and are not false positives); FP = findings matched to no "
+    "golden comment; FN = golden comments matched by none. precision = TP/(TP+FP), "
+    "recall = TP/(TP+FN), F1 = 2PR/(P+R); 0 when a denominator is 0; overall figures sum "
+    "the counts over PRs. By severity: TP and FN take the golden comment's severity, FP "
+    "the finding's priority (P0 Critical, P1 High, P2 Medium, P3 Low)."
+)
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class CountsReport(_Model):
+    tp: int = Field(ge=0)
+    fp: int = Field(ge=0)
+    fn: int = Field(ge=0)
+    precision: float
+    recall: float
+    f1: float
+
+    @classmethod
+    def of(cls, counts: Counts) -> CountsReport:
+        return cls(
+            tp=counts.tp,
+            fp=counts.fp,
+            fn=counts.fn,
+            precision=counts.precision,
+            recall=counts.recall,
+            f1=counts.f1,
+        )
+
+    def counts(self) -> Counts:
+        return Counts(tp=self.tp, fp=self.fp, fn=self.fn)
+
+
+class ScoreReport(_Model):
+    total: CountsReport
+    by_severity: dict[Severity, CountsReport]
+
+    @classmethod
+    def of(cls, score: Score) -> ScoreReport:
+        return cls(
+            total=CountsReport.of(score.total),
+            by_severity={s: CountsReport.of(score.by_severity[s]) for s in Severity},
+        )
+
+    def score(self) -> Score:
+        return Score(
+            total=self.total.counts(),
+            by_severity={s: c.counts() for s, c in self.by_severity.items()},
+        )
+
+
+class FindingResult(_Model):
+    """One reviewbot finding and the judge's decision about it."""
+
+    id: str
+    kind: Kind
+    priority: Priority
+    title: str
+    path: str | None = None
+    start_line: int | None = None
+    end_line: int | None = None
+    golden: int | None = Field(
+        description="0-based index of the golden comment the judge matched, or null."
+    )
+    reason: str = Field(description="The judge's reason.")
+
+
+class GoldenResult(_Model):
+    comment: str
+    severity: Severity
+    matched_by: tuple[str, ...] = Field(description="Ids of the findings that matched it.")
+
+
+class PRResult(_Model):
+    """A scored PR: what the cache stores and the JSON lists."""
+
+    url: str
+    title: str
+    head_sha: str
+    model: str
+    judge_model: str
+    tool_version: str
+    findings: tuple[FindingResult, ...]
+    golden: tuple[GoldenResult, ...]
+    score: ScoreReport
+    reviewers: Usage = Field(description="Tokens and cost of reviewbot's agents on this PR.")
+    judge: Usage = Field(description="Tokens and cost of the judge on this PR.")
+    notes: tuple[str, ...] = Field(
+        default=(), description="E.g. a reviewer that stopped on a budget."
+    )
+
+
+class PRFailure(_Model):
+    """A PR that could not be scored; it counts in no figure."""
+
+    url: str
+    error: str
+    exit_code: int
+
+
+class UsageReport(_Model):
+    reviewers: Usage
+    judge: Usage
+
+
+class EvalResult(_Model):
+    schema_version: Literal[1] = SCHEMA_VERSION
+    tool_version: str
+    benchmark: str
+    model: str
+    judge_model: str
+    method: str = METHOD
+    score: ScoreReport = Field(description="Over every scored PR (counts summed).")
+    prs: tuple[PRResult, ...]
+    failed: tuple[PRFailure, ...] = ()
+    problems: tuple[str, ...] = Field(
+        default=(), description="Benchmark entries left out, one line each."
+    )
+    cached: tuple[str, ...] = Field(default=(), description="URLs of PRs reused from the cache.")
+    usage: UsageReport

@@ -1,0 +1,234 @@
+"""One `reviewbot eval` run: per PR, reviewbot's real review as a dry run, the judge, the score.
+
+    select (--only, --limit) ─▶ for each PR: cached and --resume? reuse it
+                              ─▶ else app.review_pull with post=False (the whole pipeline:
+                                 fetch, checkout, reviewers, verifier, fold; nothing posted)
+                              ─▶ the judge, once per finding, in its own conversation
+                              ─▶ score, save to the cache
+    ─▶ EvalResult: per PR and overall, reviewers' and judge's usage apart
+
+A PR that cannot be evaluated (not found, a git or network error, the judge giving no
+valid answer, a reviewer that could not run) is recorded as failed with its error and
+exit code, and the other PRs still run; a rejected ANTHROPIC_API_KEY ends the run,
+since no later PR could succeed. Must not: post (the job is built with post=False
+here, and nowhere else), print (the progress does), or read the environment.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from reviewbot import __version__
+from reviewbot.agent.progress import Progress
+from reviewbot.app import Job, model_client, review_pull
+from reviewbot.errors import (
+    AuthError,
+    CredentialsRefusedError,
+    NetworkError,
+    ReviewbotError,
+    UsageError,
+)
+from reviewbot.eval.bench import Benchmark, BenchmarkPR
+from reviewbot.eval.cache import CacheKey, EvalCache
+from reviewbot.eval.judge import Judge
+from reviewbot.eval.result import (
+    EvalResult,
+    FindingResult,
+    GoldenResult,
+    PRFailure,
+    PRResult,
+    ScoreReport,
+    UsageReport,
+)
+from reviewbot.eval.score import overall, score_pr
+from reviewbot.eval.terminal import EvalProgress
+from reviewbot.nodes.model import ReviewNode
+from reviewbot.report import Report, StopReason, Usage
+from reviewbot.settings import Settings
+from reviewbot.tools.ask_user import NoOperator
+
+NO_KEY = (
+    "ANTHROPIC_API_KEY is not set: reviewbot eval needs the Messages API for the reviewers "
+    "and the judge"
+)
+_CANNOT_RUN = frozenset({StopReason.ERROR, StopReason.NO_CREDENTIALS})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EvalOptions:
+    model: str
+    judge_model: str
+    cache_dir: Path
+    resume: bool = False
+    limit: int | None = None
+    only: str | None = None
+
+
+def select(
+    prs: Sequence[BenchmarkPR], *, only: str | None, limit: int | None
+) -> tuple[BenchmarkPR, ...]:
+    """`--only`: a glob (`*`, `?`, `[…]`) or else a substring, of the URL or the title; then `--limit`."""
+    chosen = [pr for pr in prs if only is None or _matches(pr, only)]
+    return tuple(chosen if limit is None else chosen[:limit])
+
+
+def _matches(pr: BenchmarkPR, pattern: str) -> bool:
+    texts = (pr.url.lower(), pr.pr_title.lower())
+    wanted = pattern.lower()
+    if any(c in wanted for c in "*?["):
+        return any(fnmatch.fnmatchcase(t, wanted) for t in texts)
+    return any(wanted in t for t in texts)
+
+
+def run_eval(
+    bench: Benchmark,
+    *,
+    origin: str,
+    settings: Settings,
+    options: EvalOptions,
+    progress: EvalProgress,
+    agent_progress: Progress,
+) -> EvalResult:
+    if settings.anthropic_api_key is None:
+        raise AuthError(NO_KEY)
+    # A dry run reviews in a temporary checkout: never the Actions workspace of this run.
+    settings = replace(settings, workspace=None)
+    selected = select(bench.prs, only=options.only, limit=options.limit)
+    cache = EvalCache(options.cache_dir)
+    judge_client = model_client(settings)
+    assert judge_client is not None  # the key was checked above
+    scored: list[PRResult] = []
+    failed: list[PRFailure] = []
+    cached: list[str] = []
+    try:
+        judge = Judge(judge_client, model=options.judge_model, redactor=settings.redactor)
+        for index, pr in enumerate(selected, start=1):
+            key = CacheKey(url=pr.url, model=options.model, judge_model=options.judge_model)
+            hit = cache.load(key, pr) if options.resume else None
+            if hit is not None:
+                scored.append(hit)
+                cached.append(pr.url)
+                progress.scored(index, len(selected), hit, cached=True)
+                continue
+            progress.started(index, len(selected), pr.url)
+            try:
+                result = evaluate_pr(pr, settings, options, judge, progress, agent_progress)
+            except CredentialsRefusedError:
+                raise  # the key itself was refused: no later PR can succeed
+            except ReviewbotError as exc:
+                failed.append(PRFailure(url=pr.url, error=str(exc), exit_code=exc.exit_code))
+                progress.failed(index, len(selected), pr.url, str(exc))
+                continue
+            cache.save(key, pr, result)
+            scored.append(result)
+            progress.scored(index, len(selected), result, cached=False)
+    finally:
+        judge_client.close()
+    return EvalResult(
+        tool_version=__version__,
+        benchmark=origin,
+        model=options.model,
+        judge_model=options.judge_model,
+        score=ScoreReport.of(overall(r.score.score() for r in scored)),
+        prs=tuple(scored),
+        failed=tuple(failed),
+        problems=bench.problems,
+        cached=tuple(cached),
+        usage=UsageReport(
+            reviewers=_sum(r.reviewers for r in scored), judge=_sum(r.judge for r in scored)
+        ),
+    )
+
+
+def evaluate_pr(
+    pr: BenchmarkPR,
+    settings: Settings,
+    options: EvalOptions,
+    judge: Judge,
+    progress: EvalProgress,
+    agent_progress: Progress,
+) -> PRResult:
+    """Review `pr` as a dry run, judge each finding, score it."""
+    # post=False: the review is computed and returned, and nothing is written to GitHub.
+    job = Job(progress=agent_progress, post=False, model=options.model, operator=NoOperator())
+    outcome = review_pull(pr.url, settings, job, lambda _report, _snapshot: None)
+    if outcome.report is None:
+        raise UsageError(f"not reviewed: {outcome.skipped or 'no reason given'}")
+    report = outcome.report
+    _check_agents(report)
+    findings = report.nodes
+    judgements = []
+    for number, node in enumerate(findings, start=1):
+        progress.judging(pr.url, finding=number, findings=len(findings))
+        judgements.append(judge.judge(node, pr))
+    matches = [j.golden for j in judgements]
+    score = score_pr([c.severity for c in pr.comments], [n.priority for n in findings], matches)
+    return PRResult(
+        url=pr.url,
+        title=pr.pr_title,
+        head_sha=report.pr.head_sha,
+        model=options.model,
+        judge_model=options.judge_model,
+        tool_version=__version__,
+        findings=tuple(
+            _finding(node, j.golden, j.reason) for node, j in zip(findings, judgements, strict=True)
+        ),
+        golden=tuple(
+            GoldenResult(
+                comment=c.comment,
+                severity=c.severity,
+                matched_by=tuple(n.id for n, m in zip(findings, matches, strict=True) if m == i),
+            )
+            for i, c in enumerate(pr.comments)
+        ),
+        score=ScoreReport.of(score),
+        reviewers=report.usage,
+        judge=_sum(j.usage for j in judgements),
+        notes=_notes(report),
+    )
+
+
+def _check_agents(report: Report) -> None:
+    """A reviewer that could not run leaves no findings to score: the PR fails, not scores 0."""
+    for agent in report.agents:
+        if agent.stop_reason is StopReason.CREDENTIALS_REFUSED:
+            raise CredentialsRefusedError(
+                agent.error or "the Messages API rejected ANTHROPIC_API_KEY"
+            )
+        if agent.role == "reviewer" and agent.stop_reason in _CANNOT_RUN:
+            raise NetworkError(
+                f"reviewer {agent.name} could not run: {agent.error or agent.stop_reason.value}"
+            )
+
+
+def _notes(report: Report) -> tuple[str, ...]:
+    return tuple(
+        f"{a.name} stopped: {a.stop_reason.value}" + (f" ({a.error})" if a.error else "")
+        for a in report.agents
+        if not a.stop_reason.completed
+    )
+
+
+def _finding(node: ReviewNode, golden: int | None, reason: str) -> FindingResult:
+    anchor = node.anchor
+    return FindingResult(
+        id=node.id,
+        kind=node.kind,
+        priority=node.priority,
+        title=node.title,
+        path=anchor.path if anchor else None,
+        start_line=anchor.start_line if anchor else None,
+        end_line=anchor.end_line if anchor else None,
+        golden=golden,
+        reason=reason,
+    )
+
+
+def _sum(usages: Iterable[Usage]) -> Usage:
+    total = Usage()
+    for usage in usages:
+        total = total + usage
+    return total

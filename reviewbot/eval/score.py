@@ -1,0 +1,120 @@
+"""Precision, recall and F1 of one PR's findings against its golden comments (pure).
+
+The counting follows the public Code Review Bench offline methodology (its step 3,
+with step 2.5's duplicate groups), applied to the judge's matches:
+
+    TP  golden comments matched by at least one finding; each golden comment counts
+        once, however many findings matched it (duplicates collapse into it, and none
+        of them is a false positive)
+    FP  findings the judge matched to no golden comment
+    FN  golden comments no finding matched
+
+    precision = TP / (TP + FP)      recall = TP / (TP + FN)      F1 = 2PR / (P + R)
+
+so the precision denominator is the findings after collapsing duplicates (one per
+matched golden comment, plus every unmatched finding). A ratio whose denominator is
+0 is 0, as the public scripts report it. Over several PRs the counts are summed
+first (micro-average), as the public dashboard does.
+
+By severity, every count lands in exactly one severity, so the rows add up to the
+total: a TP or FN has its golden comment's severity; an FP has no golden comment, so
+it takes the severity of its own priority (P0 Critical, P1 High, P2 Medium, P3 Low).
+
+Must not: import anything but the standard library and reviewbot's pure values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from reviewbot.eval.bench import Severity
+from reviewbot.nodes.model import Priority
+
+SEVERITY_OF_PRIORITY: Mapping[Priority, Severity] = {
+    Priority.P0: Severity.CRITICAL,
+    Priority.P1: Severity.HIGH,
+    Priority.P2: Severity.MEDIUM,
+    Priority.P3: Severity.LOW,
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Counts:
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    def __add__(self, other: Counts) -> Counts:
+        return Counts(tp=self.tp + other.tp, fp=self.fp + other.fp, fn=self.fn + other.fn)
+
+    @property
+    def precision(self) -> float:
+        return _ratio(self.tp, self.tp + self.fp)
+
+    @property
+    def recall(self) -> float:
+        return _ratio(self.tp, self.tp + self.fn)
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return _ratio(2 * p * r, p + r)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Score:
+    total: Counts
+    by_severity: Mapping[Severity, Counts]
+
+    def __add__(self, other: Score) -> Score:
+        return Score(
+            total=self.total + other.total,
+            by_severity={
+                s: self.by_severity.get(s, Counts()) + other.by_severity.get(s, Counts())
+                for s in Severity
+            },
+        )
+
+
+EMPTY = Score(total=Counts(), by_severity={s: Counts() for s in Severity})
+
+
+def score_pr(
+    golden: Sequence[Severity],
+    findings: Sequence[Priority],
+    matches: Sequence[int | None],
+) -> Score:
+    """Score one PR: `matches[i]` is the golden index finding `i` was matched to, or None."""
+    if len(matches) != len(findings):
+        raise ValueError(f"{len(matches)} matches for {len(findings)} findings")
+    if any(m is not None and not 0 <= m < len(golden) for m in matches):
+        raise ValueError(f"a match outside the {len(golden)} golden comment(s)")
+    found = {m for m in matches if m is not None}
+    tallies = {s: [0, 0, 0] for s in Severity}
+    for index, severity in enumerate(golden):
+        tallies[severity][0 if index in found else 2] += 1
+    for priority, match in zip(findings, matches, strict=True):
+        if match is None:
+            tallies[SEVERITY_OF_PRIORITY[priority]][1] += 1
+    by_severity = {s: Counts(tp=t[0], fp=t[1], fn=t[2]) for s, t in tallies.items()}
+    return Score(total=_sum(by_severity.values()), by_severity=by_severity)
+
+
+def overall(scores: Iterable[Score]) -> Score:
+    """The micro-average: counts summed over the PRs."""
+    total = EMPTY
+    for score in scores:
+        total = total + score
+    return total
+
+
+def _sum(counts: Iterable[Counts]) -> Counts:
+    total = Counts()
+    for c in counts:
+        total = total + c
+    return total
+
+
+def _ratio(numerator: float, denominator: float) -> float:
+    return numerator / denominator if denominator else 0.0

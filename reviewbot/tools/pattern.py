@@ -1,0 +1,99 @@
+"""The model's patterns — `search_code`'s regex and the read tools' globs — compiled for RE2.
+
+Python's `re` backtracks: `(a+)+$` against a line of 30 `a`s and a `!` runs for
+minutes, and nothing can interrupt it (the matcher never returns to Python code, so
+no deadline check runs). RE2 matches in time linear in the text whatever the pattern,
+so a search costs what the bytes it reads cost, and the tool's deadline is checked
+between files and matches. The price is syntax: RE2 has no backreferences and no
+lookaround (nor has ripgrep's); such a pattern is refused with RE2's reason and a way
+round it. The only module that imports `re2`.
+
+A file is searched in one pass over its UTF-8 bytes, not line by line: RE2's
+`never_nl` keeps every match inside one line and `(?m)` makes `^`/`$` line ends, so
+the lines found are exactly those a per-line search would find, ten times faster.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Protocol
+
+import re2
+
+from reviewbot.tools.context import ToolRetry
+
+Matches = Callable[[str], bool]
+SYNTAX = (
+    "search_code uses RE2 syntax, which runs in linear time: no backreferences (\\1) and "
+    "no lookaround ((?=…), (?!…), (?<=…), (?<!…)); `^` and `$` are the ends of a line"
+)
+
+
+class _Match(Protocol):
+    def start(self) -> int: ...
+
+
+class _Compiled(Protocol):
+    def search(self, text: bytes, pos: int = 0) -> _Match | None: ...
+    def fullmatch(self, text: str) -> object: ...
+
+
+def _options(*, one_line: bool) -> object:
+    options = re2.Options()
+    options.log_errors = False  # RE2 would print the model's pattern to stderr
+    options.never_nl = one_line
+    return options
+
+
+_SEARCH = _options(one_line=True)
+_GLOB = _options(one_line=False)
+
+
+class LinePattern:
+    """A compiled `search_code` regex: the lines of a text that contain a match."""
+
+    def __init__(self, regex: str) -> None:
+        # Compiled as given first, so an error quotes the model's own text.
+        _compile(regex, _SEARCH, f"search_code cannot run {regex!r}:")
+        self._compiled = _compile(f"(?m){regex}", _SEARCH, f"search_code cannot run {regex!r}:")
+
+    def matching_lines(self, text: str) -> Iterator[tuple[int, str]]:
+        """(number, line) of each matching line; lines split on LF, a CR before it is not content."""
+        data = text.replace("\r\n", "\n").encode("utf-8")
+        pos = counted = 0
+        number = 1
+        while (found := self._compiled.search(data, pos)) is not None:
+            start = found.start()
+            line_start = data.rfind(b"\n", 0, start) + 1
+            if line_start == len(data):  # the empty "line" after the final newline is none
+                return
+            end = data.find(b"\n", start)
+            end = len(data) if end < 0 else end
+            number += data.count(b"\n", counted, line_start)
+            counted = line_start
+            yield number, data[line_start:end].decode("utf-8")
+            pos = end + 1
+            if pos > len(data):
+                return
+
+
+def glob_matcher(source: str, glob: str) -> Matches:
+    """Whether a whole path matches `source`, the regex of `glob` (`config.glob_source`)."""
+    compiled = _compile(source, _GLOB, f"the glob `{glob}` is not valid:")
+    return lambda path: compiled.fullmatch(path) is not None
+
+
+def _compile(pattern: str, options: object, refusal: str) -> _Compiled:
+    try:
+        compiled: _Compiled = re2.compile(pattern, options=options)
+    except re2.error as exc:
+        reason = exc.args[0] if exc.args else b""
+        why = reason.decode("utf-8", "replace") if isinstance(reason, bytes) else str(reason)
+        raise ToolRetry(f"{refusal} {why} ({SYNTAX}); {_hint(why)}") from exc
+    return compiled
+
+
+def _hint(why: str) -> str:
+    if "perl operator" in why or "escape sequence" in why:
+        return "search for a simpler pattern and read the lines around the matches"
+    return "fix the pattern and search again"

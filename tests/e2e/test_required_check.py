@@ -1,0 +1,89 @@
+"""The Action on `pull_request` without an Anthropic key: a Hold, and what branch protection makes of it.
+
+Default config: the required `reviewbot` check fails, the step exits 0 (`fail-on: none`),
+the outputs say `hold`. With `[publish] advisory_hold = true` on the base branch the
+check is neutral and passes, while `--fail-on hold` still fails the step: `fail-on`
+judges the verdict, the check judges verdict, coverage and the base config.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from tests.e2e.harness import REPO, Run, World, pull_request_event
+
+BASE = {"app.py": "def greet(name):\n    return 'hi ' + name\n"}
+HEAD = {"app.py": "def greet(name):\n    return 'hi ' + name.strip()\n"}
+ADVISORY = {**BASE, ".reviewbot.toml": "[publish]\nadvisory_hold = true\n"}
+ARGS = ["review", "--github-event", "--post"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Holds:
+    default: World
+    default_run: Run
+    advisory: World
+    advisory_run: Run
+
+
+@pytest.fixture(scope="module")
+def holds(worlds) -> Holds:
+    """One run per config, both without ANTHROPIC_API_KEY (the review axis cannot run → Hold)."""
+    default = worlds("hold-default", base=BASE, head=HEAD)
+    default_run = default.run(
+        ARGS, event_name="pull_request", event=pull_request_event(default), anthropic=False
+    )
+    advisory = worlds("hold-advisory", base=ADVISORY, head=HEAD)
+    advisory_run = advisory.run(
+        [*ARGS, "--fail-on", "hold"],
+        event_name="pull_request",
+        event=pull_request_event(advisory),
+        anthropic=False,
+    )
+    return Holds(
+        default=default, default_run=default_run, advisory=advisory, advisory_run=advisory_run
+    )
+
+
+def _required(world: World) -> str:
+    return world.github.required_check(REPO, world.pull.head_sha, "reviewbot")
+
+
+class TestDefaultHold:
+    def test_the_pr_is_not_mergeable(self, holds):
+        """A required `reviewbot` check fails on the Hold: the PR cannot merge."""
+        assert _required(holds.default) == "failing"
+
+    def test_the_step_succeeds_with_hold_in_the_outputs(self, holds):
+        """`fail-on: none`: the step exits 0; the verdict output and the report say Hold."""
+        run = holds.default_run
+        assert run.returncode == 0, run.stderr
+        assert run.outputs["verdict"] == "hold"
+        assert run.report()["published"]["check_conclusion"] == "failure"
+
+    def test_the_check_title_says_hold_and_why(self, holds):
+        """The title a reviewer sees in the checks list names the verdict and its reason."""
+        (post,) = holds.default_run.calls("POST", "/check-runs")
+        title = post.json()["output"]["title"]
+        assert title == (
+            "🟡 Hold (blocks merge): gated axis `review` could not run: "
+            "ANTHROPIC_API_KEY is not set"
+        )
+
+
+class TestAdvisoryHold:
+    def test_the_pr_is_mergeable(self, holds):
+        """The base config makes Hold advisory: the check is neutral, which passes."""
+        assert _required(holds.advisory) == "passing"
+        (post,) = holds.advisory_run.calls("POST", "/check-runs")
+        assert post.json()["conclusion"] == "neutral"
+        assert post.json()["output"]["title"].startswith("🟡 Hold (advisory): ")
+
+    def test_fail_on_hold_still_fails_the_step(self, holds):
+        """`--fail-on hold` judges the verdict: exit 1 after the advisory check is published."""
+        run = holds.advisory_run
+        assert run.returncode == 1, run.stderr
+        assert run.outputs["verdict"] == "hold"
+        assert run.report()["published"]["check_conclusion"] == "neutral"

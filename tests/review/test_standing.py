@@ -1,0 +1,57 @@
+"""Earlier findings in files this run did not see stand in its report and count for its verdict."""
+
+from __future__ import annotations
+
+from reviewbot.nodes import Priority, ReviewNode, Status
+from reviewbot.publish.markers import PriorNode, PriorState, Where
+from reviewbot.report import Coverage, UnseenFile
+from reviewbot.review import unseen_standing
+from tests.nodes.factories import make_node
+
+UNSEEN = Coverage(
+    files_total=2,
+    files_in_context=1,
+    unseen=(UnseenFile(path="src/big.py", reason="r", remedy="m"),),
+    partial=True,
+)
+FULL = Coverage(files_total=2, files_in_context=2, partial=False)
+
+
+def prior(*nodes: ReviewNode) -> PriorState:
+    return PriorState(
+        nodes=tuple(
+            PriorNode(node=n, comment_id=i, where=Where.INLINE, body="")
+            for i, n in enumerate(nodes, start=1)
+        )
+    )
+
+
+P0_BIG = make_node(
+    id="review-1", priority=Priority.P0, path="src/big.py", status=Status.CONSENSUS_READY
+).model_copy(update={"confirmed_by": ("verifier",)})
+P1_SEEN = make_node(id="review-2", path="src/app.py", title="Seen elsewhere")
+NOTE = make_node(id="review-3", path=None, title="About the whole PR")
+DISMISSED = make_node(id="review-4", path="src/big.py", title="Dismissed", status=Status.DISMISSED)
+
+
+class TestUnseenStanding:
+    def test_findings_in_an_unseen_file_stand_with_their_status(self):
+        """The confirmed P0 in src/big.py stands; the finding in a seen file does not."""
+        [carried] = unseen_standing(prior(P0_BIG, P1_SEEN, DISMISSED), (), UNSEEN)
+        assert (carried.fingerprint, carried.status) == (P0_BIG.fingerprint, Status.CONSENSUS_READY)
+        assert carried.id == "abc1234:review-1"
+        assert carried.notes[-1] == (
+            "carried from the review of abc1234: this run did not see where it is"
+        )
+
+    def test_a_note_about_the_whole_pr_stands_while_coverage_is_partial(self):
+        """An unanchored finding is about every file: partial coverage cannot clear it."""
+        assert [n.title for n in unseen_standing(prior(NOTE), (), UNSEEN)] == [NOTE.title]
+
+    def test_nothing_stands_when_everything_was_seen(self):
+        """Full coverage: the reviewers saw every file, so their silence is the answer."""
+        assert unseen_standing(prior(P0_BIG, NOTE), (), FULL) == ()
+
+    def test_a_finding_this_run_repeated_is_not_added_twice(self):
+        """Matched by fingerprint: the run's own copy is the one in the report."""
+        assert unseen_standing(prior(P0_BIG), (P0_BIG,), UNSEEN) == ()
