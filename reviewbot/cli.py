@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, NoReturn, TextIO
 import click
 from click.core import ParameterSource
 
-from reviewbot import __version__
+import reviewbot
 from reviewbot.errors import ReviewbotError, UsageError, VerdictGateError
 from reviewbot.output import Format, default_report_path, encodes_unicode, prepare_file
 from reviewbot.redact import Redactor
@@ -62,8 +62,14 @@ log = logging.getLogger("reviewbot")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(
-    __version__, "-V", "--version", prog_name="reviewbot", message="%(prog)s %(version)s"
+@click.option(
+    "-V",
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=lambda ctx, _param, value: _print_version(ctx) if value else None,
+    help="Show the version and exit (as `reviewbot version`).",
 )
 def cli() -> None:
     """Review GitHub pull requests with Claude as a read-only agent.
@@ -421,10 +427,20 @@ def version() -> None:
     Example:
       reviewbot version
     """
-    click.echo(f"reviewbot {__version__}")
+    click.echo(_version_line())
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def _version_line() -> str:
+    return f"reviewbot {reviewbot.__version__}"  # the metadata is read only now
+
+
+def _print_version(ctx: click.Context) -> None:
+    if not ctx.resilient_parsing:
+        click.echo(_version_line())
+        ctx.exit()
 
 
 def _given(ctx: click.Context, name: str) -> bool:

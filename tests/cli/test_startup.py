@@ -53,6 +53,20 @@ class TestStartup:
         """Help, a usage error and the version load neither the SDKs nor pydantic, rich or git."""
         assert loaded_by(args) == []
 
+    @pytest.mark.parametrize("args", [["--help"], ["review"]], ids=["help", "usage-error"])
+    def test_the_version_metadata_is_read_only_when_asked_for(self, args):
+        """`importlib.metadata` (as costly as click) waits for `--version` or a report."""
+        probe = PROBE.replace("{heavy!r}", "('importlib.metadata',)")
+        done = subprocess.run(
+            [sys.executable, "-c", probe.format(args=args)],
+            cwd=ROOT,
+            env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), "LANG": "C.UTF-8"},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert json.loads(done.stdout.strip().splitlines()[-1]) == []
+
     def test_a_review_command_does_load_them(self):
         """The probe can fail: `schema` needs pydantic and loads it."""
         assert "pydantic" in loaded_by(["schema"])
