@@ -1,21 +1,24 @@
 """Benchmark the agent harness: a scripted review of a large synthetic PR against the fake API.
 
-    /work/venv/bin/python bench/bench_loop.py [N_FILES ...]      (default: 300)
+    python bench/bench_loop.py [N_FILES ...] [--reads N]      (default: 300 files, 20 reads)
 
 Builds a real git repository with `bench/synthetic.py` (N changed files: small and
 large edits, additions, deletions, renames, binaries, a lockfile), indexes its diff,
 and runs `run_panel` with the real `AnthropicClient` over `httpx.MockTransport` and
 the fake Messages API (with a 1,024-token minimum cacheable prefix, as the real API
-has for Sonnet). The scripted reviewer reads 20 files, adds 4 nodes (2 of them P1)
-and finalizes; the verifier confirms one P1 and disputes the other.
+has for Sonnet). The scripted reviewer reads `--reads` files (20), adds 4 nodes (2 of
+them P1) and finalizes; the verifier confirms one P1 and disputes the other.
 
 Prints: model requests, total input tokens (the fake's count), the share of input
-tokens that were cache reads, the local estimate against the API count, the packed
-context, and the harness time excluding the time spent inside the fake.
+tokens that were cache reads, the effective input tokens (uncached + 0.1 × cache
+reads + 1.25 × cache writes: what the tokens cost at the API's cache prices), the
+local estimate against the API count, the packed context, and the harness time
+excluding the time spent inside the fake.
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 import time
@@ -39,6 +42,8 @@ from tests.fakes.gitrepo import git
 from tests.fakes.messages_api import FakeMessagesAPI, reply, text, tool_use
 
 READS = 20
+CACHE_READ_PRICE = 0.1  # of the base input price
+CACHE_WRITE_PRICE = 1.25  # 5-minute cache writes
 
 
 def anchors(diff: DiffIndex, count: int) -> list[dict[str, Any]]:
@@ -76,8 +81,8 @@ def node(anchor: dict[str, Any], priority: str, n: int) -> dict[str, Any]:
     }
 
 
-def script(diff: DiffIndex) -> list[Any]:
-    paths = [f.path for f in diff if f.path.endswith(".py") and not f.binary][:READS]
+def script(diff: DiffIndex, reads: int = READS) -> list[Any]:
+    paths = [f.path for f in diff if f.path.endswith(".py") and not f.binary][:reads]
     found = anchors(diff, 4)
     turns: list[Any] = [
         reply(text("Reading the changed modules."), tool_use("read_file", {"path": paths[0]}))
@@ -100,7 +105,7 @@ def script(diff: DiffIndex) -> list[Any]:
     return turns
 
 
-def bench(n_files: int) -> None:
+def bench(n_files: int, reads: int = READS) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         repo = make_pr_repo(Path(tmp) / "repo", n_files)
         diff = index_from_unified_diff(
@@ -123,7 +128,7 @@ def bench(n_files: int) -> None:
             checkout=repo.path,
             config=config,
         )
-        fake = FakeMessagesAPI(script(diff), min_cacheable_tokens=1_024)
+        fake = FakeMessagesAPI(script(diff, reads), min_cacheable_tokens=1_024)
         client = AnthropicClient(
             "sk-ant-bench-0000000000",
             http_client=httpx.Client(transport=fake.transport()),
@@ -154,6 +159,14 @@ def bench(n_files: int) -> None:
     )
     # Over every request, the first included (bench_scale leaves out each agent's first request).
     print(f"  cache-read share     {stats.cache_read_tokens / stats.total_input:.1%}")
+    effective = (
+        stats.input_tokens
+        + CACHE_READ_PRICE * stats.cache_read_tokens
+        + CACHE_WRITE_PRICE * stats.cache_write_tokens
+    )
+    print(
+        f"  effective input      {effective:,.0f} tokens (uncached + 0.1 × reads + 1.25 × writes)"
+    )
     print(
         f"  local estimate       {usage.estimated_input_tokens:,} vs API count {usage.total_input_tokens:,} "
         f"({usage.estimated_input_tokens / usage.total_input_tokens:.2f}×)"
@@ -173,5 +186,9 @@ def bench(n_files: int) -> None:
 
 
 if __name__ == "__main__":
-    for n in map(int, sys.argv[1:] or ["300"]):
-        bench(n)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("files", type=int, nargs="*", default=[300])
+    parser.add_argument("--reads", type=int, default=READS, help="files the reviewer reads")
+    args = parser.parse_args()
+    for n in args.files:
+        bench(n, args.reads)

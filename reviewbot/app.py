@@ -28,9 +28,10 @@ from reviewbot.agent.client import AnthropicClient
 from reviewbot.agent.model import ModelClient
 from reviewbot.agent.progress import Progress
 from reviewbot.config import CONFIG_FILE, ReviewConfig
-from reviewbot.errors import AuthError, UsageError
+from reviewbot.errors import AuthError, ReviewbotError, UsageError
 from reviewbot.event import EventPlan, PlanAction, plan_event_json
 from reviewbot.publish.github import GitHubPublisher
+from reviewbot.publish.seal import Sealer
 from reviewbot.report import Report
 from reviewbot.review import Agents, refold, review_snapshot
 from reviewbot.settings import Settings
@@ -128,6 +129,22 @@ class GitHub:
 
     client: GitHubClient
     login: str
+    # The permission API's answers, asked once per account per run (/review, /confirm, /dismiss).
+    permissions: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def permission(self, repo: str, login: str) -> str:
+        key = (repo, login.casefold())
+        if key not in self.permissions:
+            self.permissions[key] = fetch_permission(self.client, repo, login)
+        return self.permissions[key]
+
+    def is_writer(self, repo: str, login: str) -> bool:
+        """Write access according to the permission API; an answer it cannot give is a no."""
+        try:
+            return self.permission(repo, login) in WRITERS
+        except ReviewbotError as exc:
+            log.warning("cannot check %s's permission on %s: %s", login, repo, exc)
+            return False
 
 
 @contextmanager
@@ -197,7 +214,7 @@ def _review(
     refusal = _why_not(github, info, config, expect_head=expect_head, actor=actor)
     if refusal is not None:
         return RunOutcome(skipped=refusal)
-    publisher = _publisher(github, ref, config, settings)
+    publisher = _publisher(github, ref, config, settings, author=info.author)
     prior = publisher.load_prior_state()
     with pr_checkout(
         info.clone_url,
@@ -252,8 +269,9 @@ def _why_not(
 
 
 def _publisher(
-    github: GitHub, ref: PRRef, config: ReviewConfig, settings: Settings
+    github: GitHub, ref: PRRef, config: ReviewConfig, settings: Settings, *, author: str | None
 ) -> GitHubPublisher:
+    secret = settings.seal_secret
     return GitHubPublisher(
         github.client,
         ref.full_name,
@@ -261,6 +279,9 @@ def _publisher(
         bot_login=github.login,
         config=config.publish,
         redactor=settings.redactor,
+        sealer=Sealer.of(secret, repo=ref.full_name, number=ref.number) if secret else None,
+        pr_author=author,
+        is_writer=lambda login: github.is_writer(ref.full_name, login),
     )
 
 
@@ -287,7 +308,7 @@ def refold_pull(github: GitHub, ref: PRRef, settings: Settings, job: Job, emit: 
     # The snapshot gives the config and the diff (for placement), not files for agents: its
     # checkout is an empty folder, so nothing can read the wrong tree's files.
     config = _configured(_base_config(client, info, job), job)
-    publisher = _publisher(github, ref, config, settings)
+    publisher = _publisher(github, ref, config, settings, author=info.author)
     prior = publisher.load_prior_state()
     with tempfile.TemporaryDirectory(prefix="reviewbot-refold-") as empty:
         snapshot = fetch_snapshot(
@@ -387,7 +408,7 @@ def _not_a_writer(github: GitHub, ref: PRRef, actor: str | None) -> str | None:
     """The API's word on the commenter's permission: the payload's association is a hint only."""
     if actor is None:
         return "the comment has no author"
-    permission = fetch_permission(github.client, ref.full_name, actor)
+    permission = github.permission(ref.full_name, actor)
     if permission not in WRITERS:
         return f"/review by {actor} ignored: they have {permission} access, and write access is required"
     return None

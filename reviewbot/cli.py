@@ -39,7 +39,7 @@ from click.core import ParameterSource
 import reviewbot
 from reviewbot.errors import ReviewbotError, UsageError, VerdictGateError
 from reviewbot.output import Format, default_report_path, encodes_unicode, prepare_file
-from reviewbot.redact import Redactor
+from reviewbot.redact import RedactingStreamHandler, Redactor
 from reviewbot.settings import Settings
 
 # Start-up: the SDKs, pydantic, rich and git cost a second to import, and `--help`, a usage
@@ -641,17 +641,6 @@ def _operator(non_interactive: bool) -> Operator:
     return TerminalOperator(input=sys.stdin, output=sys.stderr)
 
 
-class _RedactingFilter(logging.Filter):
-    def __init__(self, redactor: Redactor) -> None:
-        super().__init__()
-        self.redactor = redactor
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        record.msg = self.redactor(record.getMessage())
-        record.args = None
-        return True
-
-
 class _GitHubRetryLines(logging.Filter):
     """urllib3's `Retrying (GithubRetry(total=3, …)) after connection broken by '…': /path`
     (PyGithub's transport) as one line of ours: the cause, the path, the attempts left."""
@@ -682,13 +671,13 @@ def _cause(error: object) -> str:
 
 def _configure_logging(verbose: bool, settings: Settings) -> None:
     redactor, in_actions = settings.redactor, settings.in_actions
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(
-        logging.Formatter(
-            "reviewbot: %(message)s" if not verbose else "%(levelname)s %(name)s: %(message)s"
-        )
+    # The whole formatted record is redacted, tracebacks included, and so is the report of
+    # a record that could not be written (`redact.RedactingStreamHandler`).
+    handler = RedactingStreamHandler(
+        sys.stderr,
+        "reviewbot: %(message)s" if not verbose else "%(levelname)s %(name)s: %(message)s",
+        redactor,
     )
-    handler.addFilter(_RedactingFilter(redactor))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.DEBUG if verbose else logging.WARNING)

@@ -343,7 +343,7 @@ def matches_any(path: str, patterns: Sequence[str], *, rooted: bool = False) -> 
 
 @lru_cache(maxsize=512)
 def _glob_regex(pattern: str, rooted: bool = False) -> re.Pattern[str]:
-    return re.compile(glob_source(pattern, rooted=rooted))
+    return re.compile(glob_source(pattern, rooted=rooted), re.S)  # `**` spans a name with a newline
 
 
 def glob_source(pattern: str, *, rooted: bool = False) -> str:

@@ -13,7 +13,7 @@ Must not: read the environment, build clients or publish (that is `app.py`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from reviewbot import __version__
 from reviewbot.agent.model import ModelClient
@@ -36,8 +36,9 @@ from reviewbot.report import (
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import Operator
 from reviewbot.verdict.axes import AxisResult, Outcome
-from reviewbot.verdict.fold import finalize
+from reviewbot.verdict.fold import axis_outcome, finalize
 from reviewbot.verdict.lattice import Verdict
+from reviewbot.verdict.policy import NodePolicy
 
 _STANDING = frozenset({Status.OPEN, Status.CONSENSUS_READY})
 
@@ -69,9 +70,11 @@ def review_snapshot(
         redactor=agents.redactor,
         progress=agents.progress,
         excluded=lambda path: is_excluded(path, config.paths),
+        # Human /confirm and /dismiss replies, and earlier peers' confirmations, are peers
+        # too: applied before the reviewer axes are judged, so a /dismiss can unblock.
+        carry=(lambda found: carry_over(found, prior)) if prior is not None else None,
     )
-    # Human /confirm and /dismiss replies, and earlier peers' confirmations, are peers too.
-    nodes = carry_over(panel.nodes, prior) if prior is not None else panel.nodes
+    nodes = panel.nodes
     if prior is not None:
         nodes = (*nodes, *unseen_standing(prior, nodes, panel.coverage))
     axes = (*panel.axes, ci) if ci is not None else panel.axes
@@ -97,31 +100,35 @@ def refold(
     """Re-judge the nodes already on the PR with fresh CI results: no model request.
 
     The reviewer axes and the agents' proposal are those the last published summary
-    recorded; when it recorded none (no summary yet, or an unreadable one), each
-    reviewer axis is `not_run`: absence of evidence never turns a gate green.
+    recorded for THIS head. A summary of another head (a push the new head's review has
+    not published yet, or that crashed or was cancelled) says nothing about this one,
+    and neither does no summary: each reviewer axis is then `not_run` — absence of
+    evidence never turns a gate green. Nodes found on earlier heads still count (they
+    can only make the verdict stricter). A recorded axis is judged again from the nodes
+    it was folded from, with today's human decisions applied first.
     """
     config = snapshot.config
-    remembered = {axis.name: axis for axis in prior.axes()}
+    head = snapshot.head_sha
+    remembered = {axis.name: axis for axis in prior.axes(head)}
+    policy = config.policy.node_policy()
     reviewer_axes = tuple(
-        remembered.get(reviewer.name)
-        or AxisResult(
-            name=reviewer.name,
-            gated=reviewer.gated,
-            outcome=Outcome.NOT_RUN,
-            detail="no earlier review of this PR recorded this axis",
+        _judged_again(remembered[r.name], prior, head, policy)
+        if r.name in remembered
+        else AxisResult(
+            name=r.name, gated=r.gated, outcome=Outcome.NOT_RUN, detail=_unreviewed(prior, head)
         )
-        for reviewer in config.all_reviewers
+        for r in config.all_reviewers
     )
     axes = (*reviewer_axes, ci) if ci is not None else reviewer_axes
     return build_report(
         snapshot,
-        proposed=prior.proposed(),
+        proposed=prior.proposed(head),
         axes=axes,
-        nodes=prior.review_nodes(),
+        nodes=prior.review_nodes(head),
         discarded=prior.discarded,
         agents=(),
         usage=Usage(),
-        coverage=prior.coverage(),
+        coverage=prior.coverage(head),
     )
 
 
@@ -146,6 +153,27 @@ def unseen_standing(
             node.model_copy(update={"id": f"{head}:{node.id}"[:100], "notes": (*node.notes, note)})
         )
     return tuple(out)
+
+
+def _unreviewed(prior: PriorState, head: str) -> str:
+    reviewed = prior.reviewed_head()
+    if reviewed is None:
+        return "no earlier review of this PR recorded this axis"
+    return (
+        f"the last review recorded was of {reviewed[:12]}; {head[:12]} has not been reviewed "
+        "(its review is still running, failed or was cancelled)"
+    )
+
+
+def _judged_again(axis: AxisResult, prior: PriorState, head: str, policy: NodePolicy) -> AxisResult:
+    """A recorded reviewer axis, its outcome recomputed from its nodes after human decisions.
+
+    An axis that could not run stays so; one whose nodes were not recorded keeps its outcome.
+    """
+    nodes = prior.axis_nodes(head, axis.name)
+    if axis.outcome is Outcome.NOT_RUN or nodes is None:
+        return axis
+    return replace(axis, outcome=axis_outcome(nodes, policy))
 
 
 def build_report(

@@ -31,6 +31,8 @@ class Settings:
     bot_login: str | None = (
         None  # REVIEWBOT_BOT_LOGIN: the account reviewbot posts as (GitHub Apps)
     )
+    # REVIEWBOT_MARKER_KEY: the secret reviewbot seals its comments with (see publish/seal.py).
+    marker_key: str | None = field(default=None, repr=False)
     redactor: Redactor = field(default_factory=Redactor, repr=False)
 
     @classmethod
@@ -45,6 +47,7 @@ class Settings:
 
         token = text("GITHUB_TOKEN") or text("GH_TOKEN")
         key = text("ANTHROPIC_API_KEY")
+        marker_key = text("REVIEWBOT_MARKER_KEY")
         return cls(
             anthropic_api_key=key,
             anthropic_base_url=text("ANTHROPIC_BASE_URL"),
@@ -60,5 +63,11 @@ class Settings:
             runner_temp=path("RUNNER_TEMP"),
             run_id=text("GITHUB_RUN_ID"),
             bot_login=text("REVIEWBOT_BOT_LOGIN"),
-            redactor=Redactor.from_environ(env, extra=[v for v in (token, key) if v]),
+            marker_key=marker_key,
+            redactor=Redactor.from_environ(env, extra=[v for v in (token, key, marker_key) if v]),
         )
+
+    @property
+    def seal_secret(self) -> str | None:
+        """What reviewbot's comments are sealed with: the marker key, else the model key."""
+        return self.marker_key or self.anthropic_api_key

@@ -52,6 +52,18 @@ class TestSettings:
         assert FAKE_GH not in repr(settings)
         assert settings.redactor(f"token {FAKE_GH}") == f"token {MASK}"
 
+    def test_the_seal_secret_is_the_marker_key_else_the_model_key_and_is_masked(self):
+        """REVIEWBOT_MARKER_KEY seals comments when set (and is a secret); else the model key does."""
+        marker_key = "rbk_" + "m" * 30  # a name without KEY/TOKEN in it would still be masked
+        settings = Settings.from_environ(
+            {"ANTHROPIC_API_KEY": FAKE_KEY, "REVIEWBOT_MARKER_KEY": marker_key}
+        )
+        assert settings.seal_secret == marker_key
+        assert marker_key not in repr(settings)
+        assert settings.redactor(marker_key) == MASK
+        assert Settings.from_environ({"ANTHROPIC_API_KEY": FAKE_KEY}).seal_secret == FAKE_KEY
+        assert Settings.from_environ({}).seal_secret is None
+
     def test_empty_values_are_absent(self):
         """An empty ANTHROPIC_API_KEY is no key at all."""
         assert Settings.from_environ({"ANTHROPIC_API_KEY": "  "}).anthropic_api_key is None

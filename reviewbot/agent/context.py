@@ -16,8 +16,10 @@ Ranking, in order:
    regenerations); the model sees the list of the rest and can `read_file` them.
 
 The rendered text is the cached prefix of every turn, so it is computed once and
-must not change during a run. Untrusted text passes through `hygiene`. This module
-must not read files or call any API.
+must not change during a run. Untrusted text passes through `hygiene`: bodies,
+comments and patches are fenced (`wrap`), names in the headings and lists (paths,
+branches, the author) are JSON strings (`quoted`), never bare. This module must
+not read files or call any API.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ REASON_BUDGET = "outside the context token budget; read the file if it matters"
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PackedFile:
     path: str
-    label: str  # the path as shown to the model (invisible characters revealed)
+    label: str  # the path as shown to the model: `hygiene.quoted`, never bare
     old_path: str | None
     status: str
     additions: int
@@ -184,7 +186,7 @@ def _name_within(
         entry[2] += item.deletions
     biggest = sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0]))
     grouped = [
-        DirectoryCount(folder=hygiene.one_line(folder, redactor), files=n, additions=a, deletions=d)
+        DirectoryCount(folder=hygiene.quoted(folder, redactor), files=n, additions=a, deletions=d)
         for folder, (n, a, d) in biggest[:MAX_GROUPS]
     ]
     others = biggest[MAX_GROUPS:]
@@ -215,7 +217,7 @@ def _unpackable(diff: FileDiff, excluded: Callable[[str], bool]) -> str | None:
 def _listed(diff: FileDiff, reason: str, redactor: Redactor) -> ListedFile:
     return ListedFile(
         path=diff.path,
-        label=hygiene.one_line(diff.path, redactor),
+        label=hygiene.quoted(diff.path, redactor),
         status=diff.status.value,
         additions=diff.additions,
         deletions=diff.deletions,
@@ -229,8 +231,8 @@ def _packed(diff: FileDiff, redactor: Redactor) -> PackedFile:
     )
     return PackedFile(
         path=diff.path,
-        label=hygiene.one_line(diff.path, redactor),
-        old_path=hygiene.one_line(diff.old_path, redactor) if diff.old_path else None,
+        label=hygiene.quoted(diff.path, redactor),
+        old_path=hygiene.quoted(diff.old_path, redactor) if diff.old_path else None,
         status=diff.status.value,
         additions=diff.additions,
         deletions=diff.deletions,
@@ -259,9 +261,9 @@ def _metadata(snapshot: PRSnapshot, redactor: Redactor) -> tuple[dict[str, objec
     metadata: dict[str, object] = {
         "repo": snapshot.repo or "(local repository)",
         "number": snapshot.number,
-        "author": hygiene.one_line(snapshot.author, redactor),
-        "base_ref": hygiene.one_line(snapshot.base_ref, redactor),
-        "head_ref": hygiene.one_line(snapshot.head_ref, redactor),
+        "author": hygiene.quoted(snapshot.author, redactor),
+        "base_ref": hygiene.quoted(snapshot.base_ref, redactor),
+        "head_ref": hygiene.quoted(snapshot.head_ref, redactor),
         "base_sha": snapshot.base_sha,
         "head_sha": snapshot.head_sha,
         "files_total": _files_total(snapshot),

@@ -10,14 +10,17 @@ surface — and the run must stop rather than run it. The guard runs nothing.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from reviewbot.agent.hygiene import quoted
 from reviewbot.modes.profile import CapabilityProfile
 from reviewbot.tools.registry import REGISTRY, ToolSpec
 from reviewbot.tools.surface import Surface, exclusion
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -72,20 +75,21 @@ def explain(exc: ValidationError) -> str:
     """pydantic's messages, one per problem: `path: Field required`."""
     problems = []
     for error in exc.errors(include_url=False, include_context=False):
-        where = ".".join(str(part) for part in error["loc"]) or "input"
+        where = ".".join(_field(part) for part in error["loc"]) or "input"
         problems.append(f"{where}: {error['msg']}")
     return "; ".join(problems)
 
 
+def _field(part: object) -> str:
+    """A field name as is; any other key the model sent (an unknown field) quoted."""
+    text = str(part)
+    return text if isinstance(part, int) or _NAME.fullmatch(text) else quoted(text, limit=80)
+
+
 def _off_surface(profile: CapabilityProfile, surface: Surface, name: str) -> str:
     spec = REGISTRY.get(name)
-    reason = exclusion(profile, surface.role, spec) if spec is not None else None
+    reason = exclusion(profile, spec) if spec is not None else None
     if reason is None:
         listed = ", ".join(surface.names)
-        return f"`{_shown(name)}` is not a tool; the tools are: {listed}"
+        return f"{quoted(str(name), limit=80)} is not a tool; the tools are: {listed}"
     return f"`{name}` does not exist in {profile.mode} mode: {reason}"
-
-
-def _shown(name: Any) -> str:
-    text = str(name)
-    return text if len(text) <= 80 else text[:79] + "…"

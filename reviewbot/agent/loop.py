@@ -331,7 +331,9 @@ class ToolLoop:
         # Only the last block can be cut off; the complete calls before it are run.
         complete, cut = calls[:-1], calls[-1]
         results, ends = self._run_tools(state, complete)
-        results.append(_result(cut.id, ToolResult(content=CUT_OFF_TOOL, is_error=True)))
+        results.append(
+            _result(cut.id, ToolResult(content=CUT_OFF_TOOL, is_error=True), self._redact)
+        )
         messages = (assistant, {"role": "user", "content": results})
         if ends:
             return Finish(reason=StopReason.FINALIZED, messages=messages)
@@ -364,11 +366,24 @@ class ToolLoop:
             )
 
 
-def _result(tool_use_id: str, result: ToolResult, redact: Redactor | None = None) -> JSON:
-    content = result.content or "(no output)"
-    if redact is not None:
-        # Tool output carries file contents: hidden characters shown, delimiters defused, secrets masked.
-        content = hygiene.clean(content, redact, markdown=False)
+def shown_result(result: ToolResult, redact: Redactor) -> str:
+    """The tool result as the model reads it: the content, then the data fenced as untrusted.
+
+    The content is harness text with quoted names; its delimiters are defused anyway, so
+    the fence around `data` is the only one a tool result can contain.
+    """
+    content = hygiene.clean(result.content or "(no output)", redact, markdown=False)
+    data = result.data
+    if data is None:
+        return content
+    fenced = hygiene.wrap(
+        data.text, kind=data.kind, redactor=redact, label=data.label, markdown=False
+    )
+    return f"{content}\n{fenced}"
+
+
+def _result(tool_use_id: str, result: ToolResult, redact: Redactor) -> JSON:
+    content = shown_result(result, redact)
     block: JSON = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
     if result.is_error:
         block["is_error"] = True

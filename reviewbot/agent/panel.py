@@ -10,12 +10,15 @@ and it reads results from the node store, never from what an agent says.
                     ──▶ the verifier: a separate agent with a skeptical brief and the
                          confirm/dispute verbs, given the open nodes of the configured
                          priorities (skipped when there are none)
-                    ──▶ one axis per reviewer, from the nodes IT raised (first or again)
-                         after verification
+                    ──▶ human decisions (`carry`), then one axis per reviewer, from the
+                         nodes IT raised (first or again) after verification
 
-Every reviewer is sent the same tools, system prompt and PR context block, so the
-reviewers on one model share one cached prefix; a focused reviewer's brief follows
-the context as a separate block. (The verifier has other tools: its own prefix.)
+Every agent — reviewers, focused reviewers, the verifier — is sent the same tools,
+system prompt and PR context block, so the agents on one model share one cached
+prefix; what is the agent's own (its role's brief, a reviewer's focus, the nodes the
+verifier is given) follows the context as a separate block. Which agent may judge
+which node is the lifecycle's rule, not the surface's (an author never confirms its
+own node).
 A rejected key (CREDENTIALS_REFUSED) stops every later agent; any other model error,
 a 403 for one model included, stops only the agent it happened to.
 
@@ -40,7 +43,7 @@ from reviewbot.agent.coverage import assess
 from reviewbot.agent.loop import Limits, ToolLoop
 from reviewbot.agent.model import ModelClient
 from reviewbot.agent.progress import Progress
-from reviewbot.agent.prompt import focus_text, system_prompt
+from reviewbot.agent.prompt import focus_text, role_text, system_prompt
 from reviewbot.config import ReviewConfig, ReviewerConfig
 from reviewbot.modes import Mode
 from reviewbot.nodes.boundary import Discarded
@@ -60,6 +63,7 @@ from reviewbot.verdict.lattice import Verdict
 
 VERIFIER = "verifier"
 Role = Literal["reviewer", "verifier"]
+Carry = Callable[[Sequence[ReviewNode]], Sequence[ReviewNode]]
 NO_CREDENTIALS = "ANTHROPIC_API_KEY is not set"
 _SELF_EXPLAINED = frozenset(
     {StopReason.NO_CREDENTIALS, StopReason.CREDENTIALS_REFUSED, StopReason.ERROR}
@@ -93,8 +97,13 @@ def run_panel(
     progress: Progress,
     excluded: Callable[[str], bool],
     clock: Callable[[], float] = time.monotonic,
+    carry: Carry | None = None,
 ) -> PanelOutcome:
-    """Run every reviewer, then the verifier; never raises for a model or tool failure."""
+    """Run every reviewer, then the verifier; never raises for a model or tool failure.
+
+    `carry` applies what people and earlier runs decided (human `/confirm`, `/dismiss`)
+    to the nodes through the lifecycle BEFORE the axes are judged from them.
+    """
     limits = Limits.of(config.budget, started=clock())
     packed = pack_context(
         snapshot,
@@ -113,7 +122,7 @@ def run_panel(
         limits=limits,
         packed=packed,
     )
-    return panel.run()
+    return panel.run(carry or tuple)
 
 
 class _Panel:
@@ -147,12 +156,13 @@ class _Panel:
         self.proposals: list[Verdict] = []
         self.read: list[HeadViews] = []  # what each reviewer's read tools showed it
 
-    def run(self) -> PanelOutcome:
+    def run(self, carry: Carry) -> PanelOutcome:
         reviewers = [(r, self._review(r)) for r in self.config.all_reviewers]
         verifier = self._verify()
-        axes = tuple(self._axis(reviewer, report) for reviewer, report in reviewers)
+        nodes = tuple(carry(tuple(self.store.all())))
+        axes = tuple(self._axis(reviewer, report, nodes) for reviewer, report in reviewers)
         return PanelOutcome(
-            nodes=tuple(self.store.all()),
+            nodes=nodes,
             discarded=tuple(self.store.discarded),
             axes=axes,
             agents=(*(report for _, report in reviewers), verifier),
@@ -196,11 +206,12 @@ class _Panel:
             role="verifier",
             model=model,
             brief="",
-            context=self.packed.text + nodes,
+            context=self.packed.text,
+            after=nodes,
         )
 
     def _run_agent(
-        self, *, name: str, role: Role, model: str, brief: str, context: str
+        self, *, name: str, role: Role, model: str, brief: str, context: str, after: str = ""
     ) -> AgentReport:
         if self.client is None:
             return _not_started(name, role, model, StopReason.NO_CREDENTIALS, NO_CREDENTIALS)
@@ -226,7 +237,10 @@ class _Panel:
             clock=self.clock,
             spent=self.spent,
         )
-        result = loop.run(system=system_prompt(session), context=context, brief=focus_text(brief))
+        # After the shared prefix: what is this agent's own (role, focus, nodes to verify).
+        parts = (role_text(session.surface), focus_text(brief), after)
+        own = "\n\n".join(part.strip() for part in parts if part.strip())
+        result = loop.run(system=system_prompt(session), context=context, brief=own)
         self.spent = self.spent + result.usage
         if role == "reviewer":  # coverage is what the reviewers saw (see agent/coverage.py)
             self.read.append(session.views)
@@ -251,7 +265,9 @@ class _Panel:
 
     # -- axes ---------------------------------------------------------------------------
 
-    def _axis(self, reviewer: ReviewerConfig, report: AgentReport) -> AxisResult:
+    def _axis(
+        self, reviewer: ReviewerConfig, report: AgentReport, nodes: Sequence[ReviewNode]
+    ) -> AxisResult:
         if not report.stop_reason.completed:
             detail = report.error or report.stop_reason.value
             if report.stop_reason not in _SELF_EXPLAINED:
@@ -260,7 +276,7 @@ class _Panel:
                 name=reviewer.name, gated=reviewer.gated, outcome=Outcome.NOT_RUN, detail=detail
             )
         # Every node this reviewer raised counts, also one another agent recorded first.
-        own = [n for n in self.store.all() if reviewer.name in n.raisers]
+        own = [n for n in nodes if reviewer.name in n.raisers]
         outcome = axis_outcome(own, self.config.policy.node_policy())
         return AxisResult(
             name=reviewer.name, gated=reviewer.gated, outcome=outcome, detail=_count(own)
@@ -268,7 +284,12 @@ class _Panel:
 
     def _shown(self, node: ReviewNode) -> dict[str, object]:
         anchor = node.anchor
-        where = f"{anchor.path}:{anchor.start_line}-{anchor.end_line}" if anchor else ""
+        # The path is the PR's (a file name can say anything): a quoted name, never bare.
+        where = (
+            f"{hygiene.quoted(anchor.path, self.redactor)}, lines {anchor.start_line}–{anchor.end_line}"
+            if anchor
+            else ""
+        )
         text = f"{node.title}\n\n{node.body}"
         if anchor is not None:
             text += f"\n\nQuoted lines:\n{anchor.quote}"
@@ -278,7 +299,7 @@ class _Panel:
             "kind": node.kind.value,
             "author": ", ".join(node.raisers),
             "confidence": f"{node.confidence:g}",
-            "where": hygiene.one_line(where, self.redactor),
+            "where": where,
             "text": hygiene.wrap(text, kind="review_node", redactor=self.redactor, label=node.id),
         }
 

@@ -1,12 +1,13 @@
-"""The system prompt, generated from the surface an agent actually has (SPEC 2), and a focus.
+"""The system prompt, generated from the surface an agent actually has (SPEC 2); a role and a focus.
 
 A capability preamble listing each tool of the materialised surface with its
-one-line purpose, the mode's guidance, the role's brief, and the rules for
-untrusted input. It never names a tool that is not on the surface, and contains
-nothing that changes from turn to turn or from reviewer to reviewer: it is part of
-the cached prefix. A reviewer's configured focus is rendered apart (`focus_text`)
-and sent after the PR context. The text lives in `reviewbot/templates/prompts/`;
-this module only chooses it.
+one-line purpose, the mode's guidance and the rules for untrusted input. It never
+names a tool that is not on the surface, and contains nothing that changes from
+turn to turn or from agent to agent: with the tools and the PR context it is the
+cached prefix every agent of a run shares. What differs between agents is
+rendered apart and sent after the PR context: the role's brief (`role_text`) and a
+reviewer's configured focus (`focus_text`). The text lives in
+`reviewbot/templates/prompts/`; this module only chooses it.
 """
 
 from __future__ import annotations
@@ -26,10 +27,6 @@ def system_prompt(session_or_surface: ReviewSession | Surface) -> str:
         else session_or_surface
     )
     profile = surface.profile
-    # Role briefs speak of review nodes, which exist in review mode only.
-    role_brief = (
-        render(f"prompts/role_{surface.role}.j2").strip() if profile.mode is Mode.REVIEW else ""
-    )
     denied = [effect.phrase for effect in Effect if effect in profile.denied_effects]
     return render(
         "prompts/system.j2",
@@ -38,9 +35,18 @@ def system_prompt(session_or_surface: ReviewSession | Surface) -> str:
         read_only=profile.worktree == "read_only",
         denied=", ".join(denied),
         guidance=profile.guidance,
-        role_brief=role_brief,
         records="add_review_node" in surface.names,
     )
+
+
+def role_text(surface: Surface) -> str:
+    """The role's brief as it follows the PR context; empty outside review mode.
+
+    Role briefs speak of review nodes, which exist in review mode only.
+    """
+    if surface.profile.mode is not Mode.REVIEW:
+        return ""
+    return render("prompts/role.j2", brief=render(f"prompts/role_{surface.role}.j2").strip())
 
 
 def focus_text(brief: str) -> str:

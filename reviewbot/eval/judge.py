@@ -124,7 +124,7 @@ class Judge:
             }
             for c in pr.comments
         ]
-        title = hygiene.one_line(pr.pr_title, self._redactor)
+        title = hygiene.quoted(pr.pr_title, self._redactor)
         text = render("prompts/judge_golden.j2", title=title, url=pr.url, golden=golden)
         return {"type": "text", "text": text, "cache_control": _EPHEMERAL}
 

@@ -21,15 +21,12 @@ Role = Literal["reviewer", "verifier"]
 READ_TOOLS = ("read_file", "list_files", "search_code", "git_log", "git_show", "git_blame")
 ASK_USER = "ask_user"
 REVIEW_VERBS = ("add_review_node", "finalize_review")
-VERIFIER_VERBS = ("confirm_review_node", "dispute_review_node")
+JUDGE_VERBS = ("confirm_review_node", "dispute_review_node")
 PLAN_VERBS = ("submit_plan",)
-
-# A role adds pinned verbs on top of its mode's: a worker never judges its own work,
-# so only the verifier holds the verbs that confirm or dispute a node (SPEC 5).
-ROLE_VERBS: dict[Role, frozenset[str]] = {
-    "reviewer": frozenset(),
-    "verifier": frozenset(VERIFIER_VERBS),
-}
+# The surface belongs to the mode, not to the role: every agent of a review run (reviewers,
+# focused reviewers, the verifier) has the same tools, so all of them share one cached
+# prefix. Who may judge which node is the lifecycle's rule, enforced where the verb runs:
+# an author never confirms its own node (`reviewbot.nodes.lifecycle`).
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -82,11 +79,11 @@ PROFILES: dict[Mode, CapabilityProfile] = {
     Mode.REVIEW: CapabilityProfile(
         mode=Mode.REVIEW,
         max_tier=Tier.READ,
-        allow=frozenset({*READ_TOOLS, *REVIEW_VERBS, ASK_USER}),
+        allow=frozenset({*READ_TOOLS, *REVIEW_VERBS, *JUDGE_VERBS, ASK_USER}),
         denied_effects=READ_ONLY_DENIED,
         worktree="read_only",
         required_verbs=(),  # no completion contract: a clean PR has no nodes (SPEC 4.4)
-        pinned_verbs=frozenset({*REVIEW_VERBS, ASK_USER}),
+        pinned_verbs=frozenset({*REVIEW_VERBS, *JUDGE_VERBS, ASK_USER}),
         guidance=_REVIEW_GUIDANCE,
     ),
     Mode.CHAT: CapabilityProfile(
@@ -113,7 +110,7 @@ PROFILES: dict[Mode, CapabilityProfile] = {
         max_tier=Tier.EXECUTE,
         allow=None,
         # The verbs of the review and plan modes belong to those modes' agents.
-        deny=frozenset({*REVIEW_VERBS, *VERIFIER_VERBS, *PLAN_VERBS}),
+        deny=frozenset({*REVIEW_VERBS, *JUDGE_VERBS, *PLAN_VERBS}),
         # Work stays inside the sandboxed worktree; what leaves it is a person's call.
         denied_effects=frozenset(
             {

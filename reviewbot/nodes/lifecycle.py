@@ -12,7 +12,11 @@ A dispute never changes the status; it is recorded on the node and shown. The
 rule that a worker never confirms its own work (SPEC 5) lives here, in the type
 of transition, not in any prompt. Every agent that raised a finding is one of its
 workers: when a second agent raises the same finding (`also_raised`), the node
-counts for that agent's axis too, and that agent's confirmation never counts.
+counts for that agent's axis too, and that agent's confirmation never counts (a
+raiser's confirmation is a no-op here, and the `confirm_review_node` verb refuses
+it with that reason). A peer is any agent of the run that did not raise the node:
+the verifier, or another reviewer, which holds the same verbs since every agent of
+a review run has one surface; a peer's confirmation counts.
 """
 
 from __future__ import annotations

@@ -2,10 +2,12 @@
 
 Builds plain view values from the report and the plan and renders them with the
 templates in `reviewbot/templates/comments/`. Untrusted text (titles, bodies,
-suggestions, quoted head lines, the agents' own summaries — all written by the
-model or taken from the PR) is neutralised before it reaches a template, so it
-can never open an HTML comment (and so never forge a marker in the bot's own,
-trusted comments) or break a table. Every finished body goes through the
+paths, reasons, notes, CI details, error text, the agents' own summaries — all
+written by the model or taken from the PR) goes through the run's `Inert`
+sanitizer (inert.py) before it reaches a template, so it renders no image, link,
+HTML, mention or reference, never leaves its table cell, list item or quote, and
+never opens an HTML comment (so never forges a marker in the bot's own, trusted
+comments). Suggestion blocks are built by suggestion.py. Every finished body goes through the
 `Redactor` and is cut to GitHub's 65,536-character limit with a pointer to the
 check run — a long review is shortened, never failed; markers are redacted
 before they are escaped (see markers.py).
@@ -20,15 +22,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reviewbot.nodes.model import Anchor, Kind, Priority, ReviewNode, Status
+from reviewbot.publish.inert import Inert, RepoLinks
 from reviewbot.publish.markers import SummaryMarker, neutralize, node_marker, summary_marker
 from reviewbot.publish.plan import BodyItem, LinkBuilder, Plan, Target
+from reviewbot.publish.seal import SEAL_ROOM
 from reviewbot.publish.suggestion import read_head_text, render_suggestion
 from reviewbot.redact import Redactor
 from reviewbot.render import render
 from reviewbot.report import Report
 from reviewbot.verdict.lattice import Verdict
 
-MAX_BODY = 65_536  # GitHub: comment, review and issue-comment bodies
+# GitHub: comment, review and issue-comment bodies, less the room the publisher seals them in.
+MAX_BODY = 65_536 - SEAL_ROOM
 MAX_CHECK_TEXT = 65_535  # GitHub: check-run output.summary / output.text
 MAX_LISTED_FILES = 200  # skipped files named in the summary; the JSON report has them all
 MAX_AGENT_SUMMARY = 1_500  # characters of one agent's own summary shown in the summary comment
@@ -68,24 +73,22 @@ def verdict_of(report: Report) -> Verdict:
     return Verdict.parse(report.verdict)
 
 
-def cell(text: str) -> str:
-    """Untrusted text made safe for one markdown table cell."""
-    text = neutralize(text).replace("\r", " ").replace("\n", " ")
-    return text.replace("|", "\\|").replace("<", "&lt;")
+def inert_for(redactor: Redactor, link_of: LinkBuilder | None) -> Inert:
+    """The run's sanitizer: links may point into the repository `link_of` links to, nowhere else."""
+    links = RepoLinks(web_url=link_of.web_url, repo=link_of.repo) if link_of is not None else None
+    return Inert(redactor=redactor, links=links)
 
 
-def untrusted(text: str) -> str:
-    """Untrusted markdown kept as markdown, minus the power to open an HTML comment."""
-    return neutralize(text).strip()
-
-
-def where(anchor: Anchor | None, link_of: LinkBuilder | None) -> str:
+def where(
+    anchor: Anchor | None, link_of: LinkBuilder | None, inert: Inert, *, table: bool = False
+) -> str:
+    """`path` L3–5, linked to the head commit's lines; the path is PR-controlled (a code span)."""
     if anchor is None:
         return "whole PR"
     lines = f"L{anchor.start_line}"
     if anchor.end_line != anchor.start_line:
         lines += f"–{anchor.end_line}"
-    text = f"`{cell(anchor.path)}` {lines}"
+    text = f"{inert.code(anchor.path, table=table)} {lines}"
     link = link_of(anchor) if link_of is not None else None
     return f"[{text}]({link})" if link else text
 
@@ -114,8 +117,16 @@ def finish(
 # ---- inline comments -------------------------------------------------------------------------
 
 
-def inline_body(node: ReviewNode, target: Target, *, head: HeadReader, redactor: Redactor) -> str:
+def inline_body(
+    node: ReviewNode,
+    target: Target,
+    *,
+    head: HeadReader,
+    redactor: Redactor,
+    link_of: LinkBuilder | None = None,
+) -> str:
     """The body of one inline review comment, marker last."""
+    inert = inert_for(redactor, link_of)
     suggestion, note = "", ""
     if node.suggestion is not None and node.anchor is not None:
         rendered = render_suggestion(
@@ -138,8 +149,8 @@ def inline_body(node: ReviewNode, target: Target, *, head: HeadReader, redactor:
         priority=node.priority.value,
         confidence=f"{node.confidence:.2f}",
         status=STATUS_LABEL[node.status],
-        title=untrusted(node.title),
-        body=untrusted(node.body),
+        title=inert.line(node.title),
+        body=inert.block(node.body),
         narrowed=narrowed,
         suggestion=suggestion,
         suggestion_note=note,
@@ -173,7 +184,7 @@ def _indent(text: str) -> str:
 
 
 def _body_item(
-    item: BodyItem, link_of: LinkBuilder | None, head: HeadReader, redactor: Redactor
+    item: BodyItem, link_of: LinkBuilder | None, head: HeadReader, redactor: Redactor, inert: Inert
 ) -> _Item:
     node = item.node
     suggestion = ""
@@ -185,18 +196,18 @@ def _body_item(
     return _Item(
         priority=node.priority.value,
         kind=KIND_LABEL[node.kind],
-        title=cell(node.title),
-        where=where(node.anchor, link_of),
+        title=inert.line(node.title),
+        where=where(node.anchor, link_of, inert),
         reason=item.reason.text,
-        body=_indent(untrusted(node.body)),
+        body=_indent(inert.block(node.body)),
         suggestion=suggestion,
         marker=node_marker(node, redactor=redactor),
     )
 
 
 def deciding(report: Report) -> list[str]:
-    """What decided the verdict: the reasons at the verdict's level."""
-    reasons = [cell(r.text) for r in report.reasons if r.verdict == report.verdict]
+    """What decided the verdict: the reasons at the verdict's level, as written (untrusted)."""
+    reasons = [r.text for r in report.reasons if r.verdict == report.verdict]
     if reasons:
         return reasons
     if verdict_of(report) is Verdict.SHIP:
@@ -214,16 +225,17 @@ def review_body(
     redactor: Redactor,
 ) -> str:
     """The body of the one review of this run: verdict, reasons, and what is not inline."""
+    inert = inert_for(redactor, link_of)
     counts = f"{len(plan.inline)} new inline comment(s)."
     if plan.already_posted:
         counts += f" {len(plan.already_posted)} finding(s) already on this PR are not repeated."
     text = render(
         "comments/review.md.j2",
         verdict=VERDICT_LABEL[verdict_of(report)],
-        deciding=deciding(report),
+        deciding=[inert.line(reason) for reason in deciding(report)],
         counts=counts,
-        items=[_body_item(item, link_of, head, redactor) for item in plan.body],
-        notes=[cell(note) for note in notes],
+        items=[_body_item(item, link_of, head, redactor, inert) for item in plan.body],
+        notes=[inert.line(note) for note in notes],
     )
     return finish(text, redactor)
 
@@ -251,12 +263,19 @@ def _placements(plan: Plan | None) -> dict[str, str]:
     return placed
 
 
-def _row(node: ReviewNode, link_of: LinkBuilder | None, placed: dict[str, str]) -> _Row:
+def _row(
+    node: ReviewNode,
+    link_of: LinkBuilder | None,
+    placed: dict[str, str],
+    inert: Inert,
+    *,
+    table: bool = True,
+) -> _Row:
     return _Row(
         priority=node.priority.value,
         kind=KIND_LABEL[node.kind],
-        title=cell(node.title),
-        where=where(node.anchor, link_of),
+        title=inert.line(node.title, table=table),
+        where=where(node.anchor, link_of, inert, table=table),
         status=STATUS_LABEL[node.status],
         placed=placed.get(node.id, "—"),
     )
@@ -280,7 +299,7 @@ def _counts(nodes: Sequence[ReviewNode]) -> str:
     return f"{len(live)} finding(s) to address — {by_priority}{tail}."
 
 
-def _coverage(report: Report) -> list[str]:
+def _coverage(report: Report, inert: Inert) -> list[str]:
     lines = [f"Head commit reviewed: `{report.pr.head_sha}`"]
     coverage = report.coverage
     if coverage is None:
@@ -296,12 +315,12 @@ def _coverage(report: Report) -> list[str]:
     # notes past GitHub's size limit, so the list comes last and is capped.
     if coverage.partial:
         lines.append("**Partial coverage**: this review does not cover the whole PR")
-    lines.extend(cell(note) for note in coverage.notes)
+    lines.extend(inert.line(note) for note in coverage.notes)
     # Files nobody saw come first, each with what to change; they are not repeated below.
     unseen = coverage.unseen[:MAX_LISTED_FILES]
     lines.extend(
-        f"**Not seen** by any reviewer: `{cell(f.path)}` — {cell(f.reason)}; "
-        f"to review it: {cell(f.remedy)}"
+        f"**Not seen** by any reviewer: {inert.code(f.path)} — {inert.line(f.reason)}; "
+        f"to review it: {inert.line(f.remedy)}"
         for f in unseen
     )
     if len(coverage.unseen) > len(unseen):
@@ -312,8 +331,8 @@ def _coverage(report: Report) -> list[str]:
     listed = [f for f in coverage.files_listed if f.path not in named]
     shown = listed[: max(MAX_LISTED_FILES - len(unseen), 0)]
     lines.extend(
-        f"Not in context: `{cell(f.path)}` — "
-        + ("read in full by a reviewer" if f.path in read else cell(f.reason))
+        f"Not in context: {inert.code(f.path)} — "
+        + ("read in full by a reviewer" if f.path in read else inert.line(f.reason))
         for f in shown
     )
     if len(listed) > len(shown):
@@ -330,19 +349,22 @@ class _Said:
     notes: tuple[str, ...]
 
 
-def _said(report: Report, redactor: Redactor) -> list[_Said]:
+def _said(report: Report, redactor: Redactor, inert: Inert) -> list[_Said]:
     """What each agent said about the PR (its finalize_review summary) and the harness's notes."""
     out = []
     for agent in report.agents:
         if not agent.summary and not agent.notes:
             continue
-        # Redacted before the cut: a secret cut in half no longer matches the redactor.
-        summary = untrusted(redactor(agent.summary or ""))
-        if len(summary) > MAX_AGENT_SUMMARY:
-            summary = summary[:MAX_AGENT_SUMMARY].rstrip() + " … (cut; the JSON report has it all)"
+        # Redacted before the cut (a secret cut in half no longer matches the redactor), cut
+        # before it is made inert (a cut through an escape or a fence would undo it).
+        summary = redactor(agent.summary or "").strip()
+        cut = len(summary) > MAX_AGENT_SUMMARY
+        summary = inert.block(summary[:MAX_AGENT_SUMMARY])
+        if cut:
+            summary += "\n\n… (cut; the JSON report has it all)"
         quoted = "\n".join(f"> {line}".rstrip() for line in summary.splitlines())
-        notes = tuple(cell(redactor(note)) for note in agent.notes)
-        out.append(_Said(name=cell(agent.name), role=agent.role, summary=quoted, notes=notes))
+        notes = tuple(inert.line(note) for note in agent.notes)
+        out.append(_Said(name=inert.line(agent.name), role=agent.role, summary=quoted, notes=notes))
     return out
 
 
@@ -368,6 +390,7 @@ def summary_body(
     pointer: str = TRUNCATED,
 ) -> str:
     """The summary comment (and `--format markdown`): verdict, reasons, axes, findings, coverage, usage."""
+    inert = inert_for(redactor, link_of)
     placed = _placements(plan)
     nodes = sorted(report.nodes, key=lambda n: (n.priority.rank, -n.confidence, n.id))
     partial = report.coverage is not None and report.coverage.partial
@@ -382,35 +405,36 @@ def summary_body(
         marker=summary_marker(marker, redactor=redactor) if marker is not None else "",
         verdict=VERDICT_LABEL[verdict_of(report)],
         head=report.pr.head_sha[:12],
-        deciding=deciding(report),
+        deciding=[inert.line(reason) for reason in deciding(report)],
         partial=partial,
         axes=[
             {
-                "name": cell(a.name),
+                "name": inert.line(a.name, table=True),
                 "gated": "yes" if a.gated else "no",
                 "outcome": a.outcome.value,
-                "detail": cell(a.detail) or "—",
+                "detail": inert.line(a.detail, table=True) or "—",
             }
             for a in report.axes
         ],
         counts=_counts(nodes),
-        findings=[_row(n, link_of, placed) for n in nodes],
+        findings=[_row(n, link_of, placed, inert) for n in nodes],
         placed=plan is not None,
-        resolved=[_row(n, link_of, placed) for n in resolved],
+        resolved=[_row(n, link_of, placed, inert, table=False) for n in resolved],
         discarded=discarded,
-        coverage=_coverage(report),
+        coverage=_coverage(report, inert),
         usage=_usage(report),
         agents=[
             {
-                "name": cell(a.name),
+                "name": inert.line(a.name, table=True),
                 "role": a.role,
-                "model": cell(a.model),
-                "stop": a.stop_reason.value + (f" ({cell(a.error)})" if a.error else ""),
+                "model": inert.line(a.model, table=True),
+                "stop": a.stop_reason.value
+                + (f" ({inert.line(a.error, table=True)})" if a.error else ""),
                 "turns": a.turns,
             }
             for a in report.agents
         ],
-        said=_said(report, redactor),
-        notes=[cell(n) for n in notes],
+        said=_said(report, redactor, inert),
+        notes=[inert.line(n) for n in notes],
     )
     return finish(text, redactor, limit=limit, pointer=pointer)

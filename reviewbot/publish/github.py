@@ -52,7 +52,7 @@ PyGithub exception escape (they become `reviewbot.errors`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 from urllib.parse import urlsplit
@@ -63,6 +63,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from reviewbot.config import PublishConfig
 from reviewbot.errors import AuthError, GitHubAPIError, NotFoundError, ReviewbotError
 from reviewbot.nodes.boundary import read_boundary
+from reviewbot.nodes.lifecycle import Action
 from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.publish.body import (
     MAX_CHECK_TEXT,
@@ -76,18 +77,23 @@ from reviewbot.publish.body import (
     review_body,
     summary_body,
 )
+from reviewbot.publish.inert import plain
 from reviewbot.publish.markers import (
     NODE_TAG,
     CommentRecord,
     PriorNode,
     PriorState,
     SummaryMarker,
+    Trust,
     Where,
     find_markers,
+    location,
     read_prior,
     rewrite_status,
+    seal_body,
 )
 from reviewbot.publish.plan import SIDE, LinkBuilder, Plan, Target, plan_review
+from reviewbot.publish.seal import Sealer
 from reviewbot.redact import Redactor
 from reviewbot.report import Published, PublishedComment, Report
 from reviewbot.sources.snapshot import PRComment, PRSnapshot
@@ -256,6 +262,9 @@ class GitHubPublisher:
         bot_login: str,
         config: PublishConfig,
         redactor: Redactor,
+        sealer: Sealer | None = None,
+        pr_author: str | None = None,
+        is_writer: Callable[[str], bool] = lambda login: False,
     ) -> None:
         self._api = _Api(client, repo)
         self.repo = repo
@@ -263,6 +272,10 @@ class GitHubPublisher:
         self.bot_login = bot_login
         self.config = config
         self.redact = redactor
+        # Who may /confirm and /dismiss, and how reviewbot recognises its own comments.
+        self.trust = Trust(
+            bot_login=bot_login, sealer=sealer, pr_author=pr_author, is_writer=is_writer
+        )
         self._prior: PriorState | None = None
         self._read: list[CommentRecord] = []
 
@@ -275,7 +288,7 @@ class GitHubPublisher:
                 records = self._records()
             except _HTTPError as exc:
                 raise exc.mapped() from exc
-            self._prior = read_prior(records, self.bot_login)
+            self._prior = read_prior(records, self.trust)
             self._read = records
         return self._prior
 
@@ -389,7 +402,8 @@ class GitHubPublisher:
                 report, plan, link_of=link_of, head=head, notes=notes, redactor=self.redact
             )
             comments = [
-                (item.node.id, self._comment(item.node, item.target, head)) for item in plan.inline
+                (item.node.id, self._comment(item.node, item.target, head, link_of))
+                for item in plan.inline
             ]
             try:
                 created = self._create_review(
@@ -414,10 +428,13 @@ class GitHubPublisher:
                 )
         raise GitHubAPIError("GitHub kept refusing the review after the fallbacks")
 
-    def _comment(self, node: ReviewNode, target: Target, head: HeadReader) -> dict[str, Any]:
+    def _comment(
+        self, node: ReviewNode, target: Target, head: HeadReader, link_of: LinkBuilder
+    ) -> dict[str, Any]:
+        body = inline_body(node, target, head=head, redactor=self.redact, link_of=link_of)
         payload: dict[str, Any] = {
             "path": target.path,
-            "body": inline_body(node, target, head=head, redactor=self.redact),
+            "body": seal_body(body, self.trust.sealer),
             "line": target.line,
             "side": SIDE,
         }
@@ -430,7 +447,7 @@ class GitHubPublisher:
     ) -> _Created:
         payload: dict[str, Any] = {"commit_id": sha, "comments": comments}
         if body is not None:
-            payload["body"] = body
+            payload["body"] = seal_body(body, self.trust.sealer)
         if event is not None:
             payload["event"] = event
         data = self._api.call("POST", f"/pulls/{self.number}/reviews", payload)
@@ -507,12 +524,14 @@ class GitHubPublisher:
             if where is Where.INLINE:  # the whole comment is the finding: banner on top
                 new = rewrite_status(old, fingerprints, Status.RESOLVED, redactor=self.redact)
                 body = finish(f"{banner}\n\n{new}", self.redact)
+                body = seal_body(body, self.trust.sealer, at=location(where, comment_id))
                 self._api.call("PATCH", f"/pulls/comments/{comment_id}", {"body": body})
             else:  # one list item among others: banner at the item
                 new = rewrite_status(
                     old, fingerprints, Status.RESOLVED, banner=banner, redactor=self.redact
                 )
                 body = finish(new, self.redact)
+                body = seal_body(body, self.trust.sealer, at=location(where, comment_id))
                 self._api.call("PUT", f"/pulls/{self.number}/reviews/{comment_id}", {"body": body})
         left = len(edits) - MAX_RESOLVE_EDITS
         if left > 0:
@@ -540,9 +559,13 @@ class GitHubPublisher:
             notes=notes,
             redactor=self.redact,
         )
+        sealer = self.trust.sealer
         if prior.summary is not None:
-            self._api.call("PATCH", f"/issues/comments/{prior.summary.comment_id}", {"body": body})
-            return prior.summary.comment_id
+            summary_id = prior.summary.comment_id
+            body = seal_body(body, sealer, at=location(Where.ISSUE, summary_id))
+            self._api.call("PATCH", f"/issues/comments/{summary_id}", {"body": body})
+            return summary_id
+        body = seal_body(body, sealer)
         data = self._api.call("POST", f"/issues/{self.number}/comments", {"body": body})
         return _Created.model_validate(data).id
 
@@ -551,7 +574,8 @@ class GitHubPublisher:
     ) -> tuple[int | None, bool, Conclusion]:
         """A check run carrying the verdict; a commit status when check runs are not permitted."""
         conclusion, qualifier = _gate(report, advisory_hold=self.config.advisory_hold)
-        title = finish(_check_title(report, qualifier), self.redact, limit=1_000)
+        # GitHub shows the title as plain text: untrusted reasons only lose invisibles and newlines.
+        title = finish(plain(_check_title(report, qualifier)), self.redact, limit=1_000)
         summary = summary_body(
             report,
             plan=plan,
@@ -626,7 +650,7 @@ def _check_title(report: Report, qualifier: str) -> str:
 def _status_description(report: Report, qualifier: str, redactor: Redactor) -> str:
     """`Hold (blocks merge): …`: what the status stands for, in GitHub's 140 characters."""
     label = Verdict.parse(report.verdict).name.capitalize()
-    text = redactor(f"{label}{qualifier}: {deciding(report)[0]}")
+    text = plain(redactor(f"{label}{qualifier}: {deciding(report)[0]}"))  # plain text on GitHub
     if len(text) <= MAX_STATUS_DESCRIPTION:
         return text
     return text[: MAX_STATUS_DESCRIPTION - 1].rstrip() + "…"
@@ -638,19 +662,47 @@ def _approval_refused(message: str) -> bool:
 
 
 def _prior_notes(prior: PriorState) -> list[str]:
-    """What reading the PR's earlier comments ignored, for the notes of the summary."""
+    """What reading the PR's earlier comments applied and ignored, for the notes of the summary."""
     notes: list[str] = []
+    if not prior.sealed:
+        notes.append(
+            "No key to seal reviewbot's comments with (REVIEWBOT_MARKER_KEY or ANTHROPIC_API_KEY): "
+            "earlier findings were not recognised, and the next run will not recognise these."
+        )
     if prior.untrusted_markers:
         notes.append(
             f"Ignored {prior.untrusted_markers} reviewbot marker(s) in comments by other accounts."
         )
+    if prior.unsealed_markers:
+        notes.append(
+            f"Ignored {prior.unsealed_markers} reviewbot marker(s) in comments without reviewbot's "
+            "seal (posted by another workflow as the same account, or by a run without the key)."
+        )
     if prior.discarded:
         notes.append(f"Discarded {len(prior.discarded)} malformed reviewbot marker(s).")
-    if prior.ignored_commands:
-        notes.append(
-            f"Ignored {prior.ignored_commands} /confirm or /dismiss from accounts without "
-            "write access."
+    notes.extend(_decision_notes(prior))
+    return notes
+
+
+def _decision_notes(prior: PriorState) -> list[str]:
+    """Who confirmed or dismissed what, and which commands were ignored and why."""
+    titles = {fp: p.node for fp, p in prior.by_fingerprint().items()}
+    notes = []
+    for decision in prior.decisions:
+        node = titles.get(decision.fingerprint)
+        what = f"{node.priority.value} “{node.title}”" if node else decision.fingerprint
+        said = f": {decision.event.reason[:200]}" if decision.event.reason else ""
+        verb = "confirmed" if decision.event.action is Action.CONFIRM else "dismissed"
+        notes.append(f"`{decision.login}` {verb} {what}{said}")
+    if prior.ignored:
+        reasons: dict[str, list[str]] = {}
+        for command in prior.ignored:
+            reasons.setdefault(command.why, []).append(f"`{command.login}`")
+        why = "; ".join(
+            f"{len(logins)} by an account that {why} ({', '.join(dict.fromkeys(logins))})"
+            for why, logins in reasons.items()
         )
+        notes.append(f"Ignored {len(prior.ignored)} /confirm or /dismiss: {why}.")
     return notes
 
 

@@ -1,10 +1,11 @@
 """Hidden markers: how a run finds what earlier runs posted on the PR, and what humans said.
 
-Owns the two markers reviewbot writes into its GitHub comments and the reading
-of them back into review nodes:
+Owns the markers reviewbot writes into its GitHub comments and the reading of
+them back into review nodes:
 
     <!-- reviewbot:node {"id":"review-1","kind":"bug",…,"fingerprint":"…"} -->
-    <!-- reviewbot:summary {"head_sha":"…","verdict":"hold","axes":[…],"coverage":{…}} -->
+    <!-- reviewbot:summary {"head_sha":"…","verdict":"hold","axes":[…],"coverage":{…},"nodes":[…]} -->
+    <!-- reviewbot:seal {"v":1,"mac":"…"} -->     last in every body reviewbot posts (seal.py)
 
 A node marker is a compact `ReviewNode` (without body, suggestion and quote), so a
 later run can rebuild the node state — id, fingerprint, status, priority, kind,
@@ -17,26 +18,48 @@ comment early or start another one (`<`, `>`, `&`, `-`) is written as a JSON
 `\\u` escape, so the marker stays one hidden HTML comment through GitHub's
 markdown rendering whatever the title says.
 
-Trust: a marker is read ONLY from a comment authored by reviewbot's own account,
-and every node it carries passes through the read boundary (`read_boundary` with
-`ReviewNode`); a forged or malformed marker is a discard, never trusted. Since the
-bot's own comments are trusted, nothing untrusted may ever carry a marker into
-them: `neutralize` is applied to every untrusted text a comment shows (see
-body.py and suggestion.py). Human `/confirm` and `/dismiss` replies count only
-from accounts with write access.
+Trust — how reviewbot recognises what it wrote (the account is not enough: in
+Actions every workflow posts as `github-actions[bot]`, and any of them can post a
+verbatim copy of a marker):
 
-Must not: call GitHub (the adapter hands it plain `CommentRecord`s), or decide
-what to post.
+- A marker counts only in a comment by reviewbot's account whose body carries a
+  valid seal (seal.py: a keyed MAC over the whole body, so a copy with other visible
+  text or one marker changed fails). Everything else is counted, noted in the
+  summary and ignored, whatever account posted it. Without a key nothing is sealed
+  and nothing earlier is trusted.
+- No marker sets a status on its own. A prior node's status is rebuilt through the
+  lifecycle (`apply`): its peers' confirmations (stricter only), and `resolved` only
+  from reviewbot's resolution record — a seal bound to the very comment it was
+  edited into, which no copy can carry. `dismissed` comes only from a `/dismiss`
+  reply to a sealed inline comment by a person the adapter's permission lookup says
+  has write access, never the PR's author on their own PR (nor the bot's account).
+- The summary is the sealed summary comment edited in place (else the oldest sealed
+  one); what it recorded for the axes and the agents' proposal holds only for the
+  head it names: a re-fold of another head takes nothing from it.
+
+What a seal cannot stop: a verbatim copy of a whole sealed body re-asserts what
+reviewbot said when it posted it (open findings and their confirmations: never
+looser), and a workflow that misuses the same token to edit or delete reviewbot's
+comments can remove evidence (never forge it); it could as well post a `reviewbot`
+check itself, so the defence there is a dedicated account (a GitHub App). Every node
+a marker carries also passes through the read boundary (`read_boundary` with
+`ReviewNode`); a malformed one is a discard. Nothing untrusted may carry a marker
+into reviewbot's own comments: every untrusted text a comment shows is made inert
+first (inert.py turns `<` into `&lt;` and breaks `<!--` in code), and `neutralize`
+holds it again for a whole inline comment and for diff blocks (body.py, suggestion.py).
+
+Must not: call GitHub (the adapter hands it plain `CommentRecord`s and a permission
+lookup), or decide what to post.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -44,6 +67,7 @@ from reviewbot.errors import LifecycleError
 from reviewbot.nodes.boundary import Discarded, admit, read_boundary
 from reviewbot.nodes.lifecycle import Action, Event, apply
 from reviewbot.nodes.model import ReviewNode, Status
+from reviewbot.publish.seal import Sealer
 from reviewbot.redact import Redactor
 from reviewbot.report import AxisReport, Coverage, Report, UnseenFile
 from reviewbot.verdict.axes import AxisResult, Outcome
@@ -52,18 +76,26 @@ from reviewbot.verdict.lattice import Label, Verdict
 
 NODE_TAG = "reviewbot:node"
 SUMMARY_TAG = "reviewbot:summary"
+SEAL_TAG = "reviewbot:seal"
 # Marker bodies are one line of JSON; `.*?` stops at the first `-->`, which escaped JSON never contains.
-_MARKER = re.compile(r"<!--\s*(reviewbot:(?:node|summary))\s+(.*?)\s*-->")
+_MARKER = re.compile(r"<!--\s*(reviewbot:(?:node|summary|seal))\s+(.*?)\s*-->")
+_SEAL = re.compile(r"\s*<!--\s*reviewbot:seal\s+(.*?)\s*-->")
 _ESCAPES = {c: f"\\u{ord(c):04x}" for c in "<>&-"}
-# GitHub's author_association values of accounts that can push: only they may confirm or dismiss.
-TRUSTED_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 _OPEN_STATUSES = frozenset({Status.OPEN, Status.CONSENSUS_READY})
 MAX_AXIS_DETAIL = 300  # the summary marker stays small; the full detail is in the summary text
 MAX_UNSEEN_MARKED = 20  # unseen files the summary marker names (all of them, or none)
 MAX_UNSEEN_TEXT = 300
+MAX_AXIS_NODES = 100  # node states one axis records for a re-fold; more: the outcome is kept as is
 # Token shapes only: the default for callers without the run's redactor (tests, tooling).
 # Publishing always passes the run's own `Redactor`, which also knows its secret values.
 SHAPES_ONLY = Redactor()
+
+
+class Sealed(StrEnum):
+    """How a body carries reviewbot's seal (see seal.py)."""
+
+    POSTED = "posted"  # sealed when it was posted: valid wherever the same body appears
+    EDITED = "edited"  # sealed when reviewbot edited it in place: valid in that comment only
 
 
 class Where(StrEnum):
@@ -88,6 +120,15 @@ class CommentRecord:
     line: int | None = None
     start_line: int | None = None
     state: str | None = None  # reviews only: PENDING, COMMENTED, APPROVED, …
+
+    @property
+    def location(self) -> str:
+        """Where this comment is, as a bound seal names it (`inline:123`)."""
+        return location(self.where, self.id)
+
+
+def location(where: Where, comment_id: int) -> str:
+    return f"{where.value}:{comment_id}"
 
 
 class _Marker(BaseModel):
@@ -166,6 +207,33 @@ def _cut(text: str, redactor: Redactor) -> str:
     return redactor(text)[:MAX_UNSEEN_TEXT]
 
 
+class NodeState(_Marker):
+    """A node's state as the last review folded it, so a re-fold can judge its axis again."""
+
+    fingerprint: str = Field(pattern=r"^[0-9a-f]{16}$")
+    # Every agent that raised it, the author first: whose axes it counted for.
+    raisers: tuple[str, ...] = Field(min_length=1, max_length=20)
+    status: Status
+    confirmed_by: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, node: ReviewNode) -> NodeState:
+        return cls(
+            fingerprint=node.fingerprint,
+            raisers=node.raisers,
+            status=node.status,
+            confirmed_by=node.confirmed_by,
+        )
+
+
+class SealMarker(_Marker):
+    """The seal at the end of a body reviewbot wrote (see seal.py)."""
+
+    v: Literal[1]
+    at: str | None = Field(default=None, pattern=r"^(inline|review|issue):[0-9]{1,20}$")
+    mac: str = Field(pattern=r"^[0-9a-f]{32}$")
+
+
 class SummaryMarker(_Marker):
     """What the summary comment remembers between runs."""
 
@@ -180,6 +248,8 @@ class SummaryMarker(_Marker):
     coverage: CoverageMarker | None = None
     # The agents' own proposal: a re-fold without a model must not fall below it.
     proposed: Label | None = None
+    # The nodes as this review folded them (None: too many to record, the axes are kept as is).
+    nodes: tuple[NodeState, ...] | None = None
 
     @classmethod
     def of(
@@ -194,14 +264,17 @@ class SummaryMarker(_Marker):
                 CoverageMarker.of(report.coverage, redactor=redactor) if report.coverage else None
             ),
             proposed=max(proposals, key=Verdict.parse) if proposals else None,
+            nodes=tuple(map(NodeState.of, report.nodes))
+            if len(report.nodes) <= MAX_AXIS_NODES
+            else None,
         )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PriorNode:
-    """A node found in a trusted marker, with the comment that carries it."""
+    """A node found in a sealed marker, with the comment that carries it."""
 
-    node: ReviewNode
+    node: ReviewNode  # its status rebuilt through the lifecycle, never copied from the marker
     comment_id: int
     where: Where
     body: str  # the comment's full body, to edit it in place when the node is resolved
@@ -209,24 +282,49 @@ class PriorNode:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class HumanDecision:
-    """A `/confirm` or `/dismiss` reply by a person in a node's thread."""
+    """A `/confirm` or `/dismiss` reply by a person with write access in a node's thread."""
 
     fingerprint: str
     event: Event
     comment_id: int
+    login: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class IgnoredCommand:
+    """A `/confirm` or `/dismiss` that changed nothing, and why."""
+
+    login: str
+    comment_id: int
+    why: str
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PriorSummary:
     comment_id: int
-    marker: SummaryMarker | None  # None when the marker was unreadable: the comment is still edited
+    marker: SummaryMarker | None  # None when unreadable or unsealed: the comment is still edited
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Trust:
+    """What reading the PR's comments needs to tell reviewbot's own words and people's rights.
+
+    `sealer` None: the run has no key, so no earlier comment can be recognised as
+    reviewbot's. `is_writer` answers from the repository permission API (the adapter
+    asks once per account); the default trusts nobody.
+    """
+
+    bot_login: str
+    sealer: Sealer | None
+    pr_author: str | None = None
+    is_writer: Callable[[str], bool] = field(default=lambda login: False)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PriorState:
     """Everything earlier runs (and people) left on the PR that this run builds on."""
 
-    nodes: tuple[PriorNode, ...] = ()
+    nodes: tuple[PriorNode, ...] = ()  # every sealed posting, in the order GitHub listed them
     decisions: tuple[HumanDecision, ...] = ()
     summary: PriorSummary | None = None
     pending_reviews: tuple[
@@ -234,27 +332,60 @@ class PriorState:
     ] = ()  # the bot's own PENDING reviews (a crashed run's leftovers)
     discarded: tuple[Discarded, ...] = ()
     untrusted_markers: int = 0  # markers found in comments by other accounts, ignored
-    ignored_commands: int = 0  # /confirm or /dismiss from accounts without write access
+    unsealed_markers: int = 0  # markers in the bot account's comments without a valid seal
+    ignored: tuple[IgnoredCommand, ...] = ()
+    sealed: bool = True  # False: the run had no key, nothing earlier could be recognised
+
+    @property
+    def ignored_commands(self) -> int:
+        return len(self.ignored)
 
     def by_fingerprint(self) -> dict[str, PriorNode]:
-        """The latest prior node for each fingerprint (later comments win)."""
-        return {prior.node.fingerprint: prior for prior in self.nodes}
+        """One prior node per fingerprint, its status folded through the lifecycle.
+
+        Its peers are everyone who confirmed any posting of it; it is `resolved` only
+        when every posting carries reviewbot's resolution record (a finding found again
+        after it was resolved is posted again, and that posting stands). The comment
+        kept is the latest standing posting, the one a resolution would edit.
+        """
+        groups: dict[str, list[PriorNode]] = {}
+        for prior in self.nodes:
+            groups.setdefault(prior.node.fingerprint, []).append(prior)
+        out = {}
+        for fingerprint, postings in groups.items():
+            standing = [p for p in postings if p.node.status is not Status.RESOLVED]
+            kept = (standing or postings)[-1]
+            peers = dict.fromkeys(peer for p in postings for peer in p.node.confirmed_by)
+            events = [Event(action=Action.CONFIRM, by=peer) for peer in peers]
+            if not standing:
+                events.append(Event(action=Action.RESOLVE, by="reviewbot"))
+            out[fingerprint] = replace(kept, node=_apply_all(_fresh(kept.node), events))
+        return out
 
     def posted(self) -> frozenset[str]:
         """Fingerprints already on the PR and still standing (a resolved one may be posted again)."""
-        standing = _OPEN_STATUSES | {Status.DISMISSED}
         return frozenset(
-            fp for fp, prior in self.by_fingerprint().items() if prior.node.status in standing
+            fp for fp, prior in self.by_fingerprint().items() if prior.node.status in _OPEN_STATUSES
         )
 
-    def proposed(self) -> Verdict | None:
-        """The verdict the agents proposed last time, for a re-fold: it can only add strictness."""
+    def reviewed_head(self) -> str | None:
+        """The head the last recorded review was of."""
         marker = self.summary.marker if self.summary else None
+        return marker.head_sha if marker else None
+
+    def _of_head(self, head_sha: str) -> SummaryMarker | None:
+        """The summary marker, only when it recorded a review of `head_sha` (never another head's)."""
+        marker = self.summary.marker if self.summary else None
+        return marker if marker is not None and marker.head_sha == head_sha else None
+
+    def proposed(self, head_sha: str) -> Verdict | None:
+        """The agents' proposal for `head_sha`, for a re-fold: it can only add strictness."""
+        marker = self._of_head(head_sha)
         return Verdict.parse(marker.proposed) if marker and marker.proposed else None
 
-    def axes(self) -> tuple[AxisResult, ...]:
-        """The axes the last summary recorded; empty when there is no readable summary."""
-        marker = self.summary.marker if self.summary else None
+    def axes(self, head_sha: str) -> tuple[AxisResult, ...]:
+        """The axes the last summary recorded for `head_sha`; empty for another head or none."""
+        marker = self._of_head(head_sha)
         if marker is None:
             return ()
         return tuple(
@@ -262,9 +393,31 @@ class PriorState:
             for a in marker.axes
         )
 
-    def coverage(self) -> Coverage | None:
-        """The last review's coverage (counts and `partial`), for a re-fold's report."""
-        marker = self.summary.marker if self.summary else None
+    def axis_nodes(self, head_sha: str, reviewer: str) -> tuple[ReviewNode, ...] | None:
+        """The nodes `reviewer` raised, as the review of `head_sha` folded them, with today's
+        human decisions.
+
+        None when that review recorded no node states (or a node's content is not on the
+        PR any more): the recorded outcome must then stand as it is.
+        """
+        marker = self._of_head(head_sha)
+        if marker is None or marker.nodes is None:
+            return None
+        earlier = self.by_fingerprint()
+        rebuilt = []
+        for state in marker.nodes:
+            if reviewer not in state.raisers:
+                continue
+            prior = earlier.get(state.fingerprint)
+            if prior is None:
+                return None
+            peers = [Event(action=Action.CONFIRM, by=peer) for peer in state.confirmed_by]
+            rebuilt.append(_apply_all(_fresh(prior.node), peers))
+        return carry_over(rebuilt, self)
+
+    def coverage(self, head_sha: str) -> Coverage | None:
+        """The coverage the review of `head_sha` recorded; None for another head (never full)."""
+        marker = self._of_head(head_sha)
         if marker is None or marker.coverage is None:
             return None
         recorded = marker.coverage
@@ -289,10 +442,25 @@ class PriorState:
             notes=tuple(notes),
         )
 
-    def review_nodes(self) -> tuple[ReviewNode, ...]:
-        """The prior nodes with human decisions applied: the input of a re-fold without a model."""
+    def review_nodes(self, head_sha: str | None = None) -> tuple[ReviewNode, ...]:
+        """The prior nodes with human decisions applied: the input of a re-fold without a model.
+
+        Nodes recorded for other heads still count (they can only make it stricter); for
+        `head_sha` the confirmations the last review folded are added.
+        """
+        marker = self._of_head(head_sha) if head_sha else None
+        recorded = {s.fingerprint: s.confirmed_by for s in (marker.nodes or ())} if marker else {}
         latest = [prior.node for prior in self.by_fingerprint().values()]
-        return carry_over(latest, self, keep_status=True)
+        return tuple(
+            _apply_all(
+                node,
+                [
+                    Event(action=Action.CONFIRM, by=peer)
+                    for peer in recorded.get(node.fingerprint, ())
+                ],
+            )
+            for node in carry_over(latest, self, keep_status=True)
+        )
 
 
 def dumps_marker(tag: str, payload: dict[str, Any], *, redactor: Redactor = SHAPES_ONLY) -> str:
@@ -387,52 +555,120 @@ def neutralize(text: str) -> str:
     return text.replace("<!--", "&lt;!--")
 
 
-def is_trusted(record: CommentRecord, bot_login: str) -> bool:
-    """Markers count only in comments written by reviewbot's own account."""
+def seal_body(body: str, sealer: Sealer | None, *, at: str | None = None) -> str:
+    """`body` ending in reviewbot's seal (see seal.py); `at` binds it to the comment edited in place.
+
+    Without a key the body goes out unsealed, and no later run will trust it.
+    """
+    if sealer is None:
+        return body
+    plain = unsealed(body).rstrip()
+    payload: dict[str, Any] = {"v": 1} | ({"at": at} if at else {})
+    payload["mac"] = sealer.mac(plain, at=at)
+    return f"{plain}\n\n{dumps_marker(SEAL_TAG, payload)}\n"
+
+
+def unsealed(body: str) -> str:
+    """`body` without its seal: what the seal's MAC covers."""
+    return _SEAL.sub("", body)
+
+
+def sealed_by(record: CommentRecord, sealer: Sealer | None) -> Sealed | None:
+    """Whether reviewbot wrote `record` (posted it, or edited it in place here); None: not ours."""
+    if sealer is None:
+        return None
+    seals = find_markers(record.body, SEAL_TAG)
+    if len(seals) != 1:
+        return None
+    try:
+        seal = SealMarker.model_validate(seals[0])
+    except ValidationError:
+        return None
+    # A seal bound to another comment is a copy of an edit: not ours here.
+    if seal.at is not None and seal.at != record.location:
+        return None
+    if not sealer.verify(unsealed(record.body).rstrip(), seal.mac, at=seal.at):
+        return None
+    return Sealed.EDITED if seal.at else Sealed.POSTED
+
+
+def by_bot(record: CommentRecord, bot_login: str) -> bool:
+    """Whether `record` was posted by the account reviewbot posts as (necessary, not sufficient)."""
     return record.author is not None and record.author.casefold() == bot_login.casefold()
 
 
-def read_prior(records: Iterable[CommentRecord], bot_login: str) -> PriorState:
+def read_prior(records: Iterable[CommentRecord], trust: Trust) -> PriorState:
     """Turn the PR's comments into the prior state; never raises on hostile content."""
     records = list(records)
     nodes: list[PriorNode] = []
     discarded: list[Discarded] = []
-    untrusted = 0
-    summary: PriorSummary | None = None
+    untrusted = unsealed_count = 0
+    summaries: list[tuple[bool, PriorSummary]] = []  # (edited in place, summary)
+    fallback: PriorSummary | None = None  # the oldest summary comment: edited, never believed
     pending: list[int] = []
     for record in records:
-        if not is_trusted(record, bot_login):
-            has_marker = any(find_markers(record.body, tag) for tag in (NODE_TAG, SUMMARY_TAG))
+        has_marker = any(find_markers(record.body, tag) for tag in (NODE_TAG, SUMMARY_TAG))
+        if not by_bot(record, trust.bot_login):
             untrusted += has_marker
             continue
         if record.where is Where.REVIEW and record.state == "PENDING":
             pending.append(record.id)
             continue
+        sealed = sealed_by(record, trust.sealer)
+        is_summary = record.where is Where.ISSUE and bool(find_markers(record.body, SUMMARY_TAG))
+        if sealed is None:
+            unsealed_count += has_marker
+            if is_summary and fallback is None:
+                fallback = PriorSummary(comment_id=record.id, marker=None)
+            continue
         origin = f"marker in {record.where.value} comment {record.id}"
         result = read_boundary(find_markers(record.body, NODE_TAG), ReviewNode, origin=origin)
         discarded.extend(result.discarded)
         nodes.extend(
-            PriorNode(node=node, comment_id=record.id, where=record.where, body=record.body)
+            PriorNode(
+                node=_recorded(node, edited=sealed is Sealed.EDITED),
+                comment_id=record.id,
+                where=record.where,
+                body=record.body,
+            )
             for node in result.valid
         )
-        if record.where is Where.ISSUE and summary is None:
-            summary = _summary_of(record)
-    decisions, ignored = _decisions(records, nodes, bot_login)
+        if is_summary:
+            summaries.append((sealed is Sealed.EDITED, _summary_of(record)))
+    # The summary reviewbot keeps editing (bound to its comment) beats a copy of its first version.
+    summary = min(summaries, key=lambda s: (not s[0], s[1].comment_id))[1] if summaries else None
+    decisions, ignored = _decisions(records, nodes, trust)
     return PriorState(
         nodes=tuple(nodes),
         decisions=decisions,
-        summary=summary,
+        summary=summary or fallback,
         pending_reviews=tuple(pending),
         discarded=tuple(discarded),
         untrusted_markers=untrusted,
-        ignored_commands=ignored,
+        unsealed_markers=unsealed_count,
+        ignored=ignored,
+        sealed=trust.sealer is not None,
     )
 
 
-def _summary_of(record: CommentRecord) -> PriorSummary | None:
+def _recorded(node: ReviewNode, *, edited: bool) -> ReviewNode:
+    """A marker's node as the lifecycle allows it: the status is rebuilt, never copied.
+
+    Peers' confirmations count (they only add strictness); `resolved` only in reviewbot's
+    resolution record (a seal bound to this comment); `dismissed` never from a marker.
+    """
+    events = [Event(action=Action.CONFIRM, by=peer) for peer in node.confirmed_by]
+    if node.status is Status.RESOLVED and edited:
+        events.append(Event(action=Action.RESOLVE, by="reviewbot"))
+    return _apply_all(_fresh(node), events)
+
+
+def _fresh(node: ReviewNode) -> ReviewNode:
+    return node.model_copy(update={"status": Status.OPEN, "confirmed_by": ()})
+
+
+def _summary_of(record: CommentRecord) -> PriorSummary:
     payloads = find_markers(record.body, SUMMARY_TAG)
-    if not payloads:
-        return None
     try:
         marker: SummaryMarker | None = SummaryMarker.model_validate(payloads[0])
     except ValidationError:
@@ -441,26 +677,44 @@ def _summary_of(record: CommentRecord) -> PriorSummary | None:
 
 
 def _decisions(
-    records: Sequence[CommentRecord], nodes: Sequence[PriorNode], bot_login: str
-) -> tuple[tuple[HumanDecision, ...], int]:
-    """`/confirm` and `/dismiss` replies to the bot's inline comments, in the order written."""
+    records: Sequence[CommentRecord], nodes: Sequence[PriorNode], trust: Trust
+) -> tuple[tuple[HumanDecision, ...], tuple[IgnoredCommand, ...]]:
+    """`/confirm` and `/dismiss` replies to reviewbot's sealed inline comments, in the order written."""
     inline = {p.comment_id: p.node.fingerprint for p in nodes if p.where is Where.INLINE}
     decisions: list[HumanDecision] = []
-    ignored = 0
+    ignored: list[IgnoredCommand] = []
     for record in records:
-        if record.in_reply_to not in inline or is_trusted(record, bot_login) or not record.author:
+        if record.in_reply_to not in inline or not record.author:
             continue
         command = _command(record.body)
         if command is None:
             continue
-        if record.association not in TRUSTED_ASSOCIATIONS:
-            ignored += 1  # a drive-by account must not be able to dismiss a finding
+        why = _not_entitled(record.author, trust)
+        if why is not None:
+            ignored.append(IgnoredCommand(login=record.author, comment_id=record.id, why=why))
             continue
         action, reason = command
         event = Event(action=action, by=f"human:{record.author}", reason=reason)
-        fingerprint = inline[record.in_reply_to]
-        decisions.append(HumanDecision(fingerprint=fingerprint, event=event, comment_id=record.id))
-    return tuple(decisions), ignored
+        decisions.append(
+            HumanDecision(
+                fingerprint=inline[record.in_reply_to],
+                event=event,
+                comment_id=record.id,
+                login=record.author,
+            )
+        )
+    return tuple(decisions), tuple(ignored)
+
+
+def _not_entitled(login: str, trust: Trust) -> str | None:
+    """Why `login` may not decide a finding (None: they may)."""
+    if login.casefold() == trust.bot_login.casefold():
+        return "is the account reviewbot posts as"  # every workflow can post as it
+    if trust.pr_author is not None and login.casefold() == trust.pr_author.casefold():
+        return "is the PR's author"  # nobody judges their own PR, write access or not
+    if not trust.is_writer(login):
+        return "has no write access"
+    return None
 
 
 def _command(body: str) -> tuple[Action, str] | None:
@@ -475,11 +729,11 @@ def carry_over(
 ) -> tuple[ReviewNode, ...]:
     """Apply what earlier runs and people decided to this run's nodes, matched by fingerprint.
 
-    A node a human dismissed stays dismissed; peers who confirmed it earlier (the
-    verifier or a human) still count; `/confirm` and `/dismiss` replies are applied
-    in the order they were written. Illegal moves (confirming a dismissed node) are
-    skipped: a stale reply must not end the run. With `keep_status`, the prior
-    node's own status is kept as well (used when re-folding prior nodes).
+    Peers who confirmed a node earlier (the verifier or a human) still count; `/confirm`
+    and `/dismiss` replies are applied in the order they were written. Illegal moves
+    (confirming a dismissed node) are skipped: a stale reply must not end the run. With
+    `keep_status`, the prior node's own status (e.g. resolved) is kept as well (used when
+    re-folding prior nodes).
     """
     earlier = prior.by_fingerprint()
     decided: dict[str, list[Event]] = {}
@@ -491,16 +745,14 @@ def carry_over(
         events = list(_prior_events(before.node, keep_status) if before else ())
         events.extend(decided.get(node.fingerprint, ()))
         if keep_status and before is not None:
-            node = node.model_copy(update={"status": Status.OPEN, "confirmed_by": ()})
+            node = _fresh(node)
         out.append(_apply_all(node, events))
     return tuple(out)
 
 
 def _prior_events(node: ReviewNode, keep_status: bool) -> list[Event]:
     events = [Event(action=Action.CONFIRM, by=peer) for peer in node.confirmed_by]
-    if node.status is Status.DISMISSED:
-        events.append(Event(action=Action.DISMISS, by="prior"))
-    elif keep_status and node.status is Status.RESOLVED:
+    if keep_status and node.status is Status.RESOLVED:
         events.append(Event(action=Action.RESOLVE, by="prior"))
     return events
 

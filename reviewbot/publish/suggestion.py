@@ -13,11 +13,15 @@ one click. reviewbot only offers that click when it is safe:
 4. the suggestion contains no `<!--`. The bot's own comments are where its hidden
    markers are trusted, and a committable block must carry the text verbatim, so
    a suggestion that could open an HTML comment (and so forge a marker) is never
-   committable.
+   committable;
+5. the suggestion contains no invisible, bidirectional or control character
+   (inert.py): one click must never commit text that reads differently from
+   what it does ("Trojan Source").
 
 Anything else is a non-committable ```diff block, so no finding loses its fix. Its
-lines (the head file's, the agent's quote, the suggestion: all untrusted) are
-neutralised, so a diff block can never carry a marker either.
+lines (the head file's, the agent's quote, the suggestion: all untrusted) show
+invisible characters as `[U+XXXX]` and are neutralised, so a diff block can never
+carry a marker either. Either block's fence is longer than any backtick run inside.
 Must not: write files, or run anything from the PR.
 """
 
@@ -25,7 +29,6 @@ from __future__ import annotations
 
 import ast
 import json
-import re
 import tomllib
 import warnings
 from collections.abc import Callable
@@ -34,10 +37,10 @@ from enum import StrEnum
 from pathlib import Path, PurePosixPath
 
 from reviewbot.nodes.model import Anchor
+from reviewbot.publish.inert import fence, visible
 from reviewbot.publish.markers import neutralize
 
 MAX_FILE_BYTES = 2_000_000
-_BACKTICKS = re.compile(r"`{3,}")
 
 
 class Form(StrEnum):
@@ -103,12 +106,6 @@ def apply(text: str, start: int, end: int, replacement: str) -> str | None:
     return "".join([*lines[: start - 1], new, *lines[end:]])
 
 
-def fence(content: str) -> str:
-    """A backtick fence longer than any run of backticks inside `content`."""
-    longest = max((len(m.group()) for m in _BACKTICKS.finditer(content)), default=2)
-    return "`" * max(3, longest + 1)
-
-
 def render_suggestion(
     anchor: Anchor,
     suggestion: str,
@@ -123,10 +120,15 @@ def render_suggestion(
         body = suggestion if suggestion.endswith("\n") or not suggestion else suggestion + "\n"
         mark = fence(body)
         return RenderedSuggestion(form=Form.SUGGESTION, markdown=f"{mark}suggestion\n{body}{mark}")
-    diff = "".join(f"-{line}\n" for line in neutralize(old).splitlines())
-    diff += "".join(f"+{line}\n" for line in neutralize(suggestion).splitlines())
+    diff = "".join(f"-{line}\n" for line in _shown(old).splitlines())
+    diff += "".join(f"+{line}\n" for line in _shown(suggestion).splitlines())
     mark = fence(diff)
     return RenderedSuggestion(form=Form.DIFF, markdown=f"{mark}diff\n{diff}{mark}", note=note)
+
+
+def _shown(code: str) -> str:
+    """Untrusted code as a diff block shows it: invisibles visible, never an HTML comment."""
+    return neutralize(visible(code))
 
 
 def _old_lines(anchor: Anchor, head_text: str | None) -> str:
@@ -146,6 +148,8 @@ def _why_not(
     """An empty string when the suggestion may be committable, else the reason it is not."""
     if neutralize(suggestion) != suggestion:
         return "not committable: the suggestion opens an HTML comment, which reviewbot never posts"
+    if visible(suggestion) != suggestion.replace("\r\n", "\n").replace("\r", "\n"):
+        return "not committable: the suggestion holds invisible or bidirectional characters"
     if comment_range != (anchor.start_line, anchor.end_line):
         return "not committable: the comment covers only part of the anchored lines"
     if head_text is None:

@@ -12,12 +12,13 @@ from typing import Protocol, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reviewbot.agent.hygiene import for_terminal
+from reviewbot.agent.hygiene import for_terminal, quoted
 from reviewbot.agent.toolbox import ToolResult
 from reviewbot.tools.context import ToolContext
 
 NO_OPERATOR = "no operator is connected; decide, and record the open point as a `question` node"
 EMPTY_ANSWER = "the operator gave no answer; decide yourself"
+MAX_ANSWER = 4_000
 
 
 class Operator(Protocol):
@@ -69,4 +70,5 @@ def ask_user(ctx: ToolContext, args: AskUserInput) -> ToolResult:
         return ToolResult(content=NO_OPERATOR)
     if not answer.strip():
         return ToolResult(content=EMPTY_ANSWER)
-    return ToolResult(content=f"the operator answered: {answer}")
+    # Quoted: whatever the answer says, it cannot start a line that poses as the harness.
+    return ToolResult(content=f"the operator answered: {quoted(answer, limit=MAX_ANSWER)}")

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reviewbot.agent.toolbox import Untrusted
 from reviewbot.errors import RepositoryError
 from reviewbot.modes.profile import Role
 from reviewbot.sources.diff_index import DiffIndex
@@ -31,7 +32,15 @@ _SHA = re.compile(r"^[0-9a-f]{7,64}$")
 
 
 class ToolRetry(Exception):  # a signal to the model, named as a verb (STYLE 9)
-    """Raised by a handler: the message goes back to the model as an `is_error` result."""
+    """Raised by a handler: the message goes back to the model as an `is_error` result.
+
+    `data` is PR text the message refers to (the lines an anchor really points at),
+    shown fenced after it like a result's data.
+    """
+
+    def __init__(self, message: str, *, data: Untrusted | None = None) -> None:
+        super().__init__(message)
+        self.data = data
 
 
 class ToolTimedOut(ToolRetry):
@@ -63,11 +72,12 @@ class Deadline:
     def expired(self) -> bool:
         return self.clock() >= self.at
 
-    def check(self, tool: str, done: str, hint: str) -> None:
-        """Raise `ToolTimedOut` once the deadline has passed."""
+    def check(self, tool: str, done: str, hint: str, data: Untrusted | None = None) -> None:
+        """Raise `ToolTimedOut` once the deadline has passed; `data`: what was found so far."""
         if self.expired:
             raise ToolTimedOut(
-                f"{tool} stopped at its time limit ({self.seconds:.3g} s) after {done}; {hint}"
+                f"{tool} stopped at its time limit ({self.seconds:.3g} s) after {done}; {hint}",
+                data=data,
             )
 
 

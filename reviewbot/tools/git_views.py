@@ -4,7 +4,9 @@ The model names revisions and paths; neither ever reaches git's command line as
 an option. A revision must look like a revision and is resolved to a commit id
 first (so `--output=…` can never be one), paths come after `--` or are looked up
 in the commit's tree, and diffs run without external diff drivers or textconv
-filters. The default revision is the PR head. Nothing here writes.
+filters. The default revision is the PR head. What the history says (messages,
+author names, diffs, file lines) is the result's untrusted `data`; names in the
+harness text around it are `quoted`. Nothing here writes.
 
 Bounded in time and size: every git command runs with the call's deadline as
 gitpython's `kill_after_timeout` (a command past it is killed and the model told so),
@@ -20,7 +22,8 @@ from contextlib import contextmanager
 import git
 from pydantic import BaseModel, ConfigDict, Field
 
-from reviewbot.agent.toolbox import ToolResult
+from reviewbot.agent.hygiene import quoted
+from reviewbot.agent.toolbox import ToolResult, Untrusted
 from reviewbot.nodes.model import RelPath
 from reviewbot.tools.context import ToolContext, ToolRetry
 from reviewbot.tools.paths import GIT_DIR, MAX_FILE_BYTES, decode_lines, normalise, split_lines
@@ -68,13 +71,17 @@ def git_log(ctx: ToolContext, args: GitLogInput) -> ToolResult:
             kill_after_timeout=_seconds_left(ctx, "git_log"),
         )
         commits = [repo.commit(sha) for sha in listed.split()]
+    touching = f" touching {quoted(args.path)}" if args.path else ""
     if not commits:
-        return ToolResult(content=f"no commit touches `{args.path}`")
+        return ToolResult(content=f"no commit{touching} up to the PR head")
     rows = [
         f"{c.hexsha[:12]} {c.committed_datetime.date().isoformat()} {c.author.name}: {c.summary!s}"
         for c in commits
     ]
-    return ToolResult(content="\n".join(rows))
+    return ToolResult(
+        content=f"{len(rows)} commit(s){touching}, newest first (id date author: subject)",
+        data=Untrusted(text="\n".join(rows), kind="git_log"),
+    )
 
 
 def git_show(ctx: ToolContext, args: GitShowInput) -> ToolResult:
@@ -92,8 +99,14 @@ def git_show(ctx: ToolContext, args: GitShowInput) -> ToolResult:
                 "--no-textconv",
                 kill_after_timeout=_seconds_left(ctx, "git_show"),
             )
-            return ToolResult(content=_bounded(ctx, split_lines(text), "call git_show with a path"))
-        return ToolResult(content=_show_path(ctx, commit, _git_path(args.path)))
+            return ToolResult(
+                content=f"commit {commit.hexsha[:12]}: message, files and patch",
+                data=Untrusted(
+                    text=_bounded(ctx, split_lines(text), "call git_show with a path"),
+                    kind="commit",
+                ),
+            )
+        return _show_path(ctx, commit, _git_path(args.path))
 
 
 def git_blame(ctx: ToolContext, args: GitBlameInput) -> ToolResult:
@@ -103,7 +116,7 @@ def git_blame(ctx: ToolContext, args: GitBlameInput) -> ToolResult:
         total = len(_blob_lines(head, path))
         if args.start_line > total:
             raise ToolRetry(
-                f"`{path}` has {total:,} lines; start_line {args.start_line} is past the end"
+                f"{quoted(path)} has {total:,} lines; start_line {args.start_line} is past the end"
             )
         end = min(max(args.end_line, args.start_line), total)
         try:
@@ -136,9 +149,12 @@ def git_blame(ctx: ToolContext, args: GitBlameInput) -> ToolResult:
     def note(first: int, last: int) -> str:
         return f"… {last - first + 1:,} lines omitted; blame fewer lines"
 
-    content, whole = bounded_rows(rows, numbers, texts, ctx.max_output_chars, note)
+    rendered, whole = bounded_rows(rows, numbers, texts, ctx.max_output_chars, note)
     ctx.views.show(path, whole, total=total)
-    return ToolResult(content=content)
+    return ToolResult(
+        content=f"blame of {quoted(path)}, lines {args.start_line}–{end} (line commit date author, text)",
+        data=Untrusted(text=rendered, kind="blame"),
+    )
 
 
 @contextmanager
@@ -173,17 +189,17 @@ def _timed_out(ctx: ToolContext, tool: str, hint: str) -> None:
 def _commit(repo: git.Repo, rev: str) -> git.Commit:
     """`rev` resolved to a commit without ever passing it to git as an argument."""
     if not _REV.match(rev) or ".." in rev:
-        raise ToolRetry(f"{rev!r} is not a revision (a commit id, branch, tag or `HEAD~n`)")
+        raise ToolRetry(f"{quoted(rev)} is not a revision (a commit id, branch, tag or `HEAD~n`)")
     try:
         return repo.commit(rev)
     except (git.BadName, git.BadObject, ValueError) as exc:
-        raise ToolRetry(f"no commit {rev!r} in this repository") from exc
+        raise ToolRetry(f"no commit {quoted(rev)} in this repository") from exc
 
 
 def _git_path(path: str) -> str:
     relative = normalise(path)
     if relative.split("/")[0] in {"..", GIT_DIR}:
-        raise ToolRetry(f"`{path}` is not a path in the repository")
+        raise ToolRetry(f"{quoted(path)} is not a path in the repository")
     return relative
 
 
@@ -191,33 +207,37 @@ def _blob_lines(commit: git.Commit, path: str) -> list[str]:
     try:
         obj = commit.tree / path
     except KeyError as exc:
-        raise ToolRetry(f"`{path}` does not exist at {commit.hexsha[:12]}") from exc
+        raise ToolRetry(f"{quoted(path)} does not exist at {commit.hexsha[:12]}") from exc
     if not isinstance(obj, git.Blob):
-        raise ToolRetry(f"`{path}` is a directory at {commit.hexsha[:12]}")
+        raise ToolRetry(f"{quoted(path)} is a directory at {commit.hexsha[:12]}")
     if obj.size > MAX_FILE_BYTES:
         raise ToolRetry(
-            f"`{path}` is {obj.size:,} bytes at {commit.hexsha[:12]}, too large to read"
+            f"{quoted(path)} is {obj.size:,} bytes at {commit.hexsha[:12]}, too large to read"
         )
     lines = decode_lines(obj.data_stream.read())
     if lines is None:
-        raise ToolRetry(f"`{path}` is a binary file at {commit.hexsha[:12]}")
+        raise ToolRetry(f"{quoted(path)} is a binary file at {commit.hexsha[:12]}")
     return lines
 
 
-def _show_path(ctx: ToolContext, commit: git.Commit, path: str) -> str:
+def _show_path(ctx: ToolContext, commit: git.Commit, path: str) -> ToolResult:
     try:
         obj = commit.tree / path
     except KeyError as exc:
-        raise ToolRetry(f"`{path}` does not exist at {commit.hexsha[:12]}") from exc
+        raise ToolRetry(f"{quoted(path)} does not exist at {commit.hexsha[:12]}") from exc
     if isinstance(obj, git.Tree):
-        names = [f"{item.path}{'/' if isinstance(item, git.Tree) else ''}" for item in obj]
-        return _bounded(
-            ctx, [f"`{path}` at {commit.hexsha[:12]} is a directory:", *names], "narrow the path"
-        )
+        names = [quoted(f"{item.path}{'/' if isinstance(item, git.Tree) else ''}") for item in obj]
+        header = f"{quoted(path)} at {commit.hexsha[:12]} is a directory:"
+        return ToolResult(content=_bounded(ctx, [header, *names], "narrow the path"))
     lines = _blob_lines(commit, path)
     shown = [numbered(n, line) for n, line in enumerate(lines, start=1)]
-    header = f"{path} at {commit.hexsha[:12]} — {len(lines):,} lines"
-    return _bounded(ctx, [header, *shown], "git_blame shows a range of the head version")
+    return ToolResult(
+        content=f"{quoted(path)} at {commit.hexsha[:12]} — {len(lines):,} lines",
+        data=Untrusted(
+            text=_bounded(ctx, shown, "git_blame shows a range of the head version"),
+            kind="file_lines",
+        ),
+    )
 
 
 def _bounded(ctx: ToolContext, lines: list[str], hint: str) -> str:
@@ -228,4 +248,5 @@ def _bounded(ctx: ToolContext, lines: list[str], hint: str) -> str:
 
 
 def _why(text: str) -> str:
-    return first_line(text) or "unknown error"
+    """git's first line of complaint, quoted: it may echo a path or a revision."""
+    return quoted(first_line(text) or "unknown error")

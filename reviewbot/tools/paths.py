@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from reviewbot.agent.hygiene import quoted
 from reviewbot.config import glob_source
 from reviewbot.tools.context import ToolRetry
 from reviewbot.tools.pattern import Matches, glob_matcher
@@ -33,19 +34,21 @@ def resolve_inside(root: Path, path: str) -> Path:
     if not path or "\x00" in path:
         raise ToolRetry("the path is empty or contains a NUL character")
     if path.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", path):
-        raise ToolRetry(f"`{path}` is absolute; paths are relative to the repository root")
+        raise ToolRetry(f"{quoted(path)} is absolute; paths are relative to the repository root")
     relative = normalise(path)
     if relative == ".." or relative.startswith("../"):
-        raise ToolRetry(f"`{path}` leaves the repository; paths are relative to its root")
+        raise ToolRetry(f"{quoted(path)} leaves the repository; paths are relative to its root")
     if relative.split("/")[0] == GIT_DIR:
-        raise ToolRetry(f"`{path}` is inside git's own storage, which is not part of the PR")
+        raise ToolRetry(f"{quoted(path)} is inside git's own storage, which is not part of the PR")
     # resolve() follows every symlink on the way, so a link that points out is caught here.
     real = (root / relative).resolve()
     if not real.is_relative_to(root):
-        raise ToolRetry(f"`{path}` is a symbolic link that points outside the repository")
+        raise ToolRetry(f"{quoted(path)} is a symbolic link that points outside the repository")
     inner = real.relative_to(root).as_posix()
     if inner.split("/")[0] == GIT_DIR:
-        raise ToolRetry(f"`{path}` points into git's own storage, which is not part of the PR")
+        raise ToolRetry(
+            f"{quoted(path)} points into git's own storage, which is not part of the PR"
+        )
     return real
 
 
@@ -83,13 +86,14 @@ def read_text(real: Path, shown_as: str) -> str | None:
     """The file's text (UTF-8, undecodable bytes replaced), or None if binary."""
     if real.is_dir():
         raise ToolRetry(
-            f"`{shown_as}` is a directory; list its files with a glob like `{shown_as}/**`"
+            f"{quoted(shown_as)} is a directory; list its files with a glob like "
+            f"{quoted(shown_as + '/**')}"
         )
     if not real.is_file():  # a FIFO or a device would block or never end: never opened
-        raise ToolRetry(f"`{shown_as}` is not a file in the PR head")
+        raise ToolRetry(f"{quoted(shown_as)} is not a file in the PR head")
     size = real.stat().st_size
     if size > MAX_FILE_BYTES:
-        raise ToolRetry(f"`{shown_as}` is {size:,} bytes, too large to read")
+        raise ToolRetry(f"{quoted(shown_as)} is {size:,} bytes, too large to read")
     return decode_text(real.read_bytes())
 
 

@@ -20,6 +20,7 @@ from typing import Protocol
 
 import re2
 
+from reviewbot.agent.hygiene import quoted
 from reviewbot.tools.context import ToolRetry
 
 Matches = Callable[[str], bool]
@@ -42,6 +43,7 @@ def _options(*, one_line: bool) -> object:
     options = re2.Options()
     options.log_errors = False  # RE2 would print the model's pattern to stderr
     options.never_nl = one_line
+    options.dot_nl = not one_line  # a glob's `**` spans a file name with a newline in it
     return options
 
 
@@ -54,8 +56,9 @@ class LinePattern:
 
     def __init__(self, regex: str) -> None:
         # Compiled as given first, so an error quotes the model's own text.
-        _compile(regex, _SEARCH, f"search_code cannot run {regex!r}:")
-        self._compiled = _compile(f"(?m){regex}", _SEARCH, f"search_code cannot run {regex!r}:")
+        refusal = f"search_code cannot run {quoted(regex)}:"
+        _compile(regex, _SEARCH, refusal)
+        self._compiled = _compile(f"(?m){regex}", _SEARCH, refusal)
 
     def matching_lines(self, text: str) -> Iterator[tuple[int, str]]:
         """(number, line) of each matching line; lines split on LF, a CR before it is not content."""
@@ -79,7 +82,7 @@ class LinePattern:
 
 def glob_matcher(source: str, glob: str) -> Matches:
     """Whether a whole path matches `source`, the regex of `glob` (`config.glob_source`)."""
-    compiled = _compile(source, _GLOB, f"the glob `{glob}` is not valid:")
+    compiled = _compile(source, _GLOB, f"the glob {quoted(glob)} is not valid:")
     return lambda path: compiled.fullmatch(path) is not None
 
 
@@ -89,7 +92,8 @@ def _compile(pattern: str, options: object, refusal: str) -> _Compiled:
     except re2.error as exc:
         reason = exc.args[0] if exc.args else b""
         why = reason.decode("utf-8", "replace") if isinstance(reason, bytes) else str(reason)
-        raise ToolRetry(f"{refusal} {why} ({SYNTAX}); {_hint(why)}") from exc
+        # RE2's reason echoes a piece of the pattern: quoted like the pattern itself.
+        raise ToolRetry(f"{refusal} {quoted(why)} ({SYNTAX}); {_hint(why)}") from exc
     return compiled
 
 

@@ -2,8 +2,9 @@
 
 Every path goes through `paths.resolve_inside` (refused when it leaves the
 checkout, symlinks included); every output is bounded, with a note saying how to
-read the rest. Reading a file marks it seen, which is what lets the agent anchor
-a node on it. Nothing here writes to disk or starts a process.
+read the rest. Paths in harness text are `quoted`; file lines and matches are the
+result's untrusted `data`. Reading a file marks it seen, which is what lets the
+agent anchor a node on it. Nothing here writes to disk or starts a process.
 
 Every call is bounded in time too: the model's regex and globs are matched by RE2
 (`pattern.py`, linear time), and the loops over files and matches check the call's
@@ -16,7 +17,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reviewbot.agent.toolbox import ToolResult
+from reviewbot.agent.hygiene import quoted
+from reviewbot.agent.toolbox import ToolResult, Untrusted
 from reviewbot.nodes.model import RelPath
 from reviewbot.tools.context import ToolContext, ToolRetry
 from reviewbot.tools.paths import (
@@ -75,21 +77,21 @@ def read_file(ctx: ToolContext, args: ReadFileInput) -> ToolResult:
     lines = read_lines(real, shown)
     if lines is None:
         return ToolResult(
-            content=f"`{shown}` is a binary file ({real.stat().st_size:,} bytes); not shown"
+            content=f"{quoted(shown)} is a binary file ({real.stat().st_size:,} bytes); not shown"
         )
     inner = real.relative_to(ctx.root).as_posix()
     ctx.seen.update({shown, inner})
     total = len(lines)
     if total == 0:
         ctx.views.show(inner, (), total=0)
-        return ToolResult(content=f"`{shown}` is empty (0 lines)")
+        return ToolResult(content=f"{quoted(shown)} is empty (0 lines)")
     start = args.start_line or 1
     end = min(args.end_line or total, total)
     if start > total:
-        raise ToolRetry(f"`{shown}` has {total:,} lines; start_line {start} is past the end")
+        raise ToolRetry(f"{quoted(shown)} has {total:,} lines; start_line {start} is past the end")
     if end < start:
         raise ToolRetry(f"end_line {end} is before start_line {start}")
-    header = f"{shown} — lines {start}–{end} of {total:,}"
+    header = f"{quoted(shown)} — lines {start}–{end} of {total:,}"
     numbers = range(start, end + 1)
     texts = [lines[n - 1] for n in numbers]
     rows = [numbered(n, line) for n, line in zip(numbers, texts, strict=True)]
@@ -103,7 +105,7 @@ def read_file(ctx: ToolContext, args: ReadFileInput) -> ToolResult:
     budget = ctx.max_output_chars - len(header) - 1
     body, whole = bounded_rows(rows, numbers, texts, budget, note)
     ctx.views.show(inner, whole, total=total)  # the file's own path: a link shows its target
-    return ToolResult(content=f"{header}\n{body}")
+    return ToolResult(content=header, data=Untrusted(text=body, kind="file_lines"))
 
 
 def list_files(ctx: ToolContext, args: ListFilesInput) -> ToolResult:
@@ -116,7 +118,7 @@ def list_files(ctx: ToolContext, args: ListFilesInput) -> ToolResult:
         if matching(path):
             matches.append(path)
     if not matches:
-        return ToolResult(content=f"no file matches `{args.glob}`")
+        return ToolResult(content=f"no file matches {quoted(args.glob)}")
     listed = [_listed(ctx, path) for path in matches[:MAX_LISTED]]
     if len(matches) > MAX_LISTED:
         listed.append(f"… {len(matches) - MAX_LISTED:,} more; narrow the glob to list them")
@@ -124,7 +126,7 @@ def list_files(ctx: ToolContext, args: ListFilesInput) -> ToolResult:
     def note(first: int, last: int) -> str:
         return f"… {last - first + 1:,} paths omitted; narrow the glob to list them"
 
-    header = f"{len(matches):,} files match `{args.glob}`"
+    header = f"{len(matches):,} files match {quoted(args.glob)}"
     return ToolResult(content=f"{header}\n{head_tail(listed, ctx.max_output_chars, note)}")
 
 
@@ -145,19 +147,20 @@ def search_code(ctx: ToolContext, args: SearchCodeInput) -> ToolResult:
             continue
         searched += 1
         for number, line in pattern.matching_lines(text):
-            found.append(f"{path}:{number}: {clip(line.strip(), MAX_MATCH_CHARS)}")
+            found.append(f"{quoted(path)}:{number}: {clip(line.strip(), MAX_MATCH_CHARS)}")
             if len(found) >= args.max_matches:
                 break
             _check(ctx, searched, found)
-    return ToolResult(content=_search_report(args, found, skipped, ctx.max_output_chars))
+    return _search_report(args, found, skipped, ctx.max_output_chars)
 
 
 def _check(ctx: ToolContext, searched: int, found: list[str]) -> None:
-    so_far = f"\n{len(found)} matching lines so far (path:line: text):\n" if found else ""
+    so_far = f"; {len(found)} matching lines so far (path:line: text):" if found else ""
     ctx.deadline.check(
         "search_code",
         f"searching {searched:,} file(s)",
-        "narrow the glob (a directory, a file type) or the regex" + so_far + "\n".join(found),
+        "narrow the glob (a directory, a file type) or the regex" + so_far,
+        data=Untrusted(text="\n".join(found), kind="matches") if found else None,
     )
 
 
@@ -172,21 +175,27 @@ def _searchable(ctx: ToolContext, path: str) -> str | None:
         return None
 
 
-def _search_report(args: SearchCodeInput, found: list[str], skipped: int, budget: int) -> str:
+def _search_report(
+    args: SearchCodeInput, found: list[str], skipped: int, budget: int
+) -> ToolResult:
     def note(first: int, last: int) -> str:
         return f"… {last - first + 1:,} matches omitted; narrow the regex or the glob"
 
-    if not found:
-        text = f"no line matches {args.regex!r} in files matching `{args.glob}`"
-    else:
-        text = f"{len(found)} matching lines (path:line: text)\n" + head_tail(found, budget, note)
-        if len(found) >= args.max_matches:
-            text += f"\n… stopped at {args.max_matches} matches; narrow the regex or the glob"
+    where = f"{quoted(args.regex)} in files matching {quoted(args.glob)}"
+    lines = [
+        f"{len(found)} lines match {where} (path:line: text)"
+        if found
+        else f"no line matches {where}"
+    ]
+    if len(found) >= args.max_matches:
+        lines.append(f"… stopped at {args.max_matches} matches; narrow the regex or the glob")
     if skipped:
-        text += f"\n({skipped} binary, oversized or linked-out files were not searched)"
-    return text
+        lines.append(f"({skipped} binary, oversized or linked-out files were not searched)")
+    data = Untrusted(text=head_tail(found, budget, note), kind="matches") if found else None
+    return ToolResult(content="\n".join(lines), data=data)
 
 
 def _listed(ctx: ToolContext, path: str) -> str:
     change = ctx.workspace.diff.get(path)
-    return f"{path}  (changed in this PR: {change.status.value})" if change else path
+    name = quoted(path)
+    return f"{name}  (changed in this PR: {change.status.value})" if change else name

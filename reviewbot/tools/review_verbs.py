@@ -20,8 +20,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reviewbot.agent.hygiene import neutralise_delimiters, reveal_invisible
-from reviewbot.agent.toolbox import ToolResult
+from reviewbot.agent.hygiene import neutralise_delimiters, quoted, reveal_invisible
+from reviewbot.agent.toolbox import ToolResult, Untrusted
 from reviewbot.errors import LifecycleError
 from reviewbot.nodes import (
     Action,
@@ -117,7 +117,7 @@ def add_review_node(ctx: ToolContext, raw: object) -> ToolResult:
         notes=placed.notes,
     )
     ctx.store.add(node)
-    lines = [f"added {node.id} ({node.priority.value} {node.kind.value}): {node.title}"]
+    lines = [f"added {node.id} ({node.priority.value} {node.kind.value}): {quoted(node.title)}"]
     lines += [*placed.notes, *placed.remarks]
     return ToolResult(content="\n".join(lines))
 
@@ -164,14 +164,13 @@ def finalize_review(ctx: ToolContext, args: FinalizeInput) -> ToolResult:
 
 def confirm_review_node(ctx: ToolContext, args: NodeJudgementInput) -> ToolResult:
     node = _node(ctx, args.id)
-    after = _apply(node, Event(action=Action.CONFIRM, by=ctx.agent, reason=args.reason))
     if ctx.agent in node.raisers:
-        return ToolResult(
-            content=(
-                f"no change: you raised {node.id}, and an author's own confirmation does not count; "
-                f"only a peer's confirmation moves it to consensusReady (it stays {node.status.value})"
-            )
+        # Every agent holds the verb (one surface per mode); a node's raiser never confirms it.
+        raise ToolRetry(
+            f"refused: you raised {node.id}, and a node's author never confirms it; only "
+            f"another agent's confirmation moves it to consensusReady (it stays {node.status.value})"
         )
+    after = _apply(node, Event(action=Action.CONFIRM, by=ctx.agent, reason=args.reason))
     if after == node:
         return ToolResult(content=f"no change: you already confirmed {node.id}")
     ctx.store.replace(after)
@@ -192,7 +191,7 @@ def _node(ctx: ToolContext, id: str) -> ReviewNode:
     if node is None:
         ids = [n.id for n in ctx.store.all()]
         known = ", ".join(ids[:_LISTED_IDS]) + (" …" if len(ids) > _LISTED_IDS else "")
-        raise ToolRetry(f"no review node `{id}`; the nodes are: {known or 'none yet'}")
+        raise ToolRetry(f"no review node {quoted(id)}; the nodes are: {known or 'none yet'}")
     return node
 
 
@@ -212,21 +211,23 @@ def _place(ctx: ToolContext, finding: Finding) -> _Placed:
     real = resolve_inside(ctx.root, path)
     if not real.is_file():
         raise ToolRetry(
-            f"`{path}` is not a file in the PR head ({ctx.workspace.head_sha[:12]}); anchor on a "
-            "file of the head, or omit the anchor for a note about the whole PR"
+            f"{quoted(path)} is not a file in the PR head ({ctx.workspace.head_sha[:12]}); anchor "
+            "on a file of the head, or omit the anchor for a note about the whole PR"
         )
     if path not in ctx.seen:
         raise ToolRetry(
-            f"you have not seen `{path}` in this run; read it with read_file first (an anchor may "
-            "only point at code you have read)"
+            f"you have not seen {quoted(path)} in this run; read it with read_file first (an "
+            "anchor may only point at code you have read)"
         )
     lines = read_lines(real, path)
     if lines is None:
-        raise ToolRetry(f"`{path}` is a binary file; anchor a note about it without line numbers")
+        raise ToolRetry(
+            f"{quoted(path)} is a binary file; anchor a note about it without line numbers"
+        )
     start, end = anchor.start_line, anchor.end_line
     if end > len(lines):
         raise ToolRetry(
-            f"`{path}` has {len(lines):,} lines; lines {start}–{end} go past the end of the file"
+            f"{quoted(path)} has {len(lines):,} lines; lines {start}–{end} go past the end of the file"
         )
     text = _Text.of(path, lines)
     # Both sides go through the same transform, so a quote copied from tool output and
@@ -244,15 +245,17 @@ def _relocate(
     if not starts:
         raise ToolRetry(
             f"the quote does not match lines {anchor.start_line}–{anchor.end_line} of "
-            f"`{text.path}` and is not found elsewhere in the file. Those lines are:\n"
-            f"{_numbered(text.shown, anchor.start_line, anchor.end_line)}\n"
-            "Copy the quote from the file (without line numbers) and send the node again."
+            f"{quoted(text.path)} and is not found elsewhere in the file. Copy the quote from "
+            "the file (without line numbers) and send the node again. Those lines are:",
+            data=Untrusted(
+                text=_numbered(text.shown, anchor.start_line, anchor.end_line), kind="file_lines"
+            ),
         )
     start = min(starts, key=lambda s: (abs(s - anchor.start_line), s))
     end = start + len(quote) - 1
     note = (
         f"anchor moved from lines {anchor.start_line}–{anchor.end_line} to {start}–{end} of "
-        f"`{text.path}`, where the quoted text is"
+        f"{quoted(text.path)}, where the quoted text is"
     )
     if len(starts) > 1:
         note += f" (it occurs {len(starts)} times; the one nearest the lines named was used)"
@@ -264,7 +267,7 @@ def _with_remarks(ctx: ToolContext, finding: Finding, anchor: Anchor) -> _Placed
     placed = finding.model_copy(update={"anchor": anchor})
     change = ctx.workspace.diff.get(anchor.path)
     if change is None:
-        remark = f"note: `{anchor.path}` is not changed by this PR, so the node will be listed in the review body"
+        remark = f"note: {quoted(anchor.path)} is not changed by this PR, so the node will be listed in the review body"
     elif not change.can_comment(anchor.start_line, anchor.end_line):
         remark = (
             f"note: lines {anchor.start_line}–{anchor.end_line} are not all in one hunk of the diff, "
@@ -280,7 +283,7 @@ def _at(text: _Text, start: int, end: int) -> Anchor:
     quote = "\n".join(text.actual[start - 1 : end])
     if len(quote) > MAX_QUOTE:
         raise ToolRetry(
-            f"lines {start}–{end} of `{text.path}` are {len(quote):,} characters, more than a "
+            f"lines {start}–{end} of {quoted(text.path)} are {len(quote):,} characters, more than a "
             f"quote may hold ({MAX_QUOTE:,}); anchor fewer lines"
         )
     return Anchor(path=text.path, start_line=start, end_line=end, quote=quote)

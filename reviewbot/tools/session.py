@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from reviewbot.agent.guard import Allow, GuardRecord, Halt, Reject, check
@@ -28,6 +29,8 @@ from reviewbot.tools.truncate import head_tail_chars
 from reviewbot.tools.views import HeadViews
 
 __all__ = ["NodeStore", "Plan", "Proposal", "ReviewSession", "Workspace"]
+
+_MIN_DATA_CHARS = 1_000
 
 
 class ReviewSession:
@@ -91,14 +94,23 @@ class ReviewSession:
         try:
             result = tool.handler(self._ctx, args)
         except ToolRetry as signal:
-            return ToolResult(content=str(signal), is_error=True)
+            return self._bounded(ToolResult(content=str(signal), data=signal.data, is_error=True))
         finally:
             shown, self._ctx.views = self._ctx.views, views
+        bounded = self._bounded(result)
+        if bounded == result:
+            views.update(shown)
+        return bounded
+
+    def _bounded(self, result: ToolResult) -> ToolResult:
+        """`result` within the output budget, which its content and data share."""
         hint = "ask for less (a line range, a narrower glob or regex)"
         content = head_tail_chars(result.content, self._ctx.max_output_chars, hint)
-        if content == result.content:
-            views.update(shown)
-        return ToolResult(content=content, is_error=result.is_error, ends_run=result.ends_run)
+        data = result.data
+        if data is not None:
+            room = max(self._ctx.max_output_chars - len(content), _MIN_DATA_CHARS)
+            data = replace(data, text=head_tail_chars(data.text, room, hint))
+        return replace(result, content=content, data=data)
 
     @property
     def proposal(self) -> Proposal | None:

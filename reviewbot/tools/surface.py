@@ -1,10 +1,11 @@
 """The tool surface: which tools exist at all for one agent, computed from its profile and role.
 
 A tool is on the surface when it is within the profile's tier, allowed, not
-denied by name and has no denied effect; the mode's pinned verbs (and the role's,
-e.g. the verifier's confirm/dispute) are always on it. `exclusion` explains, from
-the same profile, why a tool is not — the guard's refusals and the prompt are
-derived from these two functions only.
+denied by name and has no denied effect; the mode's pinned verbs are always on it.
+The role does not change which tools there are: every agent of a mode sees the same
+ones (one cached prefix); what a role may do with a verb is checked where it runs.
+`exclusion` explains, from the same profile, why a tool is not — the guard's
+refusals and the prompt are derived from these two functions only.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from reviewbot.modes.effect import Effect
-from reviewbot.modes.profile import ROLE_VERBS, CapabilityProfile, Role
+from reviewbot.modes.profile import CapabilityProfile, Role
 from reviewbot.tools.registry import REGISTRY, ToolSpec
 
 
@@ -39,29 +40,27 @@ class Surface:
 
     @property
     def pinned(self) -> frozenset[str]:
-        return pinned(self.profile, self.role)
+        return pinned(self.profile)
 
 
-def pinned(profile: CapabilityProfile, role: Role) -> frozenset[str]:
-    return profile.pinned_verbs | ROLE_VERBS[role]
+def pinned(profile: CapabilityProfile) -> frozenset[str]:
+    return profile.pinned_verbs
 
 
 def compute_surface(
     profile: CapabilityProfile, role: Role = "reviewer", registry: Mapping[str, ToolSpec] = REGISTRY
 ) -> Surface:
-    keep = pinned(profile, role)
+    keep = pinned(profile)
     _check(profile, keep, registry)
     tools = tuple(
-        spec
-        for spec in registry.values()
-        if spec.name in keep or exclusion(profile, role, spec) is None
+        spec for spec in registry.values() if spec.name in keep or exclusion(profile, spec) is None
     )
     return Surface(profile=profile, role=role, tools=tools)
 
 
-def exclusion(profile: CapabilityProfile, role: Role, spec: ToolSpec) -> str | None:
+def exclusion(profile: CapabilityProfile, spec: ToolSpec) -> str | None:
     """Why `spec` is not on the surface (the end of a sentence); None when it is on it."""
-    if spec.name in pinned(profile, role):
+    if spec.name in pinned(profile):
         return None
     # Effect declaration order is precedence: the most telling denied effect is named.
     denied = [effect for effect in Effect if effect in spec.effects & profile.denied_effects]
@@ -72,9 +71,6 @@ def exclusion(profile: CapabilityProfile, role: Role, spec: ToolSpec) -> str | N
             f"its tier ({spec.tier.name.lower()}) is above the mode's maximum "
             f"({profile.max_tier.name.lower()})"
         )
-    owners = sorted(other for other, verbs in ROLE_VERBS.items() if spec.name in verbs)
-    if owners:
-        return f"only the {' or '.join(owners)} confirms or disputes review nodes, and you are the {role}"
     if spec.name in profile.deny:
         return "the mode's deny list removes it"
     if profile.allow is not None and spec.name not in profile.allow:

@@ -98,7 +98,8 @@ def fold_nodes(
             verdict=effect.verdict,
             source=Source.NODE,
             name=node.id,
-            text=f"{node.priority.value} {node.kind.value} `{node.title}` ({rule.describe()})",
+            # The title is model text: quoted, not a code span its own backticks could close.
+            text=f"{node.priority.value} {node.kind.value} “{node.title}” ({rule.describe()})",
         )
         for node, effect, rule in policy.effects(nodes)
         if not set(node.raisers) <= ungated

@@ -18,7 +18,7 @@ REVIEW = PROFILES[Mode.REVIEW]
 REVIEW_SURFACE = compute_surface(REVIEW, "reviewer")
 TOOLS = (
     "read_file, list_files, search_code, git_log, git_show, git_blame, add_review_node, "
-    "finalize_review, ask_user"
+    "finalize_review, confirm_review_node, dispute_review_node, ask_user"
 )
 
 
@@ -53,16 +53,11 @@ class TestDecisions:
                 "pull request is denied",
             ),
             (
-                "confirm_review_node",
-                "`confirm_review_node` does not exist in review mode: only the verifier confirms "
-                "or disputes review nodes, and you are the reviewer",
-            ),
-            (
                 "submit_plan",
                 "`submit_plan` does not exist in review mode: it belongs to other modes",
             ),
         ],
-        ids=["write_file", "bash", "git_push", "create_pull_request", "confirm", "submit_plan"],
+        ids=["write_file", "bash", "git_push", "create_pull_request", "submit_plan"],
     )
     def test_off_surface_calls_name_the_reason(self, name, message):
         """A registered tool that is not on the surface is refused with the profile's reason."""
@@ -71,7 +66,7 @@ class TestDecisions:
     def test_an_invented_tool_lists_the_real_ones(self):
         """A tool that does not exist is named and the surface is listed."""
         decision = check(REVIEW, REVIEW_SURFACE, "frobnicate", {"x": 1})
-        assert decision == Reject(message=f"`frobnicate` is not a tool; the tools are: {TOOLS}")
+        assert decision == Reject(message=f'"frobnicate" is not a tool; the tools are: {TOOLS}')
 
     @pytest.mark.parametrize(
         ("tool_input", "message"),
@@ -114,7 +109,9 @@ class TestInASession:
         assert (
             refused.content == "`bash` does not exist in review mode: starting processes is denied"
         )
-        assert allowed.content == "README.md — lines 1–1 of 1\n     1\t# demo"
+        assert allowed.content == '"README.md" — lines 1–1 of 1'
+        assert allowed.data is not None
+        assert allowed.data.text == "     1\t# demo"
         assert [(r.name, type(r.decision)) for r in session.transcript] == [
             ("bash", Reject),
             ("read_file", Allow),
@@ -157,7 +154,7 @@ class TestInASession:
     def test_a_glob_climbing_out_lists_nothing(self, repo):
         """A glob with `..` cannot match any file: only files inside are ever listed."""
         result = make_session(repo).call("list_files", {"glob": "../**"})
-        assert result.content == "no file matches `../**`"
+        assert result.content == 'no file matches "../**"'
 
     def test_denied_effects_never_reach_a_handler(self, repo):
         """Every registered tool with a denied effect is refused by the guard in review mode."""

@@ -17,6 +17,7 @@ from reviewbot.config import (
     ReviewerConfig,
     VerifierConfig,
 )
+from reviewbot.nodes.lifecycle import Action, Event, apply
 from reviewbot.nodes.model import Status
 from reviewbot.redact import MASK, Redactor
 from reviewbot.report import StopReason
@@ -78,6 +79,7 @@ def review(
     clock: FakeClock | None = None,
     sleeps: Sleeps | None = None,
     redactor: Redactor | None = None,
+    carry: Any = None,
 ) -> PanelOutcome:
     config = config or ReviewConfig()
     snap = snapshot(checkout, index(file_diff("src/calc.py", PATCH)), config=config)
@@ -90,6 +92,7 @@ def review(
         progress=SilentProgress(),
         excluded=lambda path: False,
         clock=clock or FakeClock(),
+        carry=carry,
     )
 
 
@@ -145,8 +148,10 @@ class TestNormalReview:
         outcome = review(checkout, fake, redactor=Redactor.of([secret]))
         assert outcome.agents[0].summary == f"key {MASK}"
 
-    def test_the_verifier_is_given_the_nodes_and_its_own_surface(self, checkout, messages_api):
-        """The verifier's first message lists the node; its tools include confirm and dispute."""
+    def test_the_verifier_is_given_its_role_and_the_nodes_after_the_context(
+        self, checkout, messages_api
+    ):
+        """The verifier's first message: the reviewer's context block, then its role and the node."""
         fake = messages_api(
             reply(tool_use("add_review_node", node("P0"))),
             reply(text("done")),
@@ -154,12 +159,63 @@ class TestNormalReview:
         )
         review(checkout, fake)
         reviewer, verifier = fake.requests[0], fake.requests[2]
-        context = verifier["messages"][0]["content"][0]["text"]
-        assert "## review-1 — P0 bug by review" in context
-        assert "src/calc.py:7-7" in context
+        context, own = verifier["messages"][0]["content"]
+        assert context == reviewer["messages"][0]["content"][0]
+        assert "cache_control" not in own
+        assert own["text"].startswith("# Your role\n\nYou are the verifier.")
+        assert "## review-1 — P0 bug by review" in own["text"]
+        assert 'At: "src/calc.py", lines 7–7' in own["text"]
+        assert reviewer["messages"][0]["content"][1]["text"].startswith(
+            "# Your role\n\nYou are a reviewer."
+        )
         names = {t["name"] for t in verifier["tools"]}
         assert {"confirm_review_node", "dispute_review_node"} <= names
-        assert "confirm_review_node" not in {t["name"] for t in reviewer["tools"]}
+        assert verifier["tools"] == reviewer["tools"]
+
+    def test_every_agent_sends_the_same_prefix_bytes(self, checkout, messages_api):
+        """Reviewers, a focused reviewer and the verifier, on every turn: one tools+system+context prefix."""
+        config = ReviewConfig(
+            reviewers=(ReviewerConfig(name="security", brief="Look for injection."),)
+        )
+        fake = messages_api(
+            reply(tool_use("read_file", {"path": "src/calc.py"})),
+            reply(tool_use("add_review_node", node("P0"))),
+            reply(finalize_call("hold")),
+            reply(tool_use("read_file", {"path": "src/calc.py"})),
+            reply(text("nothing more")),
+            reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "checked"})),
+            reply(text("Judged.")),
+        )
+        outcome = review(checkout, fake, config)
+        assert [a.name for a in outcome.agents] == ["review", "security", VERIFIER]
+        assert len(fake.requests) == 7
+        prefixes = {
+            json.dumps([r["tools"], r["system"], r["messages"][0]["content"][0]])
+            for r in fake.requests
+        }
+        assert len(prefixes) == 1
+        owns = [
+            r["messages"][0]["content"][1]["text"]
+            for r in (fake.requests[0], fake.requests[3], fake.requests[5])
+        ]
+        assert len(set(owns)) == 3  # the role, focus and nodes differ, after the prefix
+
+    def test_the_verifier_reads_the_reviewers_prefix_from_the_cache(self, checkout, messages_api):
+        """The fake's cache: the reviewer's first request writes the prefix, the verifier's reads all of it."""
+        fake = messages_api(
+            reply(tool_use("add_review_node", node("P0"))),
+            reply(text("done")),
+            reply(text("Cannot settle it.")),
+        )
+        outcome = review(checkout, fake)
+        reviewer, verifier = outcome.agents
+        assert (reviewer.usage.requests, verifier.usage.requests) == (2, 1)
+        # The reviewer's first request wrote the prefix and its second read exactly that back;
+        # the verifier's one request has breakpoints in the prefix only: it reads it all, writes 0.
+        prefix = reviewer.usage.cache_read_tokens
+        assert prefix > 0
+        assert verifier.usage.cache_read_tokens == prefix
+        assert verifier.usage.cache_write_tokens == 0
 
     def test_cached_prefix_is_stable_within_each_agent(self, checkout, messages_api):
         """Across one agent's turns, tools, system and the PR context bytes never change."""
@@ -223,7 +279,7 @@ class TestModelMistakes:
         assert verdict_of(outcome) is Verdict.SHIP
 
     def test_the_author_cannot_confirm_its_own_node(self, checkout, messages_api):
-        """The reviewer has no confirm verb, and the verifier confirming its own node changes nothing."""
+        """The reviewer confirming its node, and the verifier confirming its own, are refused."""
         fake = messages_api(
             reply(
                 tool_use("add_review_node", node("P1")),
@@ -237,8 +293,10 @@ class TestModelMistakes:
         outcome = review(checkout, fake)
         refused = last_results(fake.requests[1])[1]
         assert refused["is_error"] is True
+        assert "a node's author never confirms it" in refused["content"]
         own = last_results(fake.requests[4])[0]
-        assert "no change" in own["content"]
+        assert own["is_error"] is True
+        assert "refused: you raised verifier-1" in own["content"]
         assert {n.id: n.status for n in outcome.nodes} == {
             "review-1": Status.OPEN,
             "verifier-1": Status.OPEN,
@@ -282,6 +340,20 @@ class TestVerifier:
         ]
         assert outcome.axes[0].outcome is Outcome.FAILED
         assert verdict_of(outcome) is Verdict.BLOCK
+
+    def test_a_human_dismissal_applies_before_the_axis_is_judged(self, checkout, messages_api):
+        """The verifier confirms the only P0; a maintainer's /dismiss (the carry) unblocks the axis."""
+        fake = messages_api(
+            reply(tool_use("add_review_node", node("P0"))),
+            reply(text("One bug.")),
+            reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "b unchecked"})),
+            reply(text("Confirmed.")),
+        )
+        dismiss = Event(action=Action.DISMISS, by="human:maintainer", reason="intended")
+        outcome = review(checkout, fake, carry=lambda found: [apply(n, dismiss) for n in found])
+        assert [n.status for n in outcome.nodes] == [Status.DISMISSED]
+        assert outcome.axes[0].outcome is Outcome.PASSED
+        assert verdict_of(outcome) is Verdict.SHIP
 
     def test_skipped_without_high_priority_nodes(self, checkout, messages_api):
         """With only P2/P3 nodes the verifier does not run at all."""
@@ -411,11 +483,11 @@ class TestFocusedReviewers:
         assert general["model"] == DEFAULT_MODEL
         assert focused["model"] == "claude-haiku-4-5"
         assert "Look for injection." not in json.dumps(focused["system"])
-        assert focused["messages"][0]["content"][1] == {
-            "type": "text",
-            "text": "# Your focus\n\nLook for injection.\n",
-        }
-        assert len(general["messages"][0]["content"]) == 1
+        own = focused["messages"][0]["content"][1]
+        assert set(own) == {"type", "text"}  # no breakpoint: it follows the shared prefix
+        assert own["text"].startswith("# Your role\n\nYou are a reviewer.")
+        assert own["text"].endswith("\n\n# Your focus\n\nLook for injection.")
+        assert "# Your focus" not in general["messages"][0]["content"][1]["text"]
         assert [(a.name, a.gated) for a in outcome.axes] == [("review", True), ("security", False)]
         assert [n.author for n in outcome.nodes] == ["security"]
 
@@ -453,7 +525,7 @@ class TestFocusedReviewers:
             "security": Outcome.FAILED,
         }
         assert verdict_of(outcome, config) is Verdict.BLOCK  # a gated raiser in every variant
-        shown = fake.requests[5]["messages"][0]["content"][0]["text"]
+        shown = fake.requests[5]["messages"][0]["content"][1]["text"]
         assert "style-1 — P0 bug by style, security" in shown
 
     def test_focused_reviewers_share_the_cached_prefix(self, checkout, messages_api):

@@ -6,7 +6,9 @@ user mistake must come out as one `reviewbot: error:` line — never a traceback
 
 from __future__ import annotations
 
+import io
 import json
+import logging
 import re
 import socket
 from collections.abc import Iterator, Mapping
@@ -18,6 +20,8 @@ from click.testing import CliRunner, Result
 
 from reviewbot import cli as cli_module
 from reviewbot.cli import cli
+from reviewbot.redact import MASK
+from reviewbot.settings import Settings
 from tests.e2e.harness import ANTHROPIC_KEY, GITHUB_TOKEN, World, open_world
 from tests.fakes.gitrepo import GitRepo, make_repo
 from tests.fakes.messages_api import Scripted, reply, text, tool_use
@@ -700,3 +704,111 @@ class TestLocalReviews:
         (line,) = error_lines(result)
         assert "shallow" in line
         assert "git fetch --unshallow" in line
+
+
+class _Leak(Exception):
+    """An exception whose message carries a secret, as a failed request's URL or body can."""
+
+
+def _raise_with_cause(secret: str) -> None:
+    try:
+        raise _Leak(f"inner failure, key={secret}")
+    except _Leak as inner:
+        raise RuntimeError("outer failure") from inner
+
+
+def _raise_while_handling(secret: str) -> None:
+    try:
+        raise _Leak(f"first failure, key={secret}")
+    except _Leak:
+        raise RuntimeError("failed while handling it")  # noqa: B904 (the implicit context is the point)
+
+
+class TestLogRedaction:
+    """Every line the CLI's log handler writes passed the redactor, tracebacks included."""
+
+    SECRET = "hunter2-" + "s3cr3t-value"
+
+    @pytest.fixture
+    def logger(self) -> logging.Logger:
+        return logging.getLogger("reviewbot.test")
+
+    def _configure(self) -> None:
+        # In the test body: the handler binds the sys.stderr that capsys has in place then.
+        settings = Settings.from_environ({"DEPLOY_PASSWORD": self.SECRET})
+        cli_module._configure_logging(True, settings)
+
+    def _logged(self, capsys: pytest.CaptureFixture[str]) -> str:
+        err = capsys.readouterr().err
+        assert "Traceback" in err or "Stack" in err, err  # the traceback was written
+        return err
+
+    def test_log_exception_with_the_secret_in_the_message(self, logger, capsys):
+        """`log.exception` of an exception whose message holds the secret: masked in the traceback."""
+        self._configure()
+        try:
+            raise _Leak(f"request to https://x.invalid/?key={self.SECRET} failed")
+        except _Leak:
+            logger.exception("the request failed")
+        err = self._logged(capsys)
+        assert self.SECRET not in err
+        assert f"key={MASK}" in err
+
+    def test_exc_info_true(self, logger, capsys):
+        """`exc_info=True` on any level: the traceback is masked too."""
+        self._configure()
+        try:
+            raise _Leak(f"token {self.SECRET}")
+        except _Leak:
+            logger.debug("while retrying", exc_info=True)
+        err = self._logged(capsys)
+        assert self.SECRET not in err
+        assert f"token {MASK}" in err
+
+    def test_a_chained_cause(self, logger, capsys):
+        """The secret in a `__cause__`, printed above the outer traceback, is masked."""
+        self._configure()
+        try:
+            _raise_with_cause(self.SECRET)
+        except RuntimeError as exc:
+            logger.error("failed", exc_info=exc)
+        err = self._logged(capsys)
+        assert "direct cause" in err  # the chained exception was printed
+        assert self.SECRET not in err
+        assert f"key={MASK}" in err
+
+    def test_a_chained_context(self, logger, capsys):
+        """The secret in an implicit `__context__` (raised while handling) is masked."""
+        self._configure()
+        try:
+            _raise_while_handling(self.SECRET)
+        except RuntimeError:
+            logger.exception("failed")
+        err = self._logged(capsys)
+        assert "During handling" in err
+        assert self.SECRET not in err
+
+    def test_stack_info_and_arguments(self, logger, capsys):
+        """A secret passed as a format argument, with `stack_info`, is masked."""
+        self._configure()
+        logger.warning("using %s", self.SECRET, stack_info=True)
+        err = self._logged(capsys)
+        assert self.SECRET not in err
+        assert f"using {MASK}" in err
+
+    def test_a_record_that_cannot_be_written(self, logger, capsys):
+        """A failed write (a closed stream) is reported in one redacted line, never the raw record."""
+        self._configure()
+        stream = logging.getLogger().handlers[0]
+        assert isinstance(stream, logging.StreamHandler)
+        closed = io.StringIO()
+        closed.close()
+        stream.setStream(closed)
+        try:
+            raise _Leak(f"key={self.SECRET}")
+        except _Leak:
+            logger.exception("using %s", self.SECRET)
+        err = capsys.readouterr().err
+        assert err.startswith("reviewbot: a log line could not be written (ValueError: I/O ")
+        assert err.count("\n") == 1
+        assert self.SECRET not in err

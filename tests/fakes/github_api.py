@@ -3,7 +3,8 @@
 Owns: repositories, pull requests (the real PR object shape, built from the
 webhook fixture's `pull_request`), paginated files (Link headers, per_page, the
 3,000-file cap, files without `patch`), commits, contents at a ref, issue comments
-(list/create/edit), review comments (list/edit), reviews (create with comments,
+(list/create/edit), review comments (list/edit; people's thread replies seeded with
+`add_reply`, filed under a review of their own as GitHub does), reviews (create with comments,
 validated against each file's diff the way GitHub does: one bad comment → 422 for
 the whole review and nothing stored; pending reviews hidden and deletable; body
 edits), review comments of a review, check runs (create/list for a ref; conclusions
@@ -286,12 +287,54 @@ class FakeGitHub:
         self.repo(full_name).contents[(ref, path)] = text
 
     def add_issue_comment(
-        self, full_name: str, number: int, body: str, author: str
+        self, full_name: str, number: int, body: str, author: str, association: str = "NONE"
     ) -> dict[str, Any]:
-        """A comment by someone else (a human, or an earlier run) already on the PR."""
+        """A comment by someone else (a human, another workflow, an earlier run) on the PR."""
         with self._lock:
             comment = self._new_issue_comment(self.repo(full_name), number, body, author, "")
+            comment["author_association"] = association
             self.repo(full_name).issue_comments.setdefault(number, []).append(comment)
+            return comment
+
+    def add_reply(
+        self,
+        full_name: str,
+        number: int,
+        *,
+        in_reply_to: int,
+        body: str,
+        author: str,
+        association: str = "NONE",
+    ) -> dict[str, Any]:
+        """A reply in an inline comment's thread, as GitHub stores one a person posted.
+
+        GitHub files each reply under a new one-comment review of its author (state
+        COMMENTED, empty body), on the parent's path and line. `association` is what
+        GitHub reports (MEMBER and COLLABORATOR include read-only accounts).
+        """
+        with self._lock:
+            repo = self.repo(full_name)
+            pull = repo.pulls[number]
+            parent = next(c for c in repo.review_comments[number] if c["id"] == in_reply_to)
+            review_id = self.next_id()
+            review = self._review_json("", repo, pull, review_id, "", "COMMENTED", pull.head_sha)
+            review.update(user=self._author(author), author_association=association)
+            repo.reviews.setdefault(number, []).append(review)
+            comment = self._review_comment_json(
+                "",
+                repo,
+                pull,
+                review_id,
+                parent["commit_id"],
+                {"path": parent["path"], "line": parent["line"], "body": body},
+            )
+            comment.update(
+                user=self._author(author),
+                author_association=association,
+                in_reply_to_id=in_reply_to,
+                start_line=parent["start_line"],
+            )
+            repo.review_comments[number].append(comment)
             return comment
 
     def add_check_run(self, full_name: str, **fields: Any) -> dict[str, Any]:
@@ -387,6 +430,10 @@ class FakeGitHub:
 
     def _me(self) -> dict[str, Any]:
         return self._user(self.login, self.user_type)
+
+    def _author(self, login: str) -> dict[str, Any]:
+        """The token's own account (every workflow of the repository), or a person."""
+        return self._me() if login == self.login else self._user(login)
 
     def _repo_json(self, base_url: str, full_name: str, repo_id: int) -> dict[str, Any]:
         owner, name = full_name.split("/")
@@ -604,7 +651,7 @@ class FakeGitHub:
     ) -> dict[str, Any]:
         comment_id = self.next_id()
         now = self._time()
-        user = self._me() if author == self.login else self._user(author)
+        user = self._author(author)
         return {
             "id": comment_id,
             "node_id": f"IC_{comment_id}",

@@ -10,6 +10,7 @@ branch's `.reviewbot.toml` into the contents API, and points the repository's
 
 from __future__ import annotations
 
+import codecs
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -50,10 +51,15 @@ def github_files(repo: Path, base: str, head: str) -> list[FakeFile]:
 
 
 def _name_status(repo: Path, base: str, head: str) -> dict[str, str]:
+    # -z: names as they are (GitHub lists them raw), not C-quoted, and split on NUL only.
+    fields = git(repo, "diff", "-M", "-z", "--name-status", base, head, strip=False).split("\0")
     found = {}
-    for line in git(repo, "diff", "-M", "--name-status", base, head).splitlines():
-        parts = line.split("\t")
-        found[parts[-1]] = _STATUS.get(parts[0][0], "modified")
+    i = 0
+    while i < len(fields) and fields[i]:
+        status = fields[i]
+        names = 2 if status[0] in "RC" else 1
+        found[fields[i + names]] = _STATUS.get(status[0], "modified")
+        i += names + 1
     return found
 
 
@@ -63,17 +69,27 @@ def _blocks(diff: str) -> list[str]:
     return [b for b in blocks if b.strip()]
 
 
+def _unquoted(name: str) -> str:
+    """git's C-quoted form of an unusual path (`"a\\"b\\n.py"`) as the path itself."""
+    if not (name.startswith('"') and name.endswith('"')):
+        return name
+    return codecs.escape_decode(name[1:-1].encode())[0].decode("utf-8")
+
+
 def _paths(header: str) -> tuple[str, str | None]:
     old = new = None
-    for line in header.splitlines():
+    # Split on LF only: a C-quoted name never holds a raw newline, and other line breaks
+    # (U+2028, \x85) in a name are the name's own.
+    for line in header.split("\n"):
         if line.startswith(("rename from ", "copy from ")):
-            old = line.split(" from ", 1)[1]
+            old = _unquoted(line.split(" from ", 1)[1])
         elif line.startswith(("rename to ", "copy to ")):
-            new = line.split(" to ", 1)[1]
-        elif line.startswith("+++ b/"):
-            new = new or line[6:]
-        elif line.startswith("--- a/"):
-            old = old or line[6:]
+            new = _unquoted(line.split(" to ", 1)[1])
+        elif line.startswith("+++ ") and line != "+++ /dev/null":
+            # A name with a space ends with a tab; an unusual one is C-quoted, prefix inside.
+            new = new or _unquoted(line[4:].rstrip("\t")).removeprefix("b/")
+        elif line.startswith("--- ") and line != "--- /dev/null":
+            old = old or _unquoted(line[4:].rstrip("\t")).removeprefix("a/")
     if new is None:  # a deletion, or a binary/mode-only change without ---/+++ lines
         first = header.splitlines()[0]
         new = first.split(" b/", 1)[1] if " b/" in first else first

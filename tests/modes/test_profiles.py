@@ -40,12 +40,18 @@ class TestDeclarations:
 
 class TestReviewProfile:
     def test_review_is_read_only_without_a_completion_contract(self):
-        """Review: read tier, read-only worktree, no required verbs, its verbs pinned."""
+        """Review: read tier, read-only worktree, no required verbs, its verbs (judging too) pinned."""
         review = PROFILES[Mode.REVIEW]
         assert review.max_tier is Tier.READ
         assert review.worktree == "read_only"
         assert review.required_verbs == ()
-        assert review.pinned_verbs == {"add_review_node", "finalize_review", "ask_user"}
+        assert review.pinned_verbs == {
+            "add_review_node",
+            "finalize_review",
+            "confirm_review_node",
+            "dispute_review_node",
+            "ask_user",
+        }
 
     def test_review_denies_exactly_the_spec_effects(self):
         """Every write, execute and publish effect is denied; network and secret reads are not."""

@@ -9,6 +9,8 @@ import pytest
 
 from reviewbot.config import ReviewConfig
 from reviewbot.nodes import Kind, Priority, ReviewNode, Status
+from reviewbot.publish.markers import CommentRecord, Trust, seal_body
+from reviewbot.publish.seal import Sealer
 from reviewbot.report import (
     AgentReport,
     AxisReport,
@@ -31,6 +33,10 @@ HEAD = "b" * 40
 BASE = "a" * 40
 REPO = "octo/widgets"
 NUMBER = 7
+BOT = "github-actions[bot]"
+# The key this PR's earlier runs sealed their comments with (in the Action: a repository secret).
+SEALER = Sealer.of("marker-key-for-tests-0123456789", repo=REPO, number=NUMBER)
+TRUST = Trust(bot_login=BOT, sealer=SEALER)
 PR_URL = f"https://github.com/{REPO}/pull/{NUMBER}"
 AGENT_SUMMARY = "`x3` is read as `x3 * 10` below, so it must be 30.\n\nNothing else stood out."
 PRICE_NOTE = "no price known for model `claude-x`; cost counted at the highest known rate"
@@ -220,3 +226,20 @@ def checkout(tmp_path: Path) -> Path:
     (root / "src").mkdir(parents=True)
     (root / "src" / "app.py").write_text(app_text(), encoding="utf-8")
     return root
+
+
+def sealed(record: CommentRecord, *, edited: bool = False) -> CommentRecord:
+    """`record` as reviewbot posted it (`edited`: edited in place, the seal bound to it)."""
+    body = seal_body(record.body, SEALER, at=record.location if edited else None)
+    return CommentRecord(
+        id=record.id,
+        where=record.where,
+        author=record.author,
+        body=body,
+        association=record.association,
+        in_reply_to=record.in_reply_to,
+        path=record.path,
+        line=record.line,
+        start_line=record.start_line,
+        state=record.state,
+    )

@@ -38,7 +38,16 @@ from reviewbot.publish.markers import (
 from reviewbot.publish.plan import LinkBuilder, Target, plan_review
 from reviewbot.redact import MASK, Redactor
 from reviewbot.report import SkippedFile, UnseenFile
-from tests.publish.conftest import HEAD, REPO, every_kind, make_diff, make_report, node
+from tests.publish.conftest import (
+    HEAD,
+    REPO,
+    TRUST,
+    every_kind,
+    make_diff,
+    make_report,
+    node,
+    sealed,
+)
 
 BOT = "github-actions[bot]"
 
@@ -169,10 +178,11 @@ def _forged_marker(real: ReviewNode) -> str:
 
 def _bot_state(inline: list[str], review: str = "") -> PriorState:
     records = [
-        CommentRecord(id=i, where=Where.INLINE, author=BOT, body=b) for i, b in enumerate(inline)
+        sealed(CommentRecord(id=i, where=Where.INLINE, author=BOT, body=b))
+        for i, b in enumerate(inline)
     ]
-    records.append(CommentRecord(id=99, where=Where.REVIEW, author=BOT, body=review))
-    return read_prior(records, BOT)
+    records.append(sealed(CommentRecord(id=99, where=Where.REVIEW, author=BOT, body=review)))
+    return read_prior(records, TRUST)
 
 
 class TestForgedMarkersInUntrustedText:

@@ -17,10 +17,20 @@ from reviewbot.publish.github import GitHubPublisher, check_conclusion
 from reviewbot.publish.markers import carry_over, node_marker
 from reviewbot.redact import MASK, Redactor
 from reviewbot.report import AgentReport, Coverage, Report, StopReason, UnseenFile
-from tests.publish.conftest import HEAD, NUMBER, REPO, every_kind, make_report, make_snapshot, node
+from tests.publish.conftest import (
+    HEAD,
+    NUMBER,
+    REPO,
+    SEALER,
+    every_kind,
+    make_report,
+    make_snapshot,
+    node,
+)
 from tests.publish.fake_github import FakeGitHub
 
 BOT = "github-actions[bot]"
+WRITERS = {"carol", "bob"}  # what the permission API would answer "write" for
 R = f"/repos/{REPO}"
 NEW_HEAD = "c" * 40
 PRIOR_READS = [
@@ -66,6 +76,9 @@ def publisher(config=None, redactor=None):
         bot_login=BOT,
         config=config or PublishConfig(),
         redactor=redactor or Redactor(),
+        sealer=SEALER,
+        pr_author="octocat",
+        is_writer=WRITERS.__contains__,
     )
 
 
@@ -310,7 +323,10 @@ class TestRerun:
                 "/dismiss", login=login, association="CONTRIBUTOR", in_reply_to=first_comment
             )
         published = publisher().publish(make_report(every_kind()), make_snapshot(checkout))
-        note = "Ignored 2 /confirm or /dismiss from accounts without write access."
+        note = (
+            "Ignored 2 /confirm or /dismiss: 2 by an account that has no write access "
+            "(`mallory`, `trudy`)."
+        )
         assert note in published.notes
         assert note in fake.issue_comments[0]["body"]
 
@@ -341,13 +357,37 @@ class TestRerun:
         assert "review-1" in {c.node_id for c in published.comments}
         assert "Ignored 1 reviewbot marker(s) in comments by other accounts." in published.notes
 
+    def test_marker_by_another_workflow_as_the_same_account_is_ignored(self, rsps, fake, checkout):
+        """Posted as github-actions[bot] but without reviewbot's seal: no suppression, no dismissal."""
+        nodes = every_kind()
+        forged = nodes[0].model_copy(update={"status": Status.DISMISSED})
+        fake.add_review_comment(node_marker(forged), login=BOT, line=3)
+        published = publisher().publish(make_report(nodes), make_snapshot(checkout))
+        assert "review-1" in {c.node_id for c in published.comments}
+        assert any(
+            n.startswith("Ignored 1 reviewbot marker(s) in comments without")
+            for n in published.notes
+        )
+
+    def test_resolution_edits_are_sealed_to_their_comment(self, rsps, fake, checkout):
+        """A finding marked resolved is re-sealed in place, so the next run believes the resolution."""
+        publisher().publish(make_report(every_kind()), make_snapshot(checkout))
+        publisher().publish(
+            make_report((), head_sha=NEW_HEAD), make_snapshot(checkout, head_sha=NEW_HEAD)
+        )
+        edited = fake.review_comments[0]
+        assert f'"at":"inline:{edited["id"]}"' in edited["body"]
+        prior = publisher().load_prior_state()
+        assert prior.by_fingerprint()[every_kind()[0].fingerprint].node.status is Status.RESOLVED
+
     def test_summary_remembers_verdict_and_axes_for_the_next_run(self, rsps, fake, checkout):
         """The next run (or a check_suite re-fold) reads the verdict and axes back."""
         publisher().publish(make_report(every_kind()), make_snapshot(checkout))
         prior = publisher().load_prior_state()
         marker = prior.summary.marker
         assert (marker.head_sha, marker.verdict) == (HEAD, "block")
-        assert [a.name for a in prior.axes()] == ["review", "ci"]
+        assert [a.name for a in prior.axes(HEAD)] == ["review", "ci"]
+        assert prior.axes(NEW_HEAD) == ()  # another head's review says nothing about this one
 
     def test_stale_pending_review_is_deleted_first(self, rsps, fake, checkout):
         """A crashed run's PENDING review would block every new review: it is removed."""

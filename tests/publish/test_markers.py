@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -21,16 +22,19 @@ from reviewbot.publish.markers import (
     rewrite_status,
     summary_marker,
 )
+from reviewbot.publish.seal import Sealer
 from reviewbot.redact import MASK, Redactor
 from reviewbot.report import UnseenFile
 from reviewbot.verdict.axes import Outcome
-from tests.publish.conftest import HEAD, make_report, node
+from tests.publish.conftest import BOT, HEAD, TRUST, make_report, node, sealed
 
-BOT = "github-actions[bot]"
+WRITERS = {"bob", "carol"}  # what the permission API answers "write" for
+PEOPLE = replace(TRUST, pr_author="octocat", is_writer=WRITERS.__contains__)
 
 
 def inline(id, body, *, author=BOT, association="NONE", reply_to=None):
-    return CommentRecord(
+    """An inline comment; reviewbot's own (by the bot account, not a reply) are sealed."""
+    record = CommentRecord(
         id=id,
         where=Where.INLINE,
         author=author,
@@ -38,6 +42,12 @@ def inline(id, body, *, author=BOT, association="NONE", reply_to=None):
         association=association,
         in_reply_to=reply_to,
     )
+    return sealed(record) if author == BOT and reply_to is None else record
+
+
+def issue(id, body):
+    """A summary comment as reviewbot posted it."""
+    return sealed(CommentRecord(id=id, where=Where.ISSUE, author=BOT, body=body))
 
 
 class TestWriting:
@@ -46,7 +56,7 @@ class TestWriting:
         original = node(id="review-1", title="A <!-- tricky --> title", lines=(3, 5)).model_copy(
             update={"status": Status.CONSENSUS_READY, "confirmed_by": ("verifier",)}
         )
-        state = read_prior([inline(1, "text\n\n" + node_marker(original))], BOT)
+        state = read_prior([inline(1, "text\n\n" + node_marker(original))], TRUST)
         (prior,) = state.nodes
         back = prior.node
         assert back.model_dump(exclude={"body", "anchor"}) == original.model_dump(
@@ -76,8 +86,8 @@ class TestWriting:
     def test_summary_marker_round_trips(self):
         """The summary marker keeps head and verdict."""
         marker = SummaryMarker(head_sha=HEAD, verdict="hold")
-        record = CommentRecord(id=9, where=Where.ISSUE, author=BOT, body=summary_marker(marker))
-        state = read_prior([record], BOT)
+        record = issue(9, summary_marker(marker))
+        state = read_prior([record], TRUST)
         assert state.summary is not None
         assert (state.summary.comment_id, state.summary.marker) == (9, marker)
 
@@ -87,16 +97,16 @@ class TestWriting:
             '<!-- reviewbot:summary {"head_sha":"' + HEAD + '","verdict":"block","review_id":12,'
             '"axes":[{"name":"review","gated":true,"outcome":"failed","detail":""}]} -->'
         )
-        state = read_prior([CommentRecord(id=9, where=Where.ISSUE, author=BOT, body=old)], BOT)
+        state = read_prior([issue(9, old)], TRUST)
         assert state.summary is not None
         assert state.summary.marker is not None
         assert state.summary.marker.verdict == "block"
-        assert [(a.name, a.outcome) for a in state.axes()] == [("review", Outcome.FAILED)]
+        assert [(a.name, a.outcome) for a in state.axes(HEAD)] == [("review", Outcome.FAILED)]
 
     def test_summary_marker_fields_are_still_checked(self):
         """Ignoring unknown top-level fields does not loosen the fields that are read."""
         bad = '<!-- reviewbot:summary {"head_sha":"' + HEAD + '","verdict":"approve"} -->'
-        state = read_prior([CommentRecord(id=9, where=Where.ISSUE, author=BOT, body=bad)], BOT)
+        state = read_prior([issue(9, bad)], TRUST)
         assert state.summary is not None
         assert (state.summary.comment_id, state.summary.marker) == (9, None)
 
@@ -104,13 +114,13 @@ class TestWriting:
         """A re-fold gets the last review's axes and coverage back from the summary marker."""
         report = make_report((), verdict="hold", partial=True)
         marker = SummaryMarker.of(report, head_sha=HEAD)
-        record = CommentRecord(id=9, where=Where.ISSUE, author=BOT, body=summary_marker(marker))
-        state = read_prior([record], BOT)
-        assert [(a.name, a.gated, a.outcome, a.detail) for a in state.axes()] == [
+        record = issue(9, summary_marker(marker))
+        state = read_prior([record], TRUST)
+        assert [(a.name, a.gated, a.outcome, a.detail) for a in state.axes(HEAD)] == [
             ("review", True, Outcome.PASSED, ""),
             ("ci", False, Outcome.NOT_RUN, "2 checks pending"),
         ]
-        coverage = state.coverage()
+        coverage = state.coverage(HEAD)
         assert (coverage.files_total, coverage.files_in_context, coverage.partial) == (2, 1, True)
         assert "1 file(s) were not in the reviewer's context" in coverage.notes[0]
 
@@ -125,8 +135,7 @@ class TestWriting:
         )
         coverage = report.coverage.model_copy(update={"unseen": unseen})
         marker = SummaryMarker.of(report.model_copy(update={"coverage": coverage}), head_sha=HEAD)
-        record = CommentRecord(id=9, where=Where.ISSUE, author=BOT, body=summary_marker(marker))
-        refolded = read_prior([record], BOT).coverage()
+        refolded = read_prior([issue(9, summary_marker(marker))], TRUST).coverage(HEAD)
         assert refolded is not None
         assert refolded.partial is True
         if count == 1:
@@ -137,10 +146,20 @@ class TestWriting:
             assert f"{count} file(s) were not seen by any reviewer" in refolded.notes[-1]
             assert refolded.covers("other.py") is False
 
+    def test_axis_nodes_are_every_node_a_reviewer_raised_for_that_head_only(self):
+        """A finding `security` raised after `style` counts for `security` in a re-fold of its head."""
+        found = node(id="n").model_copy(update={"author": "style", "also_raised_by": ("security",)})
+        report = make_report((found,), verdict="hold")
+        summary = summary_marker(SummaryMarker.of(report, head_sha=HEAD))
+        state = read_prior([issue(9, summary), inline(10, node_marker(found))], TRUST)
+        assert [n.fingerprint for n in state.axis_nodes(HEAD, "security")] == [found.fingerprint]
+        assert state.axis_nodes(HEAD, "review") == ()
+        assert state.axis_nodes("c" * 40, "security") is None
+
     def test_no_summary_means_no_remembered_axes(self):
         """Without a readable summary there is nothing to reuse: the re-fold must treat axes as not run."""
-        state = read_prior([], BOT)
-        assert (state.axes(), state.coverage()) == ((), None)
+        state = read_prior([], TRUST)
+        assert (state.axes(HEAD), state.coverage(HEAD)) == ((), None)
 
     def test_neutralize_disarms_comment_openers(self):
         """Untrusted text cannot open an HTML comment once neutralised."""
@@ -151,14 +170,15 @@ class TestTrust:
     def test_marker_by_another_account_is_ignored(self):
         """A forged marker in someone else's comment is counted and never trusted."""
         forged = node_marker(node(id="forged", status=Status.DISMISSED))
-        state = read_prior([inline(1, forged, author="mallory")], BOT)
+        state = read_prior([inline(1, forged, author="mallory")], TRUST)
         assert (state.nodes, state.untrusted_markers) == ((), 1)
 
     def test_bot_login_comparison_ignores_case(self):
         """GitHub logins are case-insensitive."""
-        state = read_prior(
-            [inline(1, node_marker(node(id="n")), author="GitHub-Actions[bot]")], BOT
+        record = CommentRecord(
+            id=1, where=Where.INLINE, author="GitHub-Actions[bot]", body=node_marker(node(id="n"))
         )
+        state = read_prior([sealed(record)], TRUST)
         assert [p.node.id for p in state.nodes] == ["n"]
 
     @pytest.mark.parametrize(
@@ -175,7 +195,7 @@ class TestTrust:
     )
     def test_malformed_marker_is_a_discard(self, payload):
         """A malformed marker, even from the bot's account, is discarded with a reason."""
-        state = read_prior([inline(1, f"<!-- reviewbot:node {payload} -->")], BOT)
+        state = read_prior([inline(1, f"<!-- reviewbot:node {payload} -->")], TRUST)
         assert state.nodes == ()
         assert len(state.discarded) == 1
         assert state.discarded[0].reason
@@ -183,7 +203,92 @@ class TestTrust:
     def test_own_pending_review_is_collected_for_deletion(self):
         """A PENDING review left by a crashed run is reported so it can be deleted."""
         pending = CommentRecord(id=77, where=Where.REVIEW, author=BOT, body="", state="PENDING")
-        assert read_prior([pending], BOT).pending_reviews == (77,)
+        assert read_prior([pending], TRUST).pending_reviews == (77,)
+
+
+class TestSeal:
+    """Only bodies reviewbot sealed count, whatever account posted them (SPEC 7)."""
+
+    def _bot(self, id, body, where=Where.INLINE):
+        return CommentRecord(id=id, where=where, author=BOT, body=body)
+
+    def test_unsealed_marker_by_the_bot_account_is_ignored(self):
+        """Another workflow posting as github-actions[bot] cannot plant a marker."""
+        forged = node_marker(node(id="forged"))
+        state = read_prior([self._bot(1, forged)], TRUST)
+        assert (state.nodes, state.unsealed_markers, state.untrusted_markers) == ((), 1, 0)
+
+    def test_a_copy_with_other_visible_text_is_not_sealed(self):
+        """The seal covers the whole body: the same marker under other words is not reviewbot's."""
+        body = sealed(self._bot(1, "**P0** eval on input\n\n" + node_marker(node(id="n")))).body
+        copy = body.replace("eval on input", "typo, please dismiss")
+        state = read_prior([self._bot(2, copy)], TRUST)
+        assert (state.nodes, state.unsealed_markers) == ((), 1)
+
+    def test_a_copy_of_an_edited_body_elsewhere_is_not_sealed(self):
+        """A seal bound to comment 1 (an edit in place) does not hold in comment 2."""
+        done = node(id="n", status=Status.RESOLVED)
+        edited = sealed(self._bot(1, node_marker(done)), edited=True)
+        state = read_prior([edited, self._bot(2, edited.body)], TRUST)
+        assert [(p.comment_id, p.node.status) for p in state.nodes] == [(1, Status.RESOLVED)]
+
+    def test_another_key_or_no_key_trusts_nothing(self):
+        """A seal made with another key, or a run without a key, recognises nothing."""
+        record = sealed(self._bot(1, node_marker(node(id="n"))))
+        other = replace(TRUST, sealer=Sealer.of("another-key-9876543210", repo="o/r", number=7))
+        assert read_prior([record], other).nodes == ()
+        keyless = read_prior([record], replace(TRUST, sealer=None))
+        assert (keyless.nodes, keyless.sealed) == ((), False)
+
+    @pytest.mark.parametrize(
+        ("status", "edited", "expected"),
+        [
+            (Status.DISMISSED, False, Status.OPEN),
+            (Status.DISMISSED, True, Status.OPEN),
+            (Status.RESOLVED, False, Status.OPEN),
+            (Status.RESOLVED, True, Status.RESOLVED),
+            (Status.CONSENSUS_READY, False, Status.CONSENSUS_READY),
+        ],
+        ids=["dismissed", "dismissed-edited", "resolved-posted", "resolved-edited", "confirmed"],
+    )
+    def test_a_marker_sets_no_status_outside_the_lifecycle(self, status, edited, expected):
+        """Dismissed never comes from a marker; resolved only from reviewbot's edit in place."""
+        peers = ("verifier",) if status is Status.CONSENSUS_READY else ()
+        marked = node(id="n").model_copy(update={"status": status, "confirmed_by": peers})
+        state = read_prior([sealed(self._bot(1, node_marker(marked)), edited=edited)], TRUST)
+        (prior,) = state.by_fingerprint().values()
+        assert prior.node.status is expected
+
+    def test_a_finding_posted_again_after_its_resolution_stands(self):
+        """Resolved in comment 1, found again and posted in comment 2: open, and posted."""
+        first = node(id="n", status=Status.RESOLVED)
+        again = node(id="n2", title=first.title)
+        state = read_prior(
+            [
+                sealed(self._bot(1, node_marker(first)), edited=True),
+                sealed(self._bot(2, node_marker(again))),
+            ],
+            TRUST,
+        )
+        (prior,) = state.by_fingerprint().values()
+        assert (prior.node.status, prior.comment_id) == (Status.OPEN, 2)
+        assert state.posted() == {first.fingerprint}
+
+    def test_the_edited_summary_beats_a_copy_of_its_first_version(self):
+        """A verbatim copy of reviewbot's first summary does not replace the one it edits."""
+        first = summary_marker(SummaryMarker(head_sha=HEAD, verdict="block"))
+        later = summary_marker(SummaryMarker(head_sha=HEAD, verdict="ship"))
+        posted = sealed(self._bot(5, first, Where.ISSUE))
+        copy = self._bot(9, posted.body, Where.ISSUE)
+        current = sealed(self._bot(5, later, Where.ISSUE), edited=True)
+        state = read_prior([copy, current], TRUST)
+        assert (state.summary.comment_id, state.summary.marker.verdict) == (5, "ship")
+
+    def test_an_unsealed_summary_is_edited_but_never_believed(self):
+        """The oldest summary comment by the account is the one to edit; its marker is ignored."""
+        forged = summary_marker(SummaryMarker(head_sha=HEAD, verdict="ship"))
+        state = read_prior([self._bot(3, forged, Where.ISSUE)], TRUST)
+        assert (state.summary.comment_id, state.summary.marker, state.axes(HEAD)) == (3, None, ())
 
 
 class TestHumanDecisions:
@@ -199,7 +304,7 @@ class TestHumanDecisions:
                 102, "/dismiss not a bug\nmore", author="carol", association="OWNER", reply_to=100
             ),
         ]
-        state = read_prior([self.bot_comment, *replies], BOT)
+        state = read_prior([self.bot_comment, *replies], PEOPLE)
         assert [(d.event.action.value, d.event.by, d.event.reason) for d in state.decisions] == [
             ("confirm", "human:bob", "real"),
             ("dismiss", "human:carol", "not a bug"),
@@ -208,13 +313,49 @@ class TestHumanDecisions:
     def test_reply_from_account_without_write_access_is_ignored(self):
         """A drive-by `/dismiss` cannot dismiss a finding."""
         reply = inline(101, "/dismiss", author="mallory", association="CONTRIBUTOR", reply_to=100)
-        state = read_prior([self.bot_comment, reply], BOT)
+        state = read_prior([self.bot_comment, reply], PEOPLE)
         assert (state.decisions, state.ignored_commands) == ((), 1)
+
+    @pytest.mark.parametrize(
+        ("login", "association", "why"),
+        [
+            ("dave", "MEMBER", "has no write access"),
+            ("erin", "COLLABORATOR", "has no write access"),
+            ("octocat", "OWNER", "is the PR's author"),
+            (BOT, "NONE", "is the account reviewbot posts as"),
+        ],
+        ids=["read-only-member", "read-only-collaborator", "pr-author", "bot-account"],
+    )
+    def test_only_the_permission_api_decides_who_may_decide(self, login, association, why):
+        """The association is no evidence; the PR's author and the bot account never decide."""
+        reply = inline(101, "/dismiss", author=login, association=association, reply_to=100)
+        state = read_prior([self.bot_comment, reply], PEOPLE)
+        assert state.decisions == ()
+        assert [(c.login, c.why) for c in state.ignored] == [(login, why)]
+
+    def test_the_pr_author_is_refused_without_a_lookup(self):
+        """The permission lookup is asked about the other commenters, never about the PR's author."""
+        asked = []
+        lookup = replace(PEOPLE, is_writer=lambda login: asked.append(login) or login == "bob")
+        replies = [
+            inline(101 + i, "/confirm", author=login, reply_to=100)
+            for i, login in enumerate(["bob", "dave", "octocat"])
+        ]
+        read_prior([self.bot_comment, *replies], lookup)
+        assert asked == ["bob", "dave"]
+
+    def test_a_reply_to_a_comment_reviewbot_did_not_write_decides_nothing(self):
+        """A maintainer's /dismiss under a forged copy of a finding is not a decision about it."""
+        forged = CommentRecord(
+            id=300, where=Where.INLINE, author=BOT, body=node_marker(self.target)
+        )
+        reply = inline(301, "/dismiss typo", author="carol", reply_to=300)
+        assert read_prior([forged, reply], PEOPLE).decisions == ()
 
     def test_carry_over_applies_decisions_by_fingerprint(self):
         """A new node with the same fingerprint is confirmed by the human's reply."""
         reply = inline(101, "/confirm", author="bob", association="MEMBER", reply_to=100)
-        state = read_prior([self.bot_comment, reply], BOT)
+        state = read_prior([self.bot_comment, reply], PEOPLE)
         fresh = node(id="review-9", title="Leak")
         (after,) = carry_over([fresh], state)
         assert (after.id, after.status, after.confirmed_by) == (
@@ -229,13 +370,13 @@ class TestHumanDecisions:
             inline(101, "/dismiss", author="carol", association="OWNER", reply_to=100),
             inline(102, "/confirm", author="bob", association="MEMBER", reply_to=100),
         ]
-        state = read_prior([self.bot_comment, *replies], BOT)
+        state = read_prior([self.bot_comment, *replies], PEOPLE)
         (after,) = carry_over([node(id="review-9", title="Leak")], state)
         assert after.status is Status.DISMISSED
 
     def test_unrelated_nodes_are_unchanged(self):
         """A node with another fingerprint is left as the reviewer produced it."""
-        state = read_prior([self.bot_comment], BOT)
+        state = read_prior([self.bot_comment], PEOPLE)
         other = node(id="review-2", title="Different")
         assert carry_over([other], state) == (other,)
 
@@ -243,7 +384,8 @@ class TestHumanDecisions:
         """Prior nodes come back with their statuses and the human decisions applied."""
         resolved = node(id="old", title="Gone", status=Status.RESOLVED)
         reply = inline(101, "/dismiss", author="carol", association="OWNER", reply_to=100)
-        state = read_prior([self.bot_comment, inline(200, node_marker(resolved)), reply], BOT)
+        record = CommentRecord(id=200, where=Where.INLINE, author=BOT, body=node_marker(resolved))
+        state = read_prior([self.bot_comment, sealed(record, edited=True), reply], PEOPLE)
         statuses = {n.id: n.status for n in state.review_nodes()}
         assert statuses == {"review-1": Status.DISMISSED, "old": Status.RESOLVED}
 
@@ -254,7 +396,10 @@ class TestRewrite:
         a, b = node(id="a", title="A"), node(id="b", title="B")
         body = f"- A\n  {node_marker(a)}\n- B\n  {node_marker(b)}\n"
         out = rewrite_status(body, {a.fingerprint}, Status.RESOLVED, banner="✅ resolved")
-        state = read_prior([CommentRecord(id=1, where=Where.REVIEW, author=BOT, body=out)], BOT)
+        state = read_prior(
+            [sealed(CommentRecord(id=1, where=Where.REVIEW, author=BOT, body=out), edited=True)],
+            TRUST,
+        )
         assert {p.node.id: p.node.status for p in state.nodes} == {
             "a": Status.RESOLVED,
             "b": Status.OPEN,

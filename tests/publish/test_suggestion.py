@@ -84,6 +84,19 @@ class TestRender:
             out.markdown == "```diff\n-x3 = 3\n-x4 = 4\n+x3 = '&lt;!-- hidden -->'\n+x4 = 40\n```"
         )
 
+    @pytest.mark.parametrize("hidden", ["\u202e", "\u200b", "\U000e0041"], ids=repr)
+    def test_invisible_characters_are_never_committable(self, hidden):
+        """A suggestion that parses but hides a character is a diff that shows it, never one click."""
+        out = render_suggestion(
+            anchor(), f"x3 = 30  # {hidden}ok\nx4 = 40", comment_range=(3, 4), head_text=APP
+        )
+        assert out.form is Form.DIFF
+        assert out.note == (
+            "not committable: the suggestion holds invisible or bidirectional characters"
+        )
+        assert f"+x3 = 30  # ⟨U+{ord(hidden):04X}⟩ok" in out.markdown
+        assert hidden not in out.markdown
+
     def test_old_lines_are_neutralised(self):
         """Head lines shown in a diff block cannot open an HTML comment either."""
         head = APP.replace("x3 = 3\n", "x3 = 3  # <!-- old -->\n")

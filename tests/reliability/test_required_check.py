@@ -80,7 +80,7 @@ class TestHoldBlocksMerge:
         assert run.verdict == "hold"
         assert _required(world) == "failing"
         title = world.check_runs()[0]["output"]["title"]
-        assert title.startswith("🟡 Hold (blocks merge): P0 bug `eval on user input`")
+        assert title.startswith("🟡 Hold (blocks merge): P0 bug “eval on user input”")
 
     def test_block_fails(self, world: World) -> None:
         """A confirmed P0 → Block: the check fails, its title says Block."""

@@ -178,6 +178,7 @@ class World:
             "REVIEWBOT_CONFIG": None,
             "REVIEWBOT_FAIL_ON": None,
             "REVIEWBOT_BOT_LOGIN": None,
+            "REVIEWBOT_MARKER_KEY": None,
             "GITHUB_RUN_ID": None,
         }
         env.update(overrides)

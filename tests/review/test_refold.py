@@ -2,59 +2,146 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+from reviewbot.nodes.model import Priority, Status
 from reviewbot.publish.markers import (
     CommentRecord,
     SummaryMarker,
+    Trust,
     Where,
+    node_marker,
     read_prior,
+    seal_body,
     summary_marker,
 )
+from reviewbot.publish.seal import Sealer
 from reviewbot.report import Usage
 from reviewbot.review import build_report, refold
 from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.lattice import Verdict
 from tests.agent.factories import HEAD_SHA, index, snapshot
+from tests.nodes.factories import make_node
 
 BOT = "github-actions[bot]"
+OTHER_HEAD = "b2" * 20
+SEALER = Sealer.of("marker-key-for-tests-0123456789", repo="octo/app", number=7)
+TRUST = Trust(bot_login=BOT, sealer=SEALER, is_writer={"maintainer"}.__contains__)
 REVIEW_PASSED = AxisResult(name="review", gated=True, outcome=Outcome.PASSED)
 CI_PASSED = AxisResult(name="ci", gated=False, outcome=Outcome.PASSED)
 
 
-def prior_of(proposed: Verdict | None):
-    """The prior state a PR holds after a review whose agents proposed `proposed`."""
-    snap = snapshot(Path("/nonexistent"), index())
+def _sealed(id: int, where: Where, body: str, author: str = BOT, **fields) -> CommentRecord:
+    return CommentRecord(id=id, where=where, author=author, body=seal_body(body, SEALER), **fields)
+
+
+def prior_of(proposed: Verdict | None, *, head: str = HEAD_SHA, nodes=(), axes=(REVIEW_PASSED,)):
+    """The prior state a PR holds after a review of `head` whose agents proposed `proposed`."""
+    snap = replace(snapshot(Path("/nonexistent"), index()), head_sha=head)
     report = build_report(
         snap,
         proposed=proposed,
-        axes=(REVIEW_PASSED,),
-        nodes=(),
+        axes=axes,
+        nodes=nodes,
         discarded=(),
         agents=(),
         usage=Usage(),
         coverage=None,
     )
-    marker = summary_marker(SummaryMarker.of(report, head_sha=HEAD_SHA))
-    record = CommentRecord(id=1, where=Where.ISSUE, author=BOT, body=marker + "\nsummary")
-    return snap, report, read_prior([record], BOT)
+    marker = summary_marker(SummaryMarker.of(report, head_sha=head))
+    records = [_sealed(1, Where.ISSUE, marker + "\nsummary")]
+    records += [_sealed(10 + i, Where.INLINE, node_marker(n)) for i, n in enumerate(nodes)]
+    return snap, report, records
+
+
+def at(head: str):
+    return replace(snapshot(Path("/nonexistent"), index()), head_sha=head)
 
 
 class TestRefold:
     def test_a_proposed_block_survives_a_green_ci(self):
         """The agents proposed Block with no node: a passing CI re-fold still answers Block."""
-        snap, report, prior = prior_of(Verdict.BLOCK)
+        snap, report, records = prior_of(Verdict.BLOCK)
         assert report.verdict == "block"
-        assert refold(snap, prior=prior, ci=CI_PASSED).verdict == "block"
+        assert refold(snap, prior=read_prior(records, TRUST), ci=CI_PASSED).verdict == "block"
 
     def test_without_a_proposal_the_recorded_axes_decide(self):
         """No proposal and a passed review axis: a passing CI re-fold ships."""
-        snap, _, prior = prior_of(None)
-        assert refold(snap, prior=prior, ci=CI_PASSED).verdict == "ship"
+        snap, _, records = prior_of(None)
+        assert refold(snap, prior=read_prior(records, TRUST), ci=CI_PASSED).verdict == "ship"
 
     def test_without_a_summary_the_review_axis_did_not_run(self):
         """Nothing recorded: the reviewer axis is not_run, so the verdict is at least Hold."""
-        snap = snapshot(Path("/nonexistent"), index())
-        report = refold(snap, prior=read_prior([], BOT), ci=CI_PASSED)
+        report = refold(at(HEAD_SHA), prior=read_prior([], TRUST), ci=CI_PASSED)
         assert report.verdict == "hold"
         assert [a.outcome for a in report.axes if a.name == "review"] == [Outcome.NOT_RUN]
+
+
+class TestAnotherHead:
+    def test_a_review_of_another_head_is_not_run_for_this_one(self):
+        """A clean review of A says nothing about B: B's re-fold holds, and says which head was seen."""
+        _, _, records = prior_of(None, head=HEAD_SHA)
+        report = refold(at(OTHER_HEAD), prior=read_prior(records, TRUST), ci=CI_PASSED)
+        assert report.verdict == "hold"
+        (review,) = [a for a in report.axes if a.name == "review"]
+        assert review.outcome is Outcome.NOT_RUN
+        assert f"the last review recorded was of {HEAD_SHA[:12]}" in review.detail
+        assert f"{OTHER_HEAD[:12]} has not been reviewed" in review.detail
+
+    def test_another_heads_coverage_and_proposal_do_not_carry(self):
+        """Coverage and the agents' proposal recorded for A are not B's."""
+        _, _, records = prior_of(Verdict.BLOCK, head=HEAD_SHA)
+        prior = read_prior(records, TRUST)
+        assert (prior.proposed(OTHER_HEAD), prior.coverage(OTHER_HEAD)) == (None, None)
+        assert prior.proposed(HEAD_SHA) is Verdict.BLOCK
+
+    def test_nodes_of_another_head_still_count(self):
+        """An open P0 found on A still holds B's re-fold (stricter is fine)."""
+        p0 = make_node(priority=Priority.P0, commit_sha=HEAD_SHA[:7])
+        _, _, records = prior_of(None, head=HEAD_SHA, nodes=(p0,))
+        report = refold(at(OTHER_HEAD), prior=read_prior(records, TRUST), ci=CI_PASSED)
+        assert [n.fingerprint for n in report.nodes] == [p0.fingerprint]
+
+
+class TestHumanDecisionsInARefold:
+    def _confirmed_p0(self):
+        p0 = make_node(priority=Priority.P0, confidence=0.95).model_copy(
+            update={"status": Status.CONSENSUS_READY, "confirmed_by": ("verifier",)}
+        )
+        axis = AxisResult(name="review", gated=True, outcome=Outcome.FAILED)
+        return prior_of(None, nodes=(p0,), axes=(axis,))
+
+    def _reply(self, login: str, body: str = "/dismiss false positive") -> CommentRecord:
+        return CommentRecord(id=99, where=Where.INLINE, author=login, body=body, in_reply_to=10)
+
+    def test_a_writers_dismiss_unblocks_the_recorded_axis(self):
+        """The axis recorded as failed is judged again after a maintainer's /dismiss: Ship."""
+        snap, report, records = self._confirmed_p0()
+        assert report.verdict == "block"
+        prior = read_prior([*records, self._reply("maintainer")], TRUST)
+        after = refold(snap, prior=prior, ci=CI_PASSED)
+        assert [(a.name, a.outcome) for a in after.axes] == [
+            ("review", Outcome.PASSED),
+            ("ci", Outcome.PASSED),
+        ]
+        assert (after.verdict, after.nodes[0].status) == ("ship", Status.DISMISSED)
+
+    def test_a_dismiss_without_write_access_changes_nothing(self):
+        """A read-only account's /dismiss leaves the confirmed P0 blocking."""
+        snap, _, records = self._confirmed_p0()
+        prior = read_prior([*records, self._reply("reader")], TRUST)
+        assert refold(snap, prior=prior, ci=CI_PASSED).verdict == "block"
+
+    def test_the_recorded_confirmation_counts_even_when_the_marker_is_older(self):
+        """A node posted open and confirmed on a later run: the summary's state keeps it confirmed."""
+        p0 = make_node(priority=Priority.P0, confidence=0.95)  # its inline marker says open
+        confirmed = p0.model_copy(
+            update={"status": Status.CONSENSUS_READY, "confirmed_by": ("verifier",)}
+        )
+        axis = AxisResult(name="review", gated=True, outcome=Outcome.FAILED)
+        snap, _, records = prior_of(None, nodes=(confirmed,), axes=(axis,))
+        records[1] = _sealed(10, Where.INLINE, node_marker(p0))
+        after = refold(snap, prior=read_prior(records, TRUST), ci=CI_PASSED)
+        assert after.verdict == "block"
+        assert after.nodes[0].status is Status.CONSENSUS_READY

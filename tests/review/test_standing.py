@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from reviewbot.nodes import Priority, ReviewNode, Status
-from reviewbot.publish.markers import PriorNode, PriorState, Where
+from reviewbot.nodes.lifecycle import Action, Event
+from reviewbot.publish.markers import HumanDecision, PriorNode, PriorState, Where
 from reviewbot.report import Coverage, UnseenFile
 from reviewbot.review import unseen_standing
 from tests.nodes.factories import make_node
@@ -18,11 +19,19 @@ FULL = Coverage(files_total=2, files_in_context=2, partial=False)
 
 
 def prior(*nodes: ReviewNode) -> PriorState:
+    # A marker never says "dismissed": a writer's /dismiss reply does (see markers.py).
+    dismissal = HumanDecision(
+        fingerprint=DISMISSED.fingerprint,
+        event=Event(action=Action.DISMISS, by="human:carol"),
+        comment_id=99,
+        login="carol",
+    )
     return PriorState(
         nodes=tuple(
             PriorNode(node=n, comment_id=i, where=Where.INLINE, body="")
             for i, n in enumerate(nodes, start=1)
-        )
+        ),
+        decisions=(dismissal,),
     )
 
 
@@ -31,7 +40,7 @@ P0_BIG = make_node(
 ).model_copy(update={"confirmed_by": ("verifier",)})
 P1_SEEN = make_node(id="review-2", path="src/app.py", title="Seen elsewhere")
 NOTE = make_node(id="review-3", path=None, title="About the whole PR")
-DISMISSED = make_node(id="review-4", path="src/big.py", title="Dismissed", status=Status.DISMISSED)
+DISMISSED = make_node(id="review-4", path="src/big.py", title="Dismissed")
 
 
 class TestUnseenStanding:

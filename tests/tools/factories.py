@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from reviewbot.agent.toolbox import ToolResult
 from reviewbot.modes import Mode, Role
 from reviewbot.sources.diff_index import DiffIndex, DiffLine, FileDiff, FileStatus, Hunk, LineKind
 from reviewbot.tools.ask_user import NoOperator, Operator
@@ -139,6 +140,12 @@ def with_handler(session: ReviewSession, name: str, handler: Handler) -> ReviewS
     tools = tuple(replaced if t.name == name else t for t in session.surface.tools)
     session.surface = Surface(profile=session.profile, role=session.role, tools=tools)
     return session
+
+
+def lines_of(result: ToolResult) -> list[str]:
+    """The lines of a result's untrusted data (file lines, matches, history), fence excluded."""
+    assert result.data is not None, result.content
+    return result.data.text.splitlines()
 
 
 def tree_digest(root: Path) -> dict[str, str]:

@@ -24,7 +24,7 @@ class TestInteractive:
             "ask_user", {"question": "Is run() meant to use a shell?"}
         )
         assert not result.is_error
-        assert result.content == "the operator answered: yes, it is intended"
+        assert result.content == 'the operator answered: "yes, it is intended"'
         assert "The reviewer asks: Is run() meant to use a shell?" in output.getvalue()
 
     @pytest.mark.parametrize(

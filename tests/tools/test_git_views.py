@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from reviewbot.sources.diff_index import DiffIndex
 from reviewbot.tools import git_views
 from reviewbot.tools.ask_user import NoOperator
 from reviewbot.tools.session import NodeStore, ReviewSession, Workspace
-from tests.tools.factories import build_repo, make_session, tree_digest
+from tests.tools.factories import build_repo, lines_of, make_session, tree_digest
 
 
 @pytest.fixture
@@ -20,7 +22,8 @@ class TestGitLog:
     def test_newest_first(self, repo):
         """The log lists the head commit, then its parent, one line each."""
         result = make_session(repo).call("git_log", {})
-        assert result.content.splitlines() == [
+        assert result.content == "2 commit(s), newest first (id date author: subject)"
+        assert lines_of(result) == [
             f"{repo.head_sha[:12]} 2024-02-01 Ada: Add run and total",
             f"{repo.base_sha[:12]} 2024-01-01 Ada: Add load",
         ]
@@ -28,36 +31,38 @@ class TestGitLog:
     def test_path_and_max_count(self, repo):
         """A path keeps only the commits touching it; max_count caps the list."""
         session = make_session(repo)
-        assert session.call("git_log", {"path": "src/util.py"}).content.splitlines() == [
-            f"{repo.head_sha[:12]} 2024-02-01 Ada: Add run and total"
-        ]
-        assert len(session.call("git_log", {"max_count": 1}).content.splitlines()) == 1
+        touching = session.call("git_log", {"path": "src/util.py"})
+        assert touching.content.startswith('1 commit(s) touching "src/util.py"')
+        assert lines_of(touching) == [f"{repo.head_sha[:12]} 2024-02-01 Ada: Add run and total"]
+        assert len(lines_of(session.call("git_log", {"max_count": 1}))) == 1
 
 
 class TestGitShow:
     def test_commit_with_stat_and_patch(self, repo):
         """Without a path, git_show shows the commit's message, stat and patch."""
         result = make_session(repo).call("git_show", {"rev": repo.base_sha[:10]})
-        assert f"commit {repo.base_sha}" in result.content
-        assert "Add load" in result.content
-        assert "+def load(path):" in result.content
+        assert result.content == f"commit {repo.base_sha[:12]}: message, files and patch"
+        assert result.data is not None
+        assert result.data.kind == "commit"
+        assert f"commit {repo.base_sha}" in result.data.text
+        assert "Add load" in result.data.text
+        assert "+def load(path):" in result.data.text
 
     def test_file_at_a_revision(self, repo):
         """With a path, git_show numbers the file as it was at that revision."""
         result = make_session(repo).call("git_show", {"rev": "HEAD~1", "path": "src/app.py"})
-        lines = result.content.splitlines()
-        assert lines[0] == f"src/app.py at {repo.base_sha[:12]} — 6 lines"
-        assert lines[-1] == "     6\t        return handle.read()"
+        assert result.content == f'"src/app.py" at {repo.base_sha[:12]} — 6 lines'
+        assert lines_of(result)[-1] == "     6\t        return handle.read()"
 
     def test_directory_at_a_revision(self, repo):
         """A directory path lists its entries."""
         result = make_session(repo).call("git_show", {"path": "src"})
-        assert result.content.splitlines()[1:] == ["src/app.py", "src/dir_out", "src/util.py"]
+        assert result.content.splitlines()[1:] == ['"src/app.py"', '"src/dir_out"', '"src/util.py"']
 
     def test_head_means_the_pr_head(self, repo):
         """`HEAD` is the workspace's head commit, whatever the checkout's HEAD is."""
         result = make_session(repo).call("git_show", {"path": "src/util.py"})
-        assert result.content.splitlines()[0] == f"src/util.py at {repo.head_sha[:12]} — 6 lines"
+        assert result.content == f'"src/util.py" at {repo.head_sha[:12]} — 6 lines'
 
     @pytest.mark.parametrize(
         "rev",
@@ -70,7 +75,7 @@ class TestGitShow:
         result = make_session(repo).call("git_show", {"rev": rev})
         assert result.is_error
         assert result.content == (
-            f"{rev!r} is not a revision (a commit id, branch, tag or `HEAD~n`)"
+            f"{json.dumps(rev)} is not a revision (a commit id, branch, tag or `HEAD~n`)"
         )
         assert tree_digest(repo.root) == before
 
@@ -78,13 +83,13 @@ class TestGitShow:
         """A well-formed revision that does not exist is a clear error."""
         result = make_session(repo).call("git_show", {"rev": "no-such-branch"})
         assert result.is_error
-        assert result.content == "no commit 'no-such-branch' in this repository"
+        assert result.content == 'no commit "no-such-branch" in this repository'
 
     def test_missing_path(self, repo):
         """A path that does not exist at the revision names the commit."""
         result = make_session(repo).call("git_show", {"rev": "HEAD~1", "path": "src/util.py"})
         assert result.is_error
-        assert result.content == f"`src/util.py` does not exist at {repo.base_sha[:12]}"
+        assert result.content == f'"src/util.py" does not exist at {repo.base_sha[:12]}'
 
 
 class TestGitBlame:
@@ -92,7 +97,7 @@ class TestGitBlame:
         """Each blamed line shows its number, commit, date and author, and the file is seen."""
         session = make_session(repo, seen=())
         result = session.call("git_blame", {"path": "src/app.py", "start_line": 6, "end_line": 7})
-        assert result.content.splitlines() == [
+        assert lines_of(result) == [
             f"     6  {repo.base_sha[:8]} 2024-01-01 Ada\t        return handle.read()",
             f"     7  {repo.head_sha[:8]} 2024-02-01 Ada\t",
         ]
@@ -104,7 +109,7 @@ class TestGitBlame:
             "git_blame", {"path": "src/app.py", "start_line": 30, "end_line": 31}
         )
         assert result.is_error
-        assert result.content == "`src/app.py` has 17 lines; start_line 30 is past the end"
+        assert result.content == '"src/app.py" has 17 lines; start_line 30 is past the end'
 
 
 class TestWithoutGit:
@@ -143,7 +148,7 @@ class TestBounds:
         """With time left, git runs under its watchdog and answers as usual."""
         result = make_session(repo).call("git_log", {}, timeout=30)
         assert not result.is_error
-        assert result.content.splitlines()[0].endswith("Add run and total")
+        assert lines_of(result)[0].endswith("Add run and total")
 
     def test_an_oversized_blob_is_not_read(self, repo, monkeypatch):
         """A file at a revision larger than the read limit is refused, never loaded."""

@@ -50,10 +50,10 @@ class TestContainment:
         [
             ("", "the path is empty or contains a NUL character"),
             ("a\x00b", "the path is empty or contains a NUL character"),
-            ("/etc/passwd", "`/etc/passwd` is absolute; paths are relative to the repository root"),
-            ("C:/x", "`C:/x` is absolute; paths are relative to the repository root"),
-            ("a/../../x", "`a/../../x` leaves the repository; paths are relative to its root"),
-            (".git/HEAD", "`.git/HEAD` is inside git's own storage, which is not part of the PR"),
+            ("/etc/passwd", '"/etc/passwd" is absolute; paths are relative to the repository root'),
+            ("C:/x", '"C:/x" is absolute; paths are relative to the repository root'),
+            ("a/../../x", '"a/../../x" leaves the repository; paths are relative to its root'),
+            (".git/HEAD", '".git/HEAD" is inside git\'s own storage, which is not part of the PR'),
         ],
         ids=["empty", "nul", "absolute", "drive", "climb", "git-dir"],
     )

@@ -6,6 +6,7 @@ import re
 
 import pytest
 
+from reviewbot.agent.hygiene import quoted
 from reviewbot.tools.context import ToolRetry
 from reviewbot.tools.paths import glob_matching, split_lines
 from reviewbot.tools.pattern import LinePattern
@@ -64,14 +65,14 @@ class TestLinePattern:
     )
     def test_unsupported_syntax_is_a_tool_retry(self, regex):
         """What RE2 cannot run is refused with a message naming the model's own pattern."""
-        with pytest.raises(ToolRetry, match=re.escape(f"search_code cannot run {regex!r}: ")):
+        with pytest.raises(ToolRetry, match=re.escape(f"search_code cannot run {quoted(regex)}: ")):
             LinePattern(regex)
 
 
 class TestGlobs:
     def test_an_invalid_class_is_a_tool_retry_not_a_crash(self):
         """A reversed range (`[z-a]`) is told to the model instead of crashing the tool."""
-        with pytest.raises(ToolRetry, match=r"the glob `src/\[z-a\]\.py` is not valid"):
+        with pytest.raises(ToolRetry, match=r'the glob "src/\[z-a\]\.py" is not valid'):
             glob_matching("src/[z-a].py")
 
     @pytest.mark.parametrize(

@@ -6,11 +6,12 @@ from dataclasses import dataclass
 
 import pytest
 
+from reviewbot.agent.hygiene import quoted
 from reviewbot.tools.ask_user import NoOperator
 from reviewbot.tools.context import Deadline, ToolContext, ToolTimedOut
 from reviewbot.tools.repo import SearchCodeInput, search_code
 from reviewbot.tools.session import NodeStore, Workspace
-from tests.tools.factories import app_diff, build_repo, guard, make_session, tree_digest
+from tests.tools.factories import app_diff, build_repo, guard, lines_of, make_session, tree_digest
 
 
 @pytest.fixture
@@ -23,17 +24,19 @@ class TestReadFile:
         """A read shows a header and every line prefixed by its 1-based number."""
         result = make_session(repo).call("read_file", {"path": "src/app.py"})
         assert not result.is_error
-        lines = result.content.splitlines()
-        assert lines[0] == "src/app.py — lines 1–17 of 17"
-        assert lines[1] == "     1\timport os"
-        assert lines[10] == "    10\t    return os.system(command)"
+        assert result.content == '"src/app.py" — lines 1–17 of 17'
+        assert result.data is not None
+        assert result.data.kind == "file_lines"
+        lines = result.data.text.splitlines()
+        assert lines[0] == "     1\timport os"
+        assert lines[9] == "    10\t    return os.system(command)"
 
     def test_line_range(self, repo):
         """start_line/end_line select exactly those lines."""
         result = make_session(repo).call(
             "read_file", {"path": "src/app.py", "start_line": 9, "end_line": 10}
         )
-        assert result.content.splitlines()[1:] == [
+        assert lines_of(result) == [
             "     9\tdef run(command):",
             "    10\t    return os.system(command)",
         ]
@@ -43,13 +46,13 @@ class TestReadFile:
         result = make_session(repo).call(
             "read_file", {"path": "src/app.py", "start_line": 16, "end_line": 99}
         )
-        assert result.content.splitlines()[0] == "src/app.py — lines 16–17 of 17"
+        assert result.content == '"src/app.py" — lines 16–17 of 17'
 
     def test_start_line_past_the_end_is_an_error(self, repo):
         """A start_line past the end says how long the file is."""
         result = make_session(repo).call("read_file", {"path": "src/app.py", "start_line": 40})
         assert result.is_error
-        assert result.content == "`src/app.py` has 17 lines; start_line 40 is past the end"
+        assert result.content == '"src/app.py" has 17 lines; start_line 40 is past the end'
 
     def test_end_before_start_is_an_error(self, repo):
         """A reversed range is refused with both numbers."""
@@ -63,9 +66,10 @@ class TestReadFile:
         """A file over the budget keeps its head and tail; the note names the omitted range."""
         session = make_session(repo, max_output_chars=2_000)
         result = session.call("read_file", {"path": "big.txt"})
-        assert len(result.content) <= 2_000
-        lines = result.content.splitlines()
-        assert lines[1] == "     1\tline 1"
+        assert result.data is not None
+        assert len(result.content) + len(result.data.text) <= 2_000
+        lines = lines_of(result)
+        assert lines[0] == "     1\tline 1"
         assert lines[-1] == "  3000\tline 3000"
         note = next(line for line in lines if line.startswith("…"))
         first, last = (
@@ -83,7 +87,7 @@ class TestReadFile:
         result = session.call(
             "read_file", {"path": "big.txt", "start_line": 1500, "end_line": 1502}
         )
-        assert result.content.splitlines()[1:] == [
+        assert lines_of(result) == [
             "  1500\tline 1500",
             "  1501\tline 1501",
             "  1502\tline 1502",
@@ -92,19 +96,19 @@ class TestReadFile:
     def test_crlf_line_endings_are_not_content(self, repo):
         """CRLF files read like LF files, trailing spaces kept."""
         result = make_session(repo).call("read_file", {"path": "crlf.txt"})
-        assert result.content.splitlines()[1:] == ["     1\tone", "     2\ttwo  ", "     3\tthree"]
+        assert lines_of(result) == ["     1\tone", "     2\ttwo  ", "     3\tthree"]
 
     def test_binary_file_is_not_shown(self, repo):
         """A binary file is described, not dumped."""
         result = make_session(repo).call("read_file", {"path": "data.bin"})
         assert not result.is_error
-        assert result.content == "`data.bin` is a binary file (9 bytes); not shown"
+        assert result.content == '"data.bin" is a binary file (9 bytes); not shown'
 
     @pytest.mark.parametrize(
         ("path", "message"),
         [
-            ("nope.py", "`nope.py` is not a file in the PR head"),
-            ("src", "`src` is a directory; list its files with a glob like `src/**`"),
+            ("nope.py", '"nope.py" is not a file in the PR head'),
+            ("src", '"src" is a directory; list its files with a glob like "src/**"'),
         ],
         ids=["missing", "directory"],
     )
@@ -124,7 +128,7 @@ class TestReadFile:
         """A link to a file inside the checkout is read and both names are marked seen."""
         session = make_session(repo, seen=())
         result = session.call("read_file", {"path": "link_in.py", "end_line": 1})
-        assert result.content.splitlines()[1] == "     1\timport os"
+        assert lines_of(result)[0] == "     1\timport os"
         assert {"link_in.py", "src/app.py"} <= session.seen
 
 
@@ -147,14 +151,14 @@ class TestPathsStayInside:
     @pytest.mark.parametrize(
         ("path", "message"),
         [
-            ("link_out", "`link_out` is a symbolic link that points outside the repository"),
+            ("link_out", '"link_out" is a symbolic link that points outside the repository'),
             (
                 "src/dir_out/outside-secret.txt",
-                "`src/dir_out/outside-secret.txt` is a symbolic link that points outside the repository",
+                '"src/dir_out/outside-secret.txt" is a symbolic link that points outside the repository',
             ),
             (
                 ".git/config",
-                "`.git/config` is inside git's own storage, which is not part of the PR",
+                '".git/config" is inside git\'s own storage, which is not part of the PR',
             ),
         ],
         ids=["file-link-out", "dir-link-out", "git-storage"],
@@ -190,52 +194,53 @@ class TestListFiles:
         """`**/*.py` matches at any depth; files changed by the PR say so."""
         result = make_session(repo).call("list_files", {"glob": "**/*.py"})
         assert result.content.splitlines() == [
-            "3 files match `**/*.py`",
-            "link_in.py",
-            "src/app.py  (changed in this PR: modified)",
-            "src/util.py  (changed in this PR: added)",
+            '3 files match "**/*.py"',
+            '"link_in.py"',
+            '"src/app.py"  (changed in this PR: modified)',
+            '"src/util.py"  (changed in this PR: added)',
         ]
 
     def test_single_star_stays_in_one_directory(self, repo):
         """`*.py` matches top-level files only, like a shell glob."""
         result = make_session(repo).call("list_files", {"glob": "*.py"})
-        assert result.content.splitlines()[1:] == ["link_in.py"]
+        assert result.content.splitlines()[1:] == ['"link_in.py"']
 
     def test_default_lists_everything_but_git_storage(self, repo):
         """Without a glob every file is listed, and nothing under `.git`."""
         result = make_session(repo).call("list_files", {})
         listed = result.content.splitlines()[1:]
-        assert "README.md" in listed
-        assert not any(line.startswith(".git") for line in listed)
-        assert result.content.startswith(f"{len(listed)} files match `**`")
+        assert '"README.md"' in listed
+        assert not any(line.startswith('".git') for line in listed)
+        assert result.content.startswith(f'{len(listed)} files match "**"')
 
     def test_no_match(self, repo):
         """A glob that matches nothing says so, without an error."""
         result = make_session(repo).call("list_files", {"glob": "**/*.rs"})
         assert not result.is_error
-        assert result.content == "no file matches `**/*.rs`"
+        assert result.content == 'no file matches "**/*.rs"'
 
 
 class TestSearchCode:
     def test_matches_are_path_line_text(self, repo):
         """Each match is `path:line: text`, limited to the glob."""
         result = make_session(repo).call("search_code", {"regex": r"return \d", "glob": "src/*"})
-        assert result.content.splitlines() == [
-            "2 matching lines (path:line: text)",
-            "src/util.py:2: return 1",
-            "src/util.py:6: return 1",
-        ]
+        assert result.content == (
+            '2 lines match "return \\\\d" in files matching "src/*" (path:line: text)'
+        )
+        assert lines_of(result) == ['"src/util.py":2: return 1', '"src/util.py":6: return 1']
 
     def test_matches_are_bounded(self, repo):
         """max_matches stops the search and the note says how to narrow it."""
         result = make_session(repo).call(
             "search_code", {"regex": "line", "glob": "big.txt", "max_matches": 3}
         )
+        assert lines_of(result) == [
+            '"big.txt":1: line 1',
+            '"big.txt":2: line 2',
+            '"big.txt":3: line 3',
+        ]
         assert result.content.splitlines()[1:] == [
-            "big.txt:1: line 1",
-            "big.txt:2: line 2",
-            "big.txt:3: line 3",
-            "… stopped at 3 matches; narrow the regex or the glob",
+            "… stopped at 3 matches; narrow the regex or the glob"
         ]
 
     def test_invalid_regex_is_an_error(self, repo):
@@ -243,7 +248,7 @@ class TestSearchCode:
         result = make_session(repo).call("search_code", {"regex": "(unclosed"})
         assert result.is_error
         assert result.content.startswith(
-            "search_code cannot run '(unclosed': missing ): (unclosed (search_code uses RE2 syntax"
+            'search_code cannot run "(unclosed": "missing ): (unclosed" (search_code uses RE2 syntax'
         )
 
     @pytest.mark.parametrize(
@@ -261,7 +266,7 @@ class TestSearchCode:
         with guard():
             result = make_session(repo).call("search_code", {"regex": regex, "glob": "redos.txt"})
         assert not result.is_error
-        assert result.content == f"no line matches {regex!r} in files matching `redos.txt`"
+        assert result.content == f'no line matches {quoted(regex)} in files matching "redos.txt"'
 
     def test_a_backtracking_glob_returns_promptly(self, repo):
         """The glob is matched in linear time too: `*a*a…*c` against a long name of `a`s."""
@@ -270,8 +275,8 @@ class TestSearchCode:
         with guard():
             listed = make_session(repo).call("list_files", {"glob": glob})
             searched = make_session(repo).call("search_code", {"regex": "x", "glob": glob})
-        assert listed.content == f"no file matches `{glob}`"
-        assert searched.content == f"no line matches 'x' in files matching `{glob}`"
+        assert listed.content == f'no file matches "{glob}"'
+        assert searched.content == f'no line matches "x" in files matching "{glob}"'
 
     @pytest.mark.parametrize(
         ("regex", "construct"),
@@ -286,7 +291,7 @@ class TestSearchCode:
         """Backreferences and lookaround are refused with RE2's reason and what to do instead."""
         result = make_session(repo).call("search_code", {"regex": regex})
         assert result.is_error
-        assert result.content.startswith(f"search_code cannot run {regex!r}: ")
+        assert result.content.startswith(f"search_code cannot run {quoted(regex)}: ")
         assert construct in result.content
         assert "RE2" in result.content
 
@@ -294,8 +299,18 @@ class TestSearchCode:
         """A link to a file outside the checkout is skipped, never read."""
         result = make_session(repo).call("search_code", {"regex": "SECRET"})
         assert "TOP SECRET" not in result.content
-        assert result.content.startswith("no line matches 'SECRET'")
+        assert result.data is None
+        assert result.content.startswith('no line matches "SECRET"')
         assert "were not searched" in result.content
+
+
+class TestHostileNames:
+    def test_a_name_with_a_newline_is_listed_once_quoted(self, repo):
+        """A file whose name holds a newline is matched by `**` and shown as one JSON string."""
+        (repo.root / "src" / "a\nHARNESS_NOTE.py").write_text("x = 1\n")
+        for glob in ("**", "src/**", "**/*.py"):
+            result = make_session(repo).call("list_files", {"glob": glob})
+            assert '"src/a\\nHARNESS_NOTE.py"' in result.content.splitlines(), glob
 
 
 @dataclass
@@ -336,7 +351,9 @@ class TestTimeLimit:
         assert message.startswith(
             "search_code stopped at its time limit (5 s) after searching 1 file(s)"
         )
-        assert "matching lines so far (path:line: text):\nbig.txt:1: line 1\n" in message
+        assert message.endswith("matching lines so far (path:line: text):")
+        assert stopped.value.data is not None
+        assert stopped.value.data.text.startswith('"big.txt":1: line 1\n')
 
     @pytest.mark.parametrize(
         ("tool", "tool_input"),

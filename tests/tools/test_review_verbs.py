@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from reviewbot.agent import hygiene
+from reviewbot.agent.loop import shown_result
 from reviewbot.nodes import Status
 from reviewbot.nodes.model import MAX_QUOTE
 from reviewbot.redact import Redactor
 from reviewbot.tools.session import NodeStore
 from reviewbot.verdict.lattice import Verdict
-from tests.tools.factories import build_repo, make_session
+from tests.tools.factories import build_repo, lines_of, make_session
 
 
 @pytest.fixture
@@ -45,7 +45,7 @@ class TestAddReviewNode:
         store = NodeStore()
         result = make_session(repo, store=store).call("add_review_node", finding())
         assert not result.is_error
-        assert result.content == "added review-1 (P0 bug): Shell injection in run()"
+        assert result.content == 'added review-1 (P0 bug): "Shell injection in run()"'
         [node] = store.all()
         assert (node.id, node.author, node.status, node.commit_sha) == (
             "review-1",
@@ -75,7 +75,7 @@ class TestAddReviewNode:
         store = NodeStore()
         raw = {"kind": "question", "priority": "P3", "confidence": 0.5, "title": "Why now?"}
         result = make_session(repo, store=store, seen=()).call("add_review_node", raw)
-        assert result.content == "added review-1 (P3 question): Why now?"
+        assert result.content == 'added review-1 (P3 question): "Why now?"'
         assert store.all()[0].anchor is None
 
     @pytest.mark.parametrize(
@@ -114,7 +114,7 @@ class TestAddReviewNode:
         result = make_session(repo, store=store).call("add_review_node", raw)
         assert result.is_error
         assert result.content == (
-            "you have not seen `src/util.py` in this run; read it with read_file first "
+            'you have not seen "src/util.py" in this run; read it with read_file first '
             "(an anchor may only point at code you have read)"
         )
         assert store.all() == []
@@ -136,7 +136,7 @@ class TestAddReviewNode:
         result = make_session(repo, seen=("src/gone.py",)).call("add_review_node", raw)
         assert result.is_error
         assert result.content == (
-            f"`src/gone.py` is not a file in the PR head ({repo.head_sha[:12]}); anchor on a file "
+            f'"src/gone.py" is not a file in the PR head ({repo.head_sha[:12]}); anchor on a file '
             "of the head, or omit the anchor for a note about the whole PR"
         )
 
@@ -145,14 +145,14 @@ class TestAddReviewNode:
         result = make_session(repo, seen=("link_out",)).call(
             "add_review_node", finding(path="link_out", start=1, end=1, quote="TOP SECRET")
         )
-        assert result.content == "`link_out` is a symbolic link that points outside the repository"
+        assert result.content == '"link_out" is a symbolic link that points outside the repository'
 
     def test_lines_past_the_end_are_refused(self, repo):
         """An anchor beyond the last line names the file's length."""
         result = make_session(repo).call("add_review_node", finding(start=17, end=20))
         assert result.is_error
         assert result.content == (
-            "`src/app.py` has 17 lines; lines 17–20 go past the end of the file"
+            '"src/app.py" has 17 lines; lines 17–20 go past the end of the file'
         )
 
     def test_quote_matches_ignoring_trailing_whitespace_and_crlf(self, repo):
@@ -160,17 +160,17 @@ class TestAddReviewNode:
         store = NodeStore()
         raw = finding(path="crlf.txt", start=1, end=2, quote="one\ntwo\n", title="Odd lines")
         result = make_session(repo, store=store, seen=("crlf.txt",)).call("add_review_node", raw)
-        assert result.content.startswith("added review-1 (P0 bug): Odd lines")
+        assert result.content.startswith('added review-1 (P0 bug): "Odd lines"')
         assert store.all()[0].anchor.start_line == 1
 
     def test_quote_elsewhere_relocates_with_a_note(self, repo):
         """Wrong line numbers with a correct quote move the anchor, noted on the node and in the result."""
         store = NodeStore()
         result = make_session(repo, store=store).call("add_review_node", finding(start=4, end=4))
-        note = "anchor moved from lines 4–4 to 10–10 of `src/app.py`, where the quoted text is"
+        note = 'anchor moved from lines 4–4 to 10–10 of "src/app.py", where the quoted text is'
         assert not result.is_error
         assert result.content.splitlines() == [
-            "added review-1 (P0 bug): Shell injection in run()",
+            'added review-1 (P0 bug): "Shell injection in run()"',
             note,
         ]
         [node] = store.all()
@@ -193,12 +193,14 @@ class TestAddReviewNode:
         result = make_session(repo, store=store).call("add_review_node", raw)
         assert result.is_error
         assert result.content == (
-            "the quote does not match lines 9–10 of `src/app.py` and is not found elsewhere in the "
-            "file. Those lines are:\n"
-            "     9\tdef run(command):\n"
-            "    10\t    return os.system(command)\n"
-            "Copy the quote from the file (without line numbers) and send the node again."
+            'the quote does not match lines 9–10 of "src/app.py" and is not found elsewhere in the '
+            "file. Copy the quote from the file (without line numbers) and send the node again. "
+            "Those lines are:"
         )
+        assert lines_of(result) == [
+            "     9\tdef run(command):",
+            "    10\t    return os.system(command)",
+        ]
         assert store.all() == []
 
     def test_duplicate_fingerprint_is_not_added_twice(self, repo):
@@ -306,14 +308,14 @@ class TestVerifierVerbs:
         node = store.get("review-1")
         assert (node.status, node.confirmed_by) == (Status.CONSENSUS_READY, ("verifier",))
 
-    def test_the_author_confirming_its_own_node_is_a_no_op(self, repo, store):
-        """An author's confirmation changes nothing, and the result says why."""
+    def test_the_author_confirming_its_own_node_is_refused(self, repo, store):
+        """An author's confirmation is refused with the reason, and the node stays open."""
         own = make_session(repo, store=store, role="verifier", agent="review")
         result = own.call("confirm_review_node", {"id": "review-1", "reason": "I am sure"})
-        assert not result.is_error
+        assert result.is_error
         assert result.content == (
-            "no change: you raised review-1, and an author's own confirmation does not count; "
-            "only a peer's confirmation moves it to consensusReady (it stays open)"
+            "refused: you raised review-1, and a node's author never confirms it; only "
+            "another agent's confirmation moves it to consensusReady (it stays open)"
         )
         assert store.get("review-1").status is Status.OPEN
 
@@ -324,8 +326,17 @@ class TestVerifierVerbs:
             "add_review_node", finding(title="Own", start=14, end=14, quote="    result = 0")
         )
         result = verifier.call("confirm_review_node", {"id": "verifier-1", "reason": "sure"})
-        assert result.content.startswith("no change: you raised verifier-1")
+        assert result.is_error
+        assert result.content.startswith("refused: you raised verifier-1")
         assert store.get("verifier-1").status is Status.OPEN
+
+    def test_a_peer_reviewer_confirms_another_reviewers_node(self, repo, store):
+        """A reviewer that did not write the node is a peer: its confirmation counts (lifecycle rule)."""
+        peer = make_session(repo, store=store, role="reviewer", agent="security")
+        result = peer.call("confirm_review_node", {"id": "review-1", "reason": "checked it"})
+        assert not result.is_error
+        assert store.get("review-1").status is Status.CONSENSUS_READY
+        assert store.get("review-1").confirmed_by == ("security",)
 
     def test_confirming_twice_changes_nothing(self, repo, store):
         """A second confirmation by the same peer is reported as such."""
@@ -352,7 +363,7 @@ class TestVerifierVerbs:
         verifier = make_session(repo, store=store, role="verifier", agent="verifier")
         result = verifier.call("confirm_review_node", {"id": "review-9", "reason": "x"})
         assert result.is_error
-        assert result.content == "no review node `review-9`; the nodes are: review-1"
+        assert result.content == 'no review node "review-9"; the nodes are: review-1'
 
     def test_illegal_move_comes_back_as_the_lifecycle_message(self, repo, store):
         """Confirming a dismissed node is refused with the state machine's reason."""
@@ -372,7 +383,7 @@ TROJAN = (
     '    name = "ad\u200bmin"\n'
     "    return False\n"
 )
-# …and lines 2 and 4 as tool output shows them to the model (hygiene.clean).
+# …and lines 2 and 4 as tool output shows them to the model (`shown_result`).
 SHOWN_2 = '    if role != "user⟨U+202E⟩⟨U+2066⟩# admin⟨U+2069⟩⟨U+2066⟩":'
 SHOWN_4 = '    name = "ad⟨U+200B⟩min"'
 ACTUAL_2 = TROJAN.split("\n")[1]
@@ -390,8 +401,8 @@ class TestQuotesCopiedFromRevealedText:
 
     def test_the_model_sees_the_revealed_form(self, trojan):
         """read_file output, cleaned as the loop cleans it, holds the revealed lines the tests quote."""
-        content = make_session(trojan).call("read_file", {"path": "src/trojan.py"}).content
-        shown = hygiene.clean(content, Redactor(), markdown=False)
+        result = make_session(trojan).call("read_file", {"path": "src/trojan.py"})
+        shown = shown_result(result, Redactor())
         assert f"     2\t{SHOWN_2}" in shown.splitlines()
         assert f"     4\t{SHOWN_4}" in shown.splitlines()
 
@@ -435,8 +446,8 @@ class TestQuotesCopiedFromRevealedText:
         store = NodeStore()
         raw = finding(path="src/trojan.py", start=1, end=1, quote=SHOWN_4, title="Hidden space")
         result = self.session(trojan, store).call("add_review_node", raw)
-        note = "anchor moved from lines 1–1 to 4–4 of `src/trojan.py`, where the quoted text is"
-        assert result.content.splitlines()[:2] == ["added review-1 (P0 bug): Hidden space", note]
+        note = 'anchor moved from lines 1–1 to 4–4 of "src/trojan.py", where the quoted text is'
+        assert result.content.splitlines()[:2] == ['added review-1 (P0 bug): "Hidden space"', note]
         [node] = store.all()
         assert (node.anchor.start_line, node.anchor.end_line) == (4, 4)
         assert node.anchor.quote == ACTUAL_4
@@ -449,13 +460,15 @@ class TestQuotesCopiedFromRevealedText:
         result = self.session(trojan, store).call("add_review_node", raw)
         assert result.is_error
         assert result.content == (
-            "the quote does not match lines 2–4 of `src/trojan.py` and is not found elsewhere in "
-            "the file. Those lines are:\n"
-            f"     2\t{SHOWN_2}\n"
-            "     3\t        return True\n"
-            f"     4\t{SHOWN_4}\n"
-            "Copy the quote from the file (without line numbers) and send the node again."
+            'the quote does not match lines 2–4 of "src/trojan.py" and is not found elsewhere in '
+            "the file. Copy the quote from the file (without line numbers) and send the node "
+            "again. Those lines are:"
         )
+        assert lines_of(result) == [
+            f"     2\t{SHOWN_2}",
+            "     3\t        return True",
+            f"     4\t{SHOWN_4}",
+        ]
         assert store.all() == []
 
     def test_quote_with_a_defused_delimiter_matches(self, repo):
@@ -484,8 +497,8 @@ class TestStoredQuote:
         result = make_session(repo, store=store, seen=("wide.txt",)).call("add_review_node", raw)
         assert result.is_error
         assert result.content == (
-            f"lines 1–1 of `wide.txt` are {MAX_QUOTE + 1:,} characters, more than a quote may "
+            f'lines 1–1 of "wide.txt" are {MAX_QUOTE + 1:,} characters, more than a quote may '
             f"hold ({MAX_QUOTE:,}); anchor fewer lines"
         )
         assert store.all() == []
-        assert store.discarded[0].reason.startswith("anchor refused: lines 1–1 of `wide.txt`")
+        assert store.discarded[0].reason.startswith('anchor refused: lines 1–1 of "wide.txt"')

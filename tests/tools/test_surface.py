@@ -8,7 +8,7 @@ import json
 import pytest
 
 from reviewbot.modes import PROFILES, Effect, Mode, Tier
-from reviewbot.modes.profile import VERIFIER_VERBS
+from reviewbot.modes.profile import JUDGE_VERBS
 from reviewbot.tools.registry import REGISTRY
 from reviewbot.tools.surface import ProfileError, compute_surface, exclusion
 
@@ -48,7 +48,7 @@ class TestEveryMode:
         profile = PROFILES[mode]
         surface = compute_surface(profile, role)
         for name, spec in REGISTRY.items():
-            assert (name in surface.names) == (exclusion(profile, role, spec) is None), name
+            assert (name in surface.names) == (exclusion(profile, spec) is None), name
 
     @pytest.mark.parametrize(("mode", "role"), CASES, ids=IDS)
     def test_tool_params_are_byte_stable(self, mode, role):
@@ -73,14 +73,17 @@ class TestReviewSurface:
             "git_blame",
             "add_review_node",
             "finalize_review",
+            "confirm_review_node",
+            "dispute_review_node",
             "ask_user",
         )
 
-    def test_verifier_adds_confirm_and_dispute(self):
-        """The verifier has the reviewer's surface plus confirm and dispute."""
+    def test_every_role_has_the_same_surface(self):
+        """The surface belongs to the mode: reviewer and verifier get the same tools, judge verbs included."""
         reviewer = compute_surface(PROFILES[Mode.REVIEW], "reviewer")
         verifier = compute_surface(PROFILES[Mode.REVIEW], "verifier")
-        assert set(verifier.names) - set(reviewer.names) == set(VERIFIER_VERBS)
+        assert reviewer.tools == verifier.tools
+        assert set(JUDGE_VERBS) <= set(reviewer.names)
 
     def test_every_review_tool_is_read_tier_without_effects(self):
         """Nothing on the review surface writes, executes or publishes."""
@@ -99,10 +102,6 @@ class TestReviewSurface:
             ("create_pull_request", "creating or publishing a pull request is denied"),
             ("install_package", "starting processes is denied"),
             ("submit_plan", "it belongs to other modes"),
-            (
-                "confirm_review_node",
-                "only the verifier confirms or disputes review nodes, and you are the reviewer",
-            ),
         ],
         ids=[
             "write_file",
@@ -113,12 +112,11 @@ class TestReviewSurface:
             "create_pull_request",
             "install_package",
             "submit_plan",
-            "confirm_review_node",
         ],
     )
     def test_exclusion_reasons(self, name, reason):
         """Each excluded tool's reason is derived from the profile."""
-        assert exclusion(PROFILES[Mode.REVIEW], "reviewer", REGISTRY[name]) == reason
+        assert exclusion(PROFILES[Mode.REVIEW], REGISTRY[name]) == reason
 
 
 class TestOtherModes:
@@ -133,7 +131,7 @@ class TestOtherModes:
         profile = dataclasses.replace(PROFILES[Mode.CHAT], denied_effects=frozenset(), allow=None)
         surface = compute_surface(profile)
         assert "bash" not in surface.names
-        assert exclusion(profile, "reviewer", REGISTRY["bash"]) == (
+        assert exclusion(profile, REGISTRY["bash"]) == (
             "its tier (execute) is above the mode's maximum (read)"
         )
 

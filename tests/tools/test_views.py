@@ -35,7 +35,8 @@ class TestReadFile:
         """big.txt does not fit one answer: the omitted middle is not seen until read."""
         session = make_session(repo, seen=())
         result = session.call("read_file", {"path": "big.txt"})
-        assert "lines omitted" in result.content
+        assert result.data is not None
+        assert "lines omitted" in result.data.text
         views = session.views
         shown = views.lines["big.txt"]
         assert {1, 3_000} <= shown
