@@ -410,10 +410,13 @@ def _coverage(report: Report, inert: Inert) -> list[str]:
     coverage = report.coverage
     if coverage is None:
         return [*lines, "Coverage was not reported for this review."]
-    lines.append(
-        f"Files reviewed: {coverage.files_in_context} of {coverage.files_total} changed files "
-        "were in the reviewer's context"
-    )
+    if report.no_model_ran:
+        lines.append(f"Files reviewed: none of {coverage.files_total} changed files (no model ran)")
+    else:
+        lines.append(
+            f"Files reviewed: {coverage.files_in_context} of {coverage.files_total} changed files "
+            "were in the reviewer's context"
+        )
     # What matters most first: a long list of skipped files must not push the partial-coverage
     # notes past GitHub's size limit, so the list comes last and is capped.
     if coverage.partial:

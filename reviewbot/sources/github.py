@@ -42,7 +42,7 @@ from github.GithubException import RateLimitExceededExceedsMaxWait
 from github.PaginatedList import PaginatedList
 from github.PullRequest import PullRequest
 
-from reviewbot.config import CONFIG_FILE, ReviewConfig, config_origin, load_config
+from reviewbot.config import CONFIG_FILE, ReviewConfig, config_missing, config_origin, load_config
 from reviewbot.errors import (
     AuthError,
     ConfigError,
@@ -424,17 +424,19 @@ def _is_submodule(patch: str | None) -> bool:
 
 
 def fetch_base_config(
-    client: Github, info: PullRequestInfo, *, path: str = CONFIG_FILE
+    client: Github, info: PullRequestInfo, *, path: str = CONFIG_FILE, required: bool = False
 ) -> ReviewConfig:
     """`.reviewbot.toml` at the BASE commit (never the head: the PR must not set its own policy).
 
-    No file → the defaults.
+    No file → the defaults, unless `required` (an explicit --config): then exit 2.
     """
     ref, origin = info.ref, config_origin(info.base_ref, path)
     try:
         with _github_errors(not_found="", api_url=ref.api_url):
             found = client.get_repo(ref.full_name).get_contents(path, ref=info.base_sha)
     except NotFoundError:
+        if required:
+            raise config_missing(origin) from None
         return ReviewConfig()
     if not isinstance(found, ContentFile) or found.type != "file":
         raise ConfigError(f"{origin}: is not a file")
