@@ -36,7 +36,7 @@ from reviewbot.report import Report
 from reviewbot.review import Agents, refold, review_snapshot
 from reviewbot.settings import Settings
 from reviewbot.sources.ci import ci_axis
-from reviewbot.sources.git_repo import local_snapshot, pr_checkout
+from reviewbot.sources.git_repo import local_snapshot, pr_checkout, uncommitted
 from reviewbot.sources.github import (
     PUBLIC_HOST,
     GitHubClient,
@@ -70,6 +70,10 @@ NO_KEY_HINT = (
     "ANTHROPIC_API_KEY is not set: no model ran, so the reviewer axes are not_run and the "
     "verdict is at least Hold. Set ANTHROPIC_API_KEY (a repository secret in GitHub Actions)"
 )
+LEFT_OUT_HINT = (
+    "{count} uncommitted change(s) are not in this review (it covers the commits up to HEAD); "
+    "pass --worktree to review the working tree against the base"
+)
 
 Emit = Callable[[Report, PRSnapshot | None], None]
 
@@ -82,6 +86,7 @@ class Job:
     post: bool = False
     model: str | None = None
     config_path: str = CONFIG_FILE
+    config_required: bool = False  # an explicit --config: a missing file is an error
     operator: Operator = field(default_factory=NoOperator)
 
 
@@ -156,6 +161,10 @@ def connect(ref: PRRef, settings: Settings) -> Iterator[GitHub]:
         client.close()
 
 
+def _base_config(client: GitHubClient, info: PullRequestInfo, job: Job) -> ReviewConfig:
+    return fetch_base_config(client, info, path=job.config_path, required=job.config_required)
+
+
 def _configured(config: ReviewConfig, job: Job) -> ReviewConfig:
     return config if job.model is None else config.model_copy(update={"model": job.model})
 
@@ -201,7 +210,7 @@ def _review(
 ) -> RunOutcome:
     client = github.client
     info = fetch_pull_request(client, ref)
-    config = _configured(fetch_base_config(client, info, path=job.config_path), job)
+    config = _configured(_base_config(client, info, job), job)
     refusal = _why_not(github, info, config, expect_head=expect_head, actor=actor)
     if refusal is not None:
         return RunOutcome(skipped=refusal)
@@ -317,7 +326,7 @@ def refold_pull(github: GitHub, ref: PRRef, settings: Settings, job: Job, emit: 
     info = fetch_pull_request(client, ref)
     # The snapshot gives the config and the diff (for placement), not files for agents: its
     # checkout is an empty folder, so nothing can read the wrong tree's files.
-    config = _configured(fetch_base_config(client, info, path=job.config_path), job)
+    config = _configured(_base_config(client, info, job), job)
     publisher = _publisher(github, ref, config, settings, author=info.author)
     prior = publisher.load_prior_state()
     with tempfile.TemporaryDirectory(prefix="reviewbot-refold-") as empty:
@@ -335,14 +344,36 @@ def refold_pull(github: GitHub, ref: PRRef, settings: Settings, job: Job, emit: 
 
 
 def review_local(
-    repo: Path, *, base: str, head: str, settings: Settings, job: Job, emit: Emit
+    repo: Path,
+    *,
+    base: str | None,
+    head: str,
+    settings: Settings,
+    job: Job,
+    emit: Emit,
+    worktree: bool = False,
 ) -> RunOutcome:
-    with local_snapshot(repo, base=base, head=head, config_path=job.config_path) as snapshot:
+    """`base` None: the repository's default branch; `worktree`: the working tree, not HEAD."""
+    left_out = uncommitted(repo) if head == "HEAD" and not worktree else 0
+    notes = (LEFT_OUT_HINT.format(count=left_out),) if left_out else ()
+    with local_snapshot(
+        repo,
+        base=base,
+        head=head,
+        worktree=worktree,
+        config_path=job.config_path,
+        config_required=job.config_required,
+    ) as snapshot:
+        if not snapshot.diff.files:  # nothing changed: no model request, nothing to print
+            what = "the working tree" if worktree else head
+            return RunOutcome(
+                skipped=f"no changes between {snapshot.base_ref} and {what}", notes=notes
+            )
         snapshot = replace(snapshot, config=_configured(snapshot.config, job))
         with _agents(settings, job) as agents:
             report = review_snapshot(snapshot, agents=agents)
         emit(report, snapshot)
-        return RunOutcome(report=report, notes=() if agents.client else (NO_KEY_HINT,))
+        return RunOutcome(report=report, notes=notes + (() if agents.client else (NO_KEY_HINT,)))
 
 
 # ---------------------------------------------------------------- GitHub Actions events

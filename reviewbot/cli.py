@@ -6,63 +6,71 @@ Exit codes (documented in the README and in `reviewbot review --help`):
     1   --fail-on matched: the verdict reached the given level
     2   usage or configuration error (bad URL, flag, event, .reviewbot.toml)
     3   authentication: GitHub refused the token, or the Messages API rejected the key
-    4   not found: the PR, repository or ref does not exist or is not visible
-    5   network: GitHub or the Messages API could not be reached or kept failing
+    4   not found: the PR, repository, ref or model does not exist or is not visible
+    5   network: GitHub or the Messages API could not be reached, kept failing or refused a request
     6   git could not produce the checkout or the diff
     70  internal error: a bug in reviewbot (run with --verbose for the traceback)
+    130 interrupted (Ctrl-C); the live progress line is cleared first
+    141 stdout was closed early (a reader such as `head` quit); the rest of the run completed
 
 A `ReviewbotError` prints its one-line message; any other exception is a bug and
-says so, with the traceback only under --verbose.
+says so, with the traceback only under --verbose. Codes 3, 4 and 5 also end a run
+whose agents the Messages API stopped, after the Hold was printed and published
+(`AgentReport.exit_code`): a failing API is not a verdict.
 """
 
 from __future__ import annotations
 
+import io
 import logging
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 import click
+from click.core import ParameterSource
 
-from reviewbot import __version__
-from reviewbot.agent.progress import Progress, RichProgress, SilentProgress
-from reviewbot.app import (
-    Job,
-    RunOutcome,
-    review_local,
-    review_pull,
-    review_reference,
-    run_event,
-    save_reference,
-)
-from reviewbot.config import CONFIG_FILE, DEFAULT_MODEL
-from reviewbot.errors import AuthError, ReviewbotError, UsageError, VerdictGateError
-from reviewbot.eval.command import evaluate as run_evaluation
-from reviewbot.eval.runner import EvalOptions
-from reviewbot.output import (
-    Format,
-    default_report_path,
-    emitter,
-    write_actions_outputs,
-    write_report,
-)
+import reviewbot
+from reviewbot.errors import ReviewbotError, UsageError, VerdictGateError
+from reviewbot.output import Format, default_report_path, encodes_unicode, prepare_file
 from reviewbot.redact import RedactingStreamHandler, Redactor
-from reviewbot.report import StopReason, schema_json
 from reviewbot.settings import Settings
-from reviewbot.tools.ask_user import NoOperator, Operator, TerminalOperator
-from reviewbot.verdict.lattice import Verdict
+
+# Start-up: the SDKs, pydantic, rich and git cost a second to import, and `--help`, a usage
+# error or `version` need none of them. They are imported inside the commands that do.
+if TYPE_CHECKING:
+    from reviewbot.agent.progress import RichProgress, SilentProgress
+    from reviewbot.app import RunOutcome
+    from reviewbot.report import Report
+    from reviewbot.sources.snapshot import PRSnapshot
+    from reviewbot.tools.ask_user import Operator
+
+    LiveProgress = RichProgress | SilentProgress
+    Target = Callable[..., RunOutcome]  # called with emit=…: one of the app flows
 
 INTERNAL_ERROR = 70
-Target = Callable[..., RunOutcome]  # called with emit=…: one of the app flows
+INTERRUPTED = 130  # 128 + SIGINT: what a shell reports for a command stopped by Ctrl-C
+CLOSED_STDOUT = 141  # 128 + SIGPIPE: what a shell reports when the reader of a pipe quit
+CONFIG_DEFAULT = ".reviewbot.toml"  # reviewbot.config.CONFIG_FILE, without importing pydantic
 log = logging.getLogger("reviewbot")
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(__version__, prog_name="reviewbot")
+@click.option(
+    "-V",
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=lambda ctx, _param, value: _print_version(ctx) if value else None,
+    help="Show the version and exit (as `reviewbot version`).",
+)
 def cli() -> None:
     """Review GitHub pull requests with Claude as a read-only agent.
 
@@ -81,9 +89,17 @@ def cli() -> None:
     "--local", is_flag=True, help="Review this git repository's HEAD against --base; no GitHub."
 )
 @click.option(
-    "--base", default="main", show_default=True, help="With --local: the ref to compare against."
+    "--base",
+    help="With --local: the ref to compare against (default: the branch origin/HEAD points "
+    "at, else main, else master).",
 )
 @click.option("--head", default="HEAD", show_default=True, help="With --local: the ref to review.")
+@click.option(
+    "--worktree",
+    is_flag=True,
+    help="With --local: review the working tree (uncommitted and untracked files, never "
+    "ignored ones) against --base, instead of HEAD.",
+)
 @click.option(
     "--github-event",
     is_flag=True,
@@ -99,7 +115,7 @@ def cli() -> None:
     default=False,
     envvar="REVIEWBOT_POST",
     show_default=True,
-    help="Publish the review, summary and check run on the PR.",
+    help="Publish the review, summary and check run on the PR (not with --local).",
 )
 @click.option(
     "--format",
@@ -113,13 +129,14 @@ def cli() -> None:
     "--output",
     "-o",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="Write the output to FILE instead of stdout.",
+    help="Write the output to FILE instead of stdout (parent folders are created).",
 )
 @click.option(
     "--report",
     "report_file",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="Also write the JSON report to FILE (in GitHub Actions: always, in RUNNER_TEMP).",
+    help="Also write the JSON report to FILE, checked before the review runs (parent folders "
+    "are created; in GitHub Actions: always, in RUNNER_TEMP).",
 )
 @click.option(
     "--model", envvar="REVIEWBOT_MODEL", help="Claude model (default: `model` in .reviewbot.toml)."
@@ -127,10 +144,11 @@ def cli() -> None:
 @click.option(
     "--config",
     "config_path",
-    default=CONFIG_FILE,
+    default=CONFIG_DEFAULT,
     envvar="REVIEWBOT_CONFIG",
     show_default=True,
-    help="Path of the config file, read from the BASE branch (never the PR head).",
+    help="The config file, read from the BASE branch (never the PR head): a path in the "
+    "repository, relative to its root (or absolute inside the checkout). When given, it must exist.",
 )
 @click.option(
     "--fail-on",
@@ -151,8 +169,9 @@ def cli() -> None:
 def review(
     pr_url: str | None,
     local: bool,
-    base: str,
+    base: str | None,
     head: str,
+    worktree: bool,
     github_event: bool,
     from_snapshot: Path | None,
     post: bool,
@@ -185,10 +204,12 @@ def review(
       1   --fail-on matched: the verdict reached the given level
       2   usage or configuration error (bad URL, flag, event, .reviewbot.toml)
       3   authentication: GitHub refused the token, or the Messages API rejected the key
-      4   not found: the PR, repository or ref does not exist or is not visible
-      5   network: GitHub or the Messages API could not be reached or kept failing
+      4   not found: the PR, repository, ref or model does not exist or is not visible
+      5   network: GitHub or the Messages API could not be reached, kept failing or refused a request
       6   git could not produce the checkout or the diff
       70  internal error: a bug in reviewbot (run with --verbose for the traceback)
+      130 interrupted (Ctrl-C); the live progress line is cleared first
+      141 stdout was closed early (a reader such as `head` quit); the rest of the run completed
     """
     settings = Settings.from_environ(os.environ)
     _configure_logging(verbose, settings)
@@ -206,26 +227,51 @@ def review(
             ),
             verbose,
         )
+    ctx = click.get_current_context()
+    report_path = report_file or default_report_path(settings)
+    try:
+        _refuse_ignored_options(ctx, local=local, post=post, worktree=worktree)
+        config_path, config_required = _config_choice(ctx, config_path, local, settings)
+        # Like -o: a path that cannot be written fails before the review, not after it.
+        if report_path is not None:
+            prepare_file(report_path, "the report")
+    except ReviewbotError as exc:
+        _fail(exc, verbose)
+    from reviewbot.app import Job, review_local, review_pull, review_reference, run_event
+
+    progress = _progress()
     job = Job(
-        progress=_progress(),
+        progress=progress,
         post=post,
         model=model or None,
         config_path=config_path,
+        config_required=config_required,
         operator=_operator(non_interactive),
     )
     if pr_url:
         target: Target = partial(review_pull, pr_url, settings, job)
     elif local:
-        target = partial(review_local, Path.cwd(), base=base, head=head, settings=settings, job=job)
+        target = partial(
+            review_local,
+            Path.cwd(),
+            base=base,
+            head=head,
+            worktree=worktree,
+            settings=settings,
+            job=job,
+        )
     elif from_snapshot is not None:
         target = partial(review_reference, from_snapshot, settings, job)
     else:
         target = partial(run_event, settings, job)
-    outcome = _run(
-        target, fmt=Format(fmt), output=output, redactor=settings.redactor, verbose=verbose
-    )
-    with _last_resort(verbose, settings.redactor):
-        _finish(outcome, settings, report_file or default_report_path(settings), fail_on, verbose)
+    delivery = _Delivery()
+    with _last_resort(verbose, settings.redactor, progress):
+        outcome = _run(
+            target, fmt=Format(fmt), output=output, redactor=settings.redactor, delivery=delivery
+        )
+        _finish(outcome, settings, report_path, fail_on, verbose)
+    if delivery.closed:  # everything else went well: say only that the reader missed output
+        sys.exit(CLOSED_STDOUT)
 
 
 @cli.command()
@@ -253,6 +299,8 @@ def snapshot(out: Path, github_event: bool, verbose: bool) -> None:
       0   the reference was saved
       2   usage error: no GitHub event, or it names no single pull request head
     """
+    from reviewbot.app import save_reference
+
     settings = Settings.from_environ(os.environ)
     _configure_logging(verbose, settings)
     try:
@@ -276,12 +324,10 @@ def snapshot(out: Path, github_event: bool, verbose: bool) -> None:
 @click.option(
     "--model",
     envvar="REVIEWBOT_MODEL",
-    default=DEFAULT_MODEL,
-    show_default=True,
-    help="Claude model of the reviewers.",
+    help="Claude model of the reviewers (default: reviewbot's default model).",
 )
 @click.option(
-    "--judge-model", default=DEFAULT_MODEL, show_default=True, help="Claude model of the judge."
+    "--judge-model", help="Claude model of the judge (default: reviewbot's default model)."
 )
 @click.option("--resume", is_flag=True, help="Reuse the PRs a previous run finished (the cache).")
 @click.option(
@@ -301,8 +347,8 @@ def evaluate(
     bench: Path,
     limit: int | None,
     pattern: str | None,
-    model: str,
-    judge_model: str,
+    model: str | None,
+    judge_model: str | None,
     resume: bool,
     out: Path | None,
     cache_dir: Path,
@@ -333,23 +379,28 @@ def evaluate(
       4   a PR was not found (the other PRs still run); 5 network or judge; 6 git
       70  internal error: a bug in reviewbot (run with --verbose for the traceback)
     """
+    from reviewbot.config import DEFAULT_MODEL
+    from reviewbot.eval.command import evaluate as run_evaluation
+    from reviewbot.eval.runner import EvalOptions
+
     settings = Settings.from_environ(os.environ)
     _configure_logging(verbose, settings)
     options = EvalOptions(
-        model=model,
-        judge_model=judge_model,
+        model=model or DEFAULT_MODEL,
+        judge_model=judge_model or DEFAULT_MODEL,
         cache_dir=cache_dir,
         resume=resume,
         limit=limit,
         only=pattern,
     )
-    with _last_resort(verbose, settings.redactor):
+    progress = _progress()
+    with _last_resort(verbose, settings.redactor, progress):
         code = run_evaluation(
             bench,
             options,
             settings,
             out=out,
-            agent_progress=_progress(),
+            agent_progress=progress,
             interactive=sys.stderr.isatty(),
         )
     sys.exit(code)
@@ -363,6 +414,8 @@ def schema() -> None:
     Example:
       reviewbot schema > report.schema.json
     """
+    from reviewbot.report import schema_json
+
     click.echo(schema_json())
 
 
@@ -374,32 +427,135 @@ def version() -> None:
     Example:
       reviewbot version
     """
-    click.echo(__version__)
+    click.echo(_version_line())
 
 
 # ---------------------------------------------------------------- helpers
 
 
+def _version_line() -> str:
+    return f"reviewbot {reviewbot.__version__}"  # the metadata is read only now
+
+
+def _print_version(ctx: click.Context) -> None:
+    if not ctx.resilient_parsing:
+        click.echo(_version_line())
+        ctx.exit()
+
+
+def _given(ctx: click.Context, name: str) -> bool:
+    return ctx.get_parameter_source(name) in (
+        ParameterSource.COMMANDLINE,
+        ParameterSource.ENVIRONMENT,
+    )
+
+
+def _refuse_ignored_options(ctx: click.Context, *, local: bool, post: bool, worktree: bool) -> None:
+    """An option the chosen mode would silently ignore is a mistake worth one line."""
+    if local and post:
+        from_env = ctx.get_parameter_source("post") is ParameterSource.ENVIRONMENT
+        raise UsageError(
+            "--post publishes on a pull request, and --local has none"
+            + (" (REVIEWBOT_POST is set: unset it)" if from_env else " (drop --post)")
+        )
+    if not local and (_given(ctx, "base") or _given(ctx, "head") or worktree):
+        raise UsageError(
+            "--base, --head and --worktree only apply to --local; a pull request has its own "
+            "base and head"
+        )
+    if worktree and _given(ctx, "head"):
+        raise UsageError("--worktree reviews the working tree: give it or --head, not both")
+
+
+def _config_choice(
+    ctx: click.Context, given: str, local: bool, settings: Settings
+) -> tuple[str, bool]:
+    """The config path and whether it must exist: any --config must; REVIEWBOT_CONFIG only
+    when it names another file than the default (the Action always sets it)."""
+    from reviewbot.config import CONFIG_FILE, config_path_in_repo
+
+    source = ctx.get_parameter_source("config_path")
+    # --local resolves the path against its repository (git_repo); a PR's against the workspace.
+    path = given if local else config_path_in_repo(given, root=settings.workspace)
+    if source is ParameterSource.COMMANDLINE:
+        return path, True
+    # The Action always sets REVIEWBOT_CONFIG: to the default name unless configured otherwise.
+    default = given.strip() in (CONFIG_FILE, f"./{CONFIG_FILE}")
+    return path, source is ParameterSource.ENVIRONMENT and not default
+
+
+@dataclass(slots=True)
+class _Delivery:
+    """Whether stdout's reader got the output: a closed pipe is noted, never a crash."""
+
+    closed: bool = False
+
+
 def _run(
-    target: Target, *, fmt: Format, output: Path | None, redactor: Redactor, verbose: bool
+    target: Target, *, fmt: Format, output: Path | None, redactor: Redactor, delivery: _Delivery
 ) -> RunOutcome:
-    with _last_resort(verbose, redactor):
+    from reviewbot.output import emitter
+
+    if output is not None:
+        prepare_file(output, "the output")
+    try:
+        stream: TextIO = _stdout() if output is None else output.open("w", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write the output to {output}: {exc.strerror}") from exc
+    emit = emitter(fmt, stream, redactor)
+
+    def deliver(report: Report, snapshot: PRSnapshot | None) -> None:
+        # The review is done (and published) when it is printed: a reader that quit early
+        # (`| head -1`) must not cost the report file, the outputs or the exit code.
         try:
-            stream: TextIO = sys.stdout if output is None else output.open("w", encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"cannot write {output}: {exc.strerror}") from exc
-        try:
-            return target(emit=emitter(fmt, stream, redactor))
-        finally:
-            if stream is not sys.stdout:
-                stream.close()
+            emit(report, snapshot)
+        except BrokenPipeError:
+            delivery.closed = True
+            _discard_stdout()
+
+    try:
+        return target(emit=deliver if stream is sys.stdout else emit)
+    finally:
+        if stream is not sys.stdout:
+            stream.close()
+
+
+def _stdout() -> TextIO:
+    """stdout, where a character it cannot encode (a cp1252 console) becomes `?`, not a crash."""
+    if not encodes_unicode(sys.stdout) and isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(errors="replace")
+    return sys.stdout
+
+
+def _discard_stdout() -> None:
+    # Python flushes stdout once more at exit; aimed at /dev/null, that flush cannot fail.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # a stdout without a descriptor (tests): nothing to flush
+        pass
+    finally:
+        os.close(devnull)
 
 
 @contextmanager
-def _last_resort(verbose: bool, redactor: Redactor) -> Iterator[None]:
-    """A `ReviewbotError` is its one line and exit code; anything else is a bug: exit 70."""
+def _last_resort(
+    verbose: bool, redactor: Redactor, progress: LiveProgress | None = None
+) -> Iterator[None]:
+    """A `ReviewbotError` is its one line and exit code; Ctrl-C is 130; anything else exit 70.
+
+    The live progress line is stopped first in every case, so the terminal gets its cursor back.
+    """
     try:
-        yield
+        try:
+            yield
+        except BaseException:
+            if progress is not None:
+                progress.close()  # before any line is printed below it
+            raise
+    except KeyboardInterrupt:
+        click.echo("\nreviewbot: interrupted", err=True)
+        sys.exit(INTERRUPTED)
     except ReviewbotError as exc:
         _fail(exc, verbose, redactor)
     except (
@@ -417,6 +573,9 @@ def _last_resort(verbose: bool, redactor: Redactor) -> Iterator[None]:
 def _finish(
     outcome: RunOutcome, settings: Settings, report_path: Path | None, fail_on: str, verbose: bool
 ) -> None:
+    from reviewbot.output import write_actions_outputs, write_report
+    from reviewbot.verdict.lattice import Verdict
+
     redact = settings.redactor
     for note in outcome.notes:
         click.echo(f"reviewbot: {redact(note)}", err=True)
@@ -427,20 +586,26 @@ def _finish(
         )
         write_actions_outputs(settings, None, None, redact)
         return
-    written = write_report(outcome.report, report_path, redact) if report_path is not None else None
-    write_actions_outputs(settings, outcome.report, written, redact)
     verdict = Verdict.parse(outcome.report.verdict)
+    try:
+        written = (
+            write_report(outcome.report, report_path, redact) if report_path is not None else None
+        )
+    except UsageError:  # the disk filled up since the check: the verdict line still comes first
+        click.echo(f"reviewbot: verdict {verdict.label}", err=True)
+        raise
+    write_actions_outputs(settings, outcome.report, written, redact)
     click.echo(
         f"reviewbot: verdict {verdict.label}" + (f" (report: {written})" if written else ""),
         err=True,
     )
-    refused = next(
-        (a for a in outcome.report.agents if a.stop_reason is StopReason.CREDENTIALS_REFUSED), None
-    )
-    if refused is not None:  # a broken secret must fail the step, after the Hold is published
-        _fail(
-            AuthError(refused.error or "the Messages API rejected ANTHROPIC_API_KEY"),
-            verbose,
+    # A refused key, an unknown model, an API that failed: the Hold is published, and the step
+    # fails with the error's own code (the first agent's: the others met the same cause).
+    failed = next((a for a in outcome.report.agents if a.exit_code is not None), None)
+    if failed is not None and failed.exit_code is not None:
+        _exit(
+            failed.error or f"the Messages API stopped the {failed.name} agent",
+            failed.exit_code,
             redact,
         )
     if fail_on != "none" and verdict >= Verdict.parse(fail_on):
@@ -450,22 +615,58 @@ def _finish(
 
 
 def _fail(exc: ReviewbotError, verbose: bool, redactor: Redactor | None = None) -> NoReturn:
-    redact = redactor or Redactor()
     if verbose:
         log.debug("error", exc_info=exc)
-    click.echo(f"reviewbot: error: {redact(str(exc))}", err=True)
-    sys.exit(exc.exit_code)
+    _exit(str(exc), exc.exit_code, redactor)
 
 
-def _progress() -> Progress:
+def _exit(message: str, code: int, redactor: Redactor | None = None) -> NoReturn:
+    redact = redactor or Redactor()
+    click.echo(f"reviewbot: error: {redact(message)}", err=True)
+    sys.exit(code)
+
+
+def _progress() -> LiveProgress:
+    from reviewbot.agent.progress import RichProgress, SilentProgress
+
     # A live line only for a person at a terminal; CI logs get the final lines instead.
     return RichProgress() if sys.stderr.isatty() else SilentProgress()
 
 
 def _operator(non_interactive: bool) -> Operator:
+    from reviewbot.tools.ask_user import NoOperator, TerminalOperator
+
     if non_interactive or not sys.stdin.isatty():
         return NoOperator()
     return TerminalOperator(input=sys.stdin, output=sys.stderr)
+
+
+class _GitHubRetryLines(logging.Filter):
+    """urllib3's `Retrying (GithubRetry(total=3, …)) after connection broken by '…': /path`
+    (PyGithub's transport) as one line of ours: the cause, the path, the attempts left."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if not (
+            isinstance(args, tuple) and len(args) == 3 and str(record.msg).startswith("Retrying")
+        ):
+            return True
+        from urllib3.util.retry import Retry  # loaded already: it is urllib3 that logs
+
+        retry, error, path = args
+        left = retry.total if isinstance(retry, Retry) else None
+        record.msg = "GitHub unreachable (%s) on %s; retrying, %s attempt(s) left"
+        record.args = (_cause(error), path, "some" if left is None else left)
+        return True
+
+
+def _cause(error: object) -> str:
+    """`Connection refused` out of urllib3's `NewConnectionError("HTTPConnection(…): … [Errno 111] Connection refused")`."""
+    text = str(error)
+    errno = re.search(r"\[Errno -?\d+\] ([^\"')]+)", text)
+    if errno:
+        return errno.group(1).strip()
+    return text.rsplit(": ", 1)[-1].strip() or type(error).__name__
 
 
 def _configure_logging(verbose: bool, settings: Settings) -> None:
@@ -490,6 +691,8 @@ def _configure_logging(verbose: bool, settings: Settings) -> None:
     # bodies (PR text, pasted secrets) unredacted. Its records go through the handler above only.
     github.handlers.clear()
     github.propagate = True
+    pool = logging.getLogger("urllib3.connectionpool")
+    pool.filters[:] = [] if verbose else [_GitHubRetryLines()]
 
 
 def main() -> None:

@@ -12,6 +12,7 @@ import re
 import tomllib
 from collections.abc import Sequence
 from functools import lru_cache
+from pathlib import Path, PurePosixPath
 from typing import Annotated, Self
 
 from pydantic import (
@@ -23,7 +24,7 @@ from pydantic import (
     model_validator,
 )
 
-from reviewbot.errors import ConfigError
+from reviewbot.errors import ConfigError, UsageError
 from reviewbot.nodes.model import Priority, Status
 from reviewbot.verdict.policy import (
     DEFAULT_MIN_CONFIDENCE,
@@ -33,7 +34,9 @@ from reviewbot.verdict.policy import (
     default_policy,
 )
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = (
+    "claude-sonnet-5"  # the newest Sonnet the anthropic SDK lists (tests/agent/test_pricing.py)
+)
 GENERAL_REVIEWER = "review"
 RESERVED_AXES = frozenset({"ci", "verifier"})
 
@@ -175,6 +178,47 @@ class ReviewConfig(_Section):
 
 CONFIG_FILE = ".reviewbot.toml"
 _MAX_REPORTED_ERRORS = 3
+
+
+def config_path_in_repo(given: str, *, root: Path | None) -> str:
+    """`--config` as a path inside the repository, as git and the contents API take it.
+
+    A relative path is relative to the repository root (`./x` and `a/../x` normalised);
+    an absolute one must lie under `root`, the checkout on disk, when there is one. A path
+    that leaves the repository is a usage error: the file is read at the base commit.
+    """
+    path = PurePosixPath(given.strip().replace("\\", "/"))
+    if path.is_absolute():
+        # Symlinked folders (/tmp → /private/tmp) resolved on both sides; the file itself is not.
+        real = Path(path.parent).resolve() / path.name
+        top = root.resolve() if root is not None else None
+        if top is None or not real.is_relative_to(top):
+            where = f" {root}" if root is not None else ""
+            raise UsageError(
+                f"--config {given} is outside the repository{where}: it is read from the base "
+                "branch, so give a path in the repository, relative to its root"
+            )
+        path = PurePosixPath(real.relative_to(top).as_posix())
+    parts: list[str] = []
+    for part in path.parts:
+        if part == "..":
+            if not parts:
+                raise UsageError(
+                    f"--config {given} is outside the repository: give a path relative to its root"
+                )
+            parts.pop()
+        elif part not in (".", ""):
+            parts.append(part)
+    if not parts:
+        raise UsageError(f"--config {given!r} names no file: give a path such as {CONFIG_FILE}")
+    return "/".join(parts)
+
+
+def config_missing(origin: str) -> ConfigError:
+    """An explicit `--config` that is not on the base branch: exit 2, never the defaults."""
+    return ConfigError(
+        f"{origin}: not found — --config names a file that must be committed on the base branch"
+    )
 
 
 def config_origin(base_ref: str, path: str = CONFIG_FILE) -> str:

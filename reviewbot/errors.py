@@ -5,7 +5,8 @@
     ├── ConfigError                 malformed .reviewbot.toml, with the line            (2)
     ├── AuthError                   missing or rejected GitHub / Anthropic credentials  (3)
     │   └── CredentialsRefusedError the Messages API rejected ANTHROPIC_API_KEY (401)
-    ├── NotFoundError               the PR, repository or ref does not exist            (4)
+    ├── NotFoundError               the PR, repository, ref or model does not exist     (4)
+    │   └── ModelNotFoundError      the Messages API does not know the model (404)
     ├── NetworkError                an API could not be reached or kept failing         (5)
     │   ├── GitHubAPIError          GitHub answered with an error we cannot recover from
     │   ├── ModelAPIError           the Messages API answered with an error
@@ -55,6 +56,10 @@ class NotFoundError(ReviewbotError):
     """The pull request, repository or git ref does not exist (or is not visible)."""
 
     exit_code = 4
+
+
+class ModelNotFoundError(NotFoundError):
+    """The Messages API does not know the model (404): a config or --model mistake."""
 
 
 class NetworkError(ReviewbotError):

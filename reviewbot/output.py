@@ -6,20 +6,23 @@ model (that is publishing and the agents).
 
 from __future__ import annotations
 
+import codecs
 import json
+import os
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from reviewbot.errors import UsageError
-from reviewbot.publish.markdown import summary_markdown
-from reviewbot.publish.sarif import to_sarif
-from reviewbot.publish.terminal import print_report
 from reviewbot.redact import Redactor
-from reviewbot.report import Report
 from reviewbot.settings import Settings
-from reviewbot.sources.snapshot import PRSnapshot
+
+# The renderers pull in rich, jinja2 and pydantic: imported when a review is written, so
+# the CLI can read `Format` for its --help without them (bench/bench_startup.py).
+if TYPE_CHECKING:
+    from reviewbot.report import Report
+    from reviewbot.sources.snapshot import PRSnapshot
 
 REPORT_NAME = "reviewbot-report.json"
 
@@ -31,23 +34,45 @@ class Format(StrEnum):
     MARKDOWN = "markdown"
 
 
-def report_json(report: Report, redactor: Redactor) -> str:
-    return redactor(report.model_dump_json(indent=2)) + "\n"
+def report_json(report: Report, redactor: Redactor, *, ascii_only: bool = False) -> str:
+    text = redactor(report.model_dump_json(indent=2))
+    if ascii_only:  # the same JSON, every non-ASCII character as a \\u escape
+        text = json.dumps(json.loads(text), indent=2, ensure_ascii=True)
+    return text + "\n"
+
+
+def encodes_unicode(stream: TextIO) -> bool:
+    """Whether `stream` can take any character (not so: cp1252 consoles, PYTHONIOENCODING)."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        return codecs.lookup(encoding).name.startswith("utf")
+    except LookupError:
+        return False
 
 
 def emitter(
     fmt: Format, stream: TextIO, redactor: Redactor
 ) -> Callable[[Report, PRSnapshot | None], None]:
-    """A callback that writes one finished review to `stream` in `fmt`."""
+    """A callback that writes one finished review to `stream` in `fmt`.
+
+    On a stream that cannot encode every character, JSON and SARIF are written with
+    ASCII escapes (the same data); text and markdown rely on the stream's error handler.
+    """
+    from reviewbot.publish.markdown import summary_markdown
+    from reviewbot.publish.sarif import to_sarif
+    from reviewbot.publish.terminal import print_report
+
+    ascii_only = not encodes_unicode(stream)
 
     def emit(report: Report, snapshot: PRSnapshot | None) -> None:
         match fmt:
             case Format.TEXT:
                 print_report(report, snapshot, stream, redactor=redactor)
             case Format.JSON:
-                stream.write(report_json(report, redactor))
+                stream.write(report_json(report, redactor, ascii_only=ascii_only))
             case Format.SARIF:
-                stream.write(json.dumps(to_sarif(report, redactor=redactor), indent=2) + "\n")
+                sarif = to_sarif(report, redactor=redactor)
+                stream.write(json.dumps(sarif, indent=2, ensure_ascii=ascii_only) + "\n")
             case Format.MARKDOWN:
                 stream.write(summary_markdown(report, snapshot=snapshot, redactor=redactor))
         stream.flush()
@@ -60,6 +85,18 @@ def default_report_path(settings: Settings) -> Path | None:
     if settings.in_actions:
         return (settings.runner_temp or Path.cwd()) / REPORT_NAME
     return None
+
+
+def prepare_file(path: Path, what: str) -> None:
+    """Make the parent folders of `path` and check it can be written: before the review runs."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"cannot write {what} to {path}: {exc.strerror}") from exc
+    if path.is_dir():
+        raise UsageError(f"cannot write {what} to {path}: Is a directory")
+    if not os.access(path if path.exists() else path.parent, os.W_OK):
+        raise UsageError(f"cannot write {what} to {path}: Permission denied")
 
 
 def write_report(report: Report, path: Path, redactor: Redactor) -> Path:
@@ -80,6 +117,8 @@ def write_actions_outputs(
         lines = [f"verdict={verdict}", f"report-path={report_path or ''}"]
         _append(settings.output_file, "\n".join(lines) + "\n")
     if settings.step_summary is not None and report is not None:
+        from reviewbot.publish.markdown import summary_markdown
+
         _append(settings.step_summary, summary_markdown(report, redactor=redactor) + "\n")
 
 

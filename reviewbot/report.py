@@ -109,6 +109,12 @@ class AgentReport(_Model):
     stop_reason: StopReason
     turns: int = 0
     error: str | None = None
+    exit_code: int | None = Field(
+        default=None,
+        description="Set when the Messages API stopped this agent (a refused key, an unknown "
+        "model, unreachable or failing): the exit code `reviewbot review` ends with, after "
+        "publishing. None for a normal end, a budget or the model's own failure.",
+    )
     usage: Usage = Usage()
     summary: str | None = Field(
         default=None, description="The agent's own summary (finalize_review), if it gave one."
@@ -232,6 +238,14 @@ class Report(_Model):
     coverage: Coverage | None = None
     pr: PRInfo
     published: Published | None = None
+
+    @property
+    def no_model_ran(self) -> bool:
+        """Agents were due and none made a request (no key, a refused key): nothing was reviewed.
+
+        A refold has no agents: its coverage is the earlier review's, and stays true.
+        """
+        return bool(self.agents) and self.usage.requests == 0
 
     @staticmethod
     def reasons_of(decision: Decision) -> tuple[ReasonReport, ...]:

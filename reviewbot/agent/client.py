@@ -16,7 +16,7 @@ spend-limit 429 like any other, and it has no ceiling on the total wait. Here:
                            never retried; no later agent can succeed with this key
     403                    AuthError (the key may not use this model or workspace): only
                            the agent of that model stops
-    404                    ModelAPIError naming the model
+    404                    ModelNotFoundError naming the model
     other 4xx              ModelAPIError with the API's message
 
 Every response and error logs its `request-id`.
@@ -59,6 +59,7 @@ from reviewbot.errors import (
     AuthError,
     CredentialsRefusedError,
     ModelAPIError,
+    ModelNotFoundError,
     ModelTimeoutError,
     NetworkError,
     ReviewbotError,
@@ -238,7 +239,7 @@ class AnthropicClient:
                 f"have access to model {model!r} {where}"
             )
         if status == 404:
-            return ModelAPIError(
+            return ModelNotFoundError(
                 f"model {model!r} was not found (404 {kind}: {message}); check `model` "
                 f"in .reviewbot.toml {where}"
             )

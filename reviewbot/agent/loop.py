@@ -22,8 +22,9 @@ and output tokens, cost in USD (projected: a request that could cross the cap is
 not sent) and wall time. A `ModelClient` error ends this agent with its message and
 `StopReason.CREDENTIALS_REFUSED` when the key itself was rejected
 (`CredentialsRefusedError`), `StopReason.TIMEOUT` when the wall time ran out while
-waiting for the answer (`ModelTimeoutError`), else `StopReason.ERROR`; nothing the
-agent already stored is lost.
+waiting for the answer (`ModelTimeoutError`), else `StopReason.ERROR`, and keeps the
+error's exit code unless it was the timeout (the CLI ends with it after publishing: a
+failing API is not a verdict); nothing the agent already stored is lost.
 
 Wall time is a bound, not a check between turns: each request may take what is left
 of the deadline (its timeout, retries and their waits included: `ModelRequest.timeout`),
@@ -107,6 +108,7 @@ class LoopResult:
     turns: int
     usage: Usage
     error: str | None = None
+    exit_code: int | None = None  # set when the Messages API failed (not the model, not a budget)
     tool_calls: int = 0
     notes: tuple[str, ...] = ()
 
@@ -120,6 +122,7 @@ class NextTurn:
 class Finish:
     reason: StopReason
     error: str | None = None
+    exit_code: int | None = None
     messages: tuple[JSON, ...] = ()
 
 
@@ -182,6 +185,7 @@ class ToolLoop:
             turns=state.turns,
             usage=state.usage,
             error=finish.error,
+            exit_code=finish.exit_code,
             tool_calls=state.tool_calls,
             notes=tuple(state.notes),
         )
@@ -209,7 +213,10 @@ class ToolLoop:
             try:
                 response = self._client.create(request)
             except ReviewbotError as exc:
-                return Finish(reason=self._failed(exc), error=str(exc))
+                reason = self._failed(exc)
+                # Out of wall time is a budget, as if checked before the request: no failure.
+                code = None if reason is StopReason.TIMEOUT else exc.exit_code
+                return Finish(reason=reason, error=str(exc), exit_code=code)
             self._account(state, estimate, response)
             step = self._step(state, response)
             state.messages.extend(step.messages)

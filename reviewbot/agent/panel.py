@@ -256,6 +256,7 @@ class _Panel:
             stop_reason=result.stop_reason,
             turns=result.turns,
             error=result.error,
+            exit_code=result.exit_code,
             usage=result.usage,
             # Model text bound for the JSON report and the summary comment: secrets masked here.
             summary=self.redactor(proposal.summary) if proposal is not None else None,

@@ -33,8 +33,20 @@ def _price(input_: float, output: float) -> Price:
 _OPUS_4 = _price(15.0, 75.0)
 _OPUS_45 = _price(5.0, 25.0)
 _SONNET = _price(3.0, 15.0)
+_SONNET_5 = _price(2.0, 10.0)
+_FABLE_5 = _price(10.0, 50.0)
+# The 5.1/5.5 generation reads its cache below the usual tenth of input (pricing page, 2026).
+_FABLE_51 = Price(input=10.0, output=50.0, cache_write=12.5, cache_read=0.25)
 
 PRICES: dict[str, Price] = {
+    "claude-fable-5-1": _FABLE_51,
+    "claude-mythos-5-1": _FABLE_51,
+    "claude-fable-5": _FABLE_5,
+    "claude-mythos-5": _FABLE_5,
+    "claude-opus-5-5": Price(input=4.0, output=20.0, cache_write=5.0, cache_read=0.20),
+    "claude-opus-5": _OPUS_45,
+    "claude-sonnet-5-5": _SONNET_5,
+    "claude-sonnet-5": _SONNET_5,
     "claude-opus-4-8": _OPUS_45,
     "claude-opus-4-7": _OPUS_45,
     "claude-opus-4-6": _OPUS_45,

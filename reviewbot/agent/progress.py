@@ -2,7 +2,9 @@
 
 `Progress` is the seam the loop and the panel call; `RichProgress` draws one live
 line on stderr (agent, turn, tokens, cost, the tool running now) and leaves a
-one-line summary per agent; `SilentProgress` is for CI logs and tests. Progress
+one-line summary per agent; `SilentProgress` is for CI logs and tests. Whoever made
+a progress calls `close()` when a run ends early, so no live line (and no hidden
+cursor) outlives it. Progress
 never decides anything and must never raise into the loop. The tool name is the
 model's text: it is shown with its control characters revealed and cut short.
 """
@@ -41,6 +43,9 @@ class SilentProgress:
         return None
 
     def finished(self, agent: str, *, stop_reason: StopReason, turns: int, usage: Usage) -> None:
+        return None
+
+    def close(self) -> None:
         return None
 
 
@@ -89,6 +94,10 @@ class RichProgress:
             Text(f"{mark} {agent} ({self._model}): {stop_reason.value} after {turns} turn(s) · ")
             + Text(describe(usage))
         )
+
+    def close(self) -> None:
+        """Stop the live line (the run ended early: Ctrl-C, an error) and show the cursor again."""
+        self._stop()
 
     def _line(self, agent: str, state: str) -> Text:
         return Text.assemble((f"… {agent}", "bold"), f" ({self._model}) {state}")

@@ -8,17 +8,22 @@ sanitizer (inert.py) before it reaches a template, so it renders no image, link,
 HTML, mention or reference, never leaves its table cell, list item or quote, and
 never opens an HTML comment (so never forges a marker in the bot's own, trusted
 comments). Suggestion blocks are built by suggestion.py. Every finished body goes through the
-`Redactor` and is cut to GitHub's 65,536-character limit with a pointer to the
-check run — a long review is shortened, never failed; markers are redacted
-before they are escaped (see markers.py).
+`Redactor` and fits GitHub's 65,536-character limit (65,535 for a check run's
+text) — a long review is shortened, never failed: the review body first shortens
+its listed findings to their title line, then leaves out whole findings from the
+end (the publisher notes them; the next run posts them), so every finding shown
+keeps its node marker and none is posted twice. Any other cut (`finish`) ends on a
+whole line, never inside an HTML comment or a code fence, so the notice saying so
+stays visible. Markers are redacted before they are escaped (see markers.py).
 
 Must not: call GitHub or decide placement (see `plan.py`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from reviewbot.nodes.model import Anchor, Kind, Priority, ReviewNode, Status
@@ -41,6 +46,14 @@ TRUNCATED = (
     "\n\n---\n_This comment was cut to fit GitHub's size limit; "
     "the full report is in the `reviewbot` check run._\n"
 )
+SHORTENED = (
+    "_Shortened to fit GitHub's size limit: the full text is in this run's JSON report "
+    "(`reviewbot review --format json`)._"
+)
+# Per listed finding, kept free: a later run marking it resolved adds a banner and a longer
+# status to the body, and that edit must not push the last markers past the limit.
+RESOLVE_ROOM = 96
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.MULTILINE)
 
 KIND_LABEL = {
     Kind.BUG: "🐛 Bug",
@@ -113,7 +126,31 @@ def finish(
     body, tail = redactor(body), redactor(tail)
     if len(body) + len(tail) <= limit:
         return body + tail
-    return body[: limit - len(pointer) - len(tail)].rstrip() + pointer + tail
+    return _safe_cut(body, limit - len(pointer) - len(tail)) + pointer + tail
+
+
+def _safe_cut(text: str, room: int) -> str:
+    """At most `room` characters of `text`, ending on a whole line outside comments and fences.
+
+    A cut inside `<!--` would hide everything after it (the notice too) and a cut inside a
+    code fence would show the notice as code; a half line is a half table row.
+    """
+    head = text[: max(room, 0)]
+    if len(text) > len(head) and not text[len(head)].startswith("\n"):
+        head = head[: head.rfind("\n") + 1]
+    opened = head.rfind("<!--")
+    if opened > head.rfind("-->"):
+        head = head[:opened]
+    fence_at, fence = -1, ""
+    for match in _FENCE.finditer(head):
+        mark = match.group(1)
+        if fence_at < 0:
+            fence_at, fence = match.start(), mark
+        elif mark[0] == fence[0] and len(mark) >= len(fence):
+            fence_at = -1
+    if fence_at >= 0:
+        head = head[:fence_at]
+    return head.rstrip()
 
 
 # ---- inline comments -------------------------------------------------------------------------
@@ -225,21 +262,90 @@ def review_body(
     head: HeadReader = no_head,
     notes: Sequence[str] = (),
     redactor: Redactor,
+    tail: str = "",
 ) -> str:
-    """The body of the one review of this run: verdict, reasons, and what is not inline."""
+    """The body of the one review of this run: verdict, reasons, and what is not inline.
+
+    `tail` (the publisher's marker of this write) ends the body and is never cut.
+    """
+    return review_text(
+        report, plan, link_of=link_of, head=head, notes=notes, redactor=redactor, tail=tail
+    ).text
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReviewText:
+    text: str
+    left_out: tuple[str, ...]  # ids of listed findings that did not fit (not posted at all)
+
+
+def review_text(
+    report: Report,
+    plan: Plan,
+    *,
+    link_of: LinkBuilder | None,
+    head: HeadReader = no_head,
+    notes: Sequence[str] = (),
+    redactor: Redactor,
+    tail: str = "",
+    limit: int = MAX_BODY,
+) -> ReviewText:
+    """The review body fitted to `limit`, with the ids of the findings it had to leave out.
+
+    Never cut mid-finding (that would drop the trailing markers, and the next run would
+    post those findings again): the last findings are shortened to their title line
+    first, then left out whole, each step the fewest that fit (a binary search).
+    """
     inert = inert_for(redactor, link_of)
     counts = f"{len(plan.inline)} new inline comment(s)."
     if plan.already_posted:
         counts += f" {len(plan.already_posted)} finding(s) already on this PR are not repeated."
-    text = render(
-        "comments/review.md.j2",
-        verdict=VERDICT_LABEL[verdict_of(report)],
-        deciding=[inert.line(reason) for reason in deciding(report)],
-        counts=counts,
-        items=[_body_item(item, link_of, head, redactor, inert) for item in plan.body],
-        notes=[inert.line(note) for note in notes],
+    items = [_body_item(item, link_of, head, redactor, inert) for item in plan.body]
+    short = [replace(item, body=f"  {SHORTENED}", suggestion="") for item in items]
+
+    def text(shortened: int, left_out: int) -> str:
+        kept = len(items) - left_out
+        shown = items[: kept - shortened] + short[kept - shortened : kept]
+        extra = []
+        if left_out:
+            extra.append(
+                f"{left_out} more finding(s) did not fit in this review (GitHub's size limit); "
+                "the summary comment lists them and the next review posts them."
+            )
+        rendered = render(
+            "comments/review.md.j2",
+            verdict=VERDICT_LABEL[verdict_of(report)],
+            deciding=[inert.line(reason) for reason in deciding(report)],
+            counts=counts,
+            items=shown,
+            notes=[inert.line(note) for note in (*notes, *extra)],
+        )
+        return redactor(rendered)
+
+    every = len(items)
+    room = limit - len(redactor(tail)) - RESOLVE_ROOM * every
+    shortened, left_out = 0, 0
+    if len(text(0, 0)) > room:
+        shortened = _fewest(every, lambda k: len(text(k, 0)) <= room)
+    if shortened > every:  # even every finding on its title line is too long
+        left_out = min(_fewest(every, lambda k: len(text(every - k, k)) <= room), every)
+        shortened = every - left_out
+    body = finish(text(shortened, left_out), redactor, limit=limit, tail=tail)
+    return ReviewText(
+        text=body, left_out=tuple(item.node.id for item in plan.body[every - left_out :])
     )
-    return finish(text, redactor)
+
+
+def _fewest(most: int, fits: Callable[[int], bool]) -> int:
+    """The smallest k in 0..most with `fits(k)` (monotone), or most + 1 when none fits."""
+    low, high = 0, most + 1
+    while low < high:
+        middle = (low + high) // 2
+        if middle <= most and fits(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
 
 
 # ---- the summary -----------------------------------------------------------------------------
@@ -306,10 +412,13 @@ def _coverage(report: Report, inert: Inert) -> list[str]:
     coverage = report.coverage
     if coverage is None:
         return [*lines, "Coverage was not reported for this review."]
-    lines.append(
-        f"Files reviewed: {coverage.files_in_context} of {coverage.files_total} changed files "
-        "were in the reviewer's context"
-    )
+    if report.no_model_ran:
+        lines.append(f"Files reviewed: none of {coverage.files_total} changed files (no model ran)")
+    else:
+        lines.append(
+            f"Files reviewed: {coverage.files_in_context} of {coverage.files_total} changed files "
+            "were in the reviewer's context"
+        )
     # What matters most first: a long list of skipped files must not push the partial-coverage
     # notes past GitHub's size limit, so the list comes last and is capped.
     if coverage.partial:

@@ -41,6 +41,16 @@ resolves). A run without a key, with a rejected key, a crash or an exhausted
 budget resolves nothing. A Ship with partial coverage is posted as COMMENT, never
 APPROVE.
 
+Every write happens once. The client never retries a POST blindly (`WriteOnceRetry`
+in sources/github.py); when a write's answer is lost (a 5xx, a reset connection, a
+timeout: GitHub may or may not have stored it), `_Api.write_once` reads back what
+carries this write's identity — the review's `reviewbot:review` marker (head and a
+key of its content), the summary's marker, the check run's `external_id`, the
+status's context and text, the bot's PENDING probe — and posts again only when it is
+absent (at most `WRITE_ATTEMPTS` times). A write that cannot be confirmed ends the
+run with one line (exit 5). PUT, PATCH and DELETE are idempotent and retried as
+they are; a DELETE answered 404 was already done.
+
 Failure paths add calls that do not grow with the findings either: an approval
 GitHub refuses is re-posted as COMMENT; a 422 for the review (GitHub does not say
 which comment) bisects the inline comments with PENDING reviews that are deleted
@@ -52,6 +62,8 @@ PyGithub exception escape (they become `reviewbot.errors`).
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
@@ -61,7 +73,13 @@ from github import Github, GithubException
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from reviewbot.config import PublishConfig
-from reviewbot.errors import AuthError, GitHubAPIError, NotFoundError, ReviewbotError
+from reviewbot.errors import (
+    AuthError,
+    GitHubAPIError,
+    NetworkError,
+    NotFoundError,
+    ReviewbotError,
+)
 from reviewbot.nodes.boundary import read_boundary
 from reviewbot.nodes.lifecycle import Action
 from reviewbot.nodes.model import ReviewNode, Status
@@ -74,7 +92,7 @@ from reviewbot.publish.body import (
     deciding,
     finish,
     inline_body,
-    review_body,
+    review_text,
     summary_body,
 )
 from reviewbot.publish.inert import plain
@@ -91,6 +109,7 @@ from reviewbot.publish.markers import (
     read_prior,
     rewrite_status,
     seal_body,
+    summary_marker,
 )
 from reviewbot.publish.plan import LinkBuilder, Plan, Target, plan_review
 from reviewbot.publish.seal import Sealer
@@ -103,6 +122,8 @@ CHECK_NAME = "reviewbot"
 MAX_STATUS_DESCRIPTION = 140  # GitHub: a commit status description
 MAX_RESOLVE_EDITS = 10  # per run; the rest are marked on the next run (writes stay O(1))
 MAX_PAGES = 30  # × 100 items per listing: a bound on reads for pathological PRs
+WRITE_ATTEMPTS = 3  # posts of one write, each after a read-back found the previous one absent
+REVIEW_TAG = "reviewbot:review"  # the identity of one review write, read back after a lost answer
 _OPEN = (Status.OPEN, Status.CONSENSUS_READY)
 
 Event = Literal["APPROVE", "REQUEST_CHANGES", "COMMENT"]
@@ -159,12 +180,26 @@ class _Review(_Shape):
     html_url: str | None = None
 
 
+class _Status(_Shape):
+    context: str | None = None
+    state: str | None = None
+    description: str | None = None
+    creator: _User | None = None
+
+
 class _Created(_Shape):
     id: int
     html_url: str | None = None
 
 
-class _HTTPError(Exception):
+class _Failure(Exception):
+    """A request that failed, kept inside this module until it is mapped at the boundary."""
+
+    def mapped(self) -> ReviewbotError:
+        raise NotImplementedError
+
+
+class _HTTPError(_Failure):
     """A GitHub error answer, kept inside this module for the fallbacks that inspect it."""
 
     def __init__(self, *, status: int, message: str, verb: str, path: str) -> None:
@@ -183,6 +218,24 @@ class _HTTPError(Exception):
         return GitHubAPIError(what)
 
 
+class _Lost(_Failure):
+    """No answer, or a 5xx to a write: GitHub may or may not have done it."""
+
+    def __init__(self, *, reason: str, verb: str, path: str) -> None:
+        super().__init__(f"{verb} {path}: {reason}")
+        self.reason = reason
+        self.verb = verb
+        self.path = path
+
+    def mapped(self) -> ReviewbotError:
+        if self.verb == "POST":
+            return NetworkError(
+                f"GitHub did not answer POST {self.path} ({self.reason}) and reading back "
+                "found no trace of it; nothing was posted twice — run the review again"
+            )
+        return NetworkError(f"GitHub could not be reached or kept failing: {self}")
+
+
 class _Api:
     """Exact REST calls through the client's Requester, with errors mapped and pages followed."""
 
@@ -192,6 +245,31 @@ class _Api:
 
     def call(self, verb: str, path: str, body: dict[str, Any] | None = None) -> Any:
         return self._send(verb, self.base + path, body=body)[1]
+
+    def get(self, path: str, params: dict[str, Any]) -> Any:
+        return self._send("GET", self.base + path, params=params)[1]
+
+    def write_once(self, path: str, body: dict[str, Any], *, find: Callable[[], Any | None]) -> Any:
+        """POST `body`; after a lost answer, `find` it on GitHub and post again only if absent."""
+        lost: _Lost | None = None
+        for _ in range(WRITE_ATTEMPTS):
+            try:
+                return self.call("POST", path, body)
+            except _Lost as exc:
+                lost = exc
+            found = find()
+            if found is not None:
+                return found
+        assert lost is not None
+        raise lost
+
+    def delete(self, path: str) -> None:
+        """DELETE, where a 404 means done: a retry after a lost answer finds it gone."""
+        try:
+            self.call("DELETE", path)
+        except _HTTPError as exc:
+            if exc.status != 404:
+                raise
 
     def pages(self, path: str) -> list[Any]:
         items: list[Any] = []
@@ -216,9 +294,14 @@ class _Api:
         try:
             return self._requester.requestJsonAndCheck(verb, url, parameters=params, input=body)
         except GithubException as exc:
+            if exc.status >= 500 and verb == "POST":  # the client does not retry these
+                raise _Lost(reason=f"HTTP {exc.status}", verb=verb, path=url) from exc
             raise _HTTPError(
                 status=exc.status, message=_message(exc.data), verb=verb, path=url
             ) from exc
+        except OSError as exc:  # requests' ConnectionError, Timeout, RetryError, ChunkedEncoding
+            reason = " ".join(str(exc).split())[:300] or type(exc).__name__
+            raise _Lost(reason=reason, verb=verb, path=url) from exc
 
 
 def _next_link(headers: dict[str, Any]) -> str | None:
@@ -287,7 +370,7 @@ class GitHubPublisher:
         if self._prior is None:
             try:
                 records = self._records()
-            except _HTTPError as exc:
+            except _Failure as exc:
                 raise exc.mapped() from exc
             self._prior = read_prior(records, self.trust)
             self._read = records
@@ -334,13 +417,13 @@ class GitHubPublisher:
         """Post the review, mark vanished findings resolved, update the summary, set the check."""
         try:
             return self._publish(report, snapshot)
-        except _HTTPError as exc:
+        except _Failure as exc:
             raise exc.mapped() from exc
 
     def _publish(self, report: Report, snapshot: PRSnapshot) -> Published:
         prior = self.load_prior_state()
         for review_id in prior.pending_reviews:  # a crashed run's PENDING review blocks new ones
-            self._api.call("DELETE", f"/pulls/{self.number}/reviews/{review_id}")
+            self._api.delete(f"/pulls/{self.number}/reviews/{review_id}")
         link_of = LinkBuilder(
             web_url=_web_url(snapshot), repo=self.repo, head_sha=snapshot.head_sha
         )
@@ -399,18 +482,32 @@ class GitHubPublisher:
         head = checkout_reader(snapshot.checkout)
         notes: list[str] = []
         for _ in range(3):  # approval refused, comments refused, then the final post
-            body = review_body(
-                report, plan, link_of=link_of, head=head, notes=notes, redactor=self.redact
-            )
             comments = [
                 (item.node.id, self._comment(item.node, item.target, head, link_of))
                 for item in plan.inline
             ]
+            identity = [snapshot.head_sha, event, [c for _, c in comments], notes]
+            identity.append([item.node.fingerprint for item in plan.body])
+            marker = f"<!-- {REVIEW_TAG} {snapshot.head_sha}:{_key(identity)} -->"
+            fitted = review_text(
+                report,
+                plan,
+                link_of=link_of,
+                head=head,
+                notes=notes,
+                redactor=self.redact,
+                tail="\n" + marker,
+            )
             try:
                 created = self._create_review(
-                    snapshot.head_sha, body, [c for _, c in comments], event
+                    snapshot.head_sha, fitted.text, [c for _, c in comments], event, marker=marker
                 )
-                return _Posted(review=created, plan=plan, event=event, notes=tuple(notes))
+                return _Posted(
+                    review=created,
+                    plan=_without(plan, fitted.left_out),
+                    event=event,
+                    notes=(*notes, *_left_out_note(fitted.left_out)),
+                )
             except _HTTPError as exc:
                 if exc.status != 422:
                     raise
@@ -444,15 +541,37 @@ class GitHubPublisher:
         return payload
 
     def _create_review(
-        self, sha: str, body: str | None, comments: list[dict[str, Any]], event: Event | None
+        self,
+        sha: str,
+        body: str | None,
+        comments: list[dict[str, Any]],
+        event: Event | None,
+        *,
+        marker: str | None = None,
     ) -> _Created:
+        """A submitted review carrying `marker`, or (no event) this run's PENDING probe."""
         payload: dict[str, Any] = {"commit_id": sha, "comments": comments}
         if body is not None:
             payload["body"] = seal_body(body, self.trust.sealer)
         if event is not None:
             payload["event"] = event
-        data = self._api.call("POST", f"/pulls/{self.number}/reviews", payload)
+
+        def find() -> Any | None:
+            # At most one PENDING review per user: after a lost probe, the bot's is the probe.
+            for review in _shapes(self._api.pages(f"/pulls/{self.number}/reviews"), _Review):
+                if not self._mine(review.user):
+                    continue
+                if marker is None and review.state == "PENDING":
+                    return review.model_dump()
+                if marker is not None and marker in (review.body or ""):
+                    return review.model_dump()
+            return None
+
+        data = self._api.write_once(f"/pulls/{self.number}/reviews", payload, find=find)
         return _Created.model_validate(data)
+
+    def _mine(self, user: _User | None) -> bool:
+        return user is not None and user.login.casefold() == self.bot_login.casefold()
 
     def _bisect(self, sha: str, comments: Sequence[tuple[str, dict[str, Any]]]) -> list[str]:
         """The ids of the comments GitHub refuses, found with PENDING reviews deleted again.
@@ -476,7 +595,7 @@ class GitHubPublisher:
             if exc.status == 422:
                 return False
             raise
-        self._api.call("DELETE", f"/pulls/{self.number}/reviews/{pending.id}")
+        self._api.delete(f"/pulls/{self.number}/reviews/{pending.id}")
         return True
 
     def _read_back(self, posted: _Posted) -> tuple[PublishedComment, ...]:
@@ -568,7 +687,15 @@ class GitHubPublisher:
             self._api.call("PATCH", f"/issues/comments/{summary_id}", {"body": body})
             return summary_id
         body = seal_body(body, sealer)
-        data = self._api.call("POST", f"/issues/{self.number}/comments", {"body": body})
+        # The marker names the head, the verdict and the axes: this run's summary, no other.
+        mark = summary_marker(marker, redactor=self.redact)
+
+        def find() -> Any | None:
+            listing = _shapes(self._api.pages(f"/issues/{self.number}/comments"), _IssueComment)
+            found = (c for c in listing if self._mine(c.user) and mark in (c.body or ""))
+            return next((c.model_dump() for c in found), None)
+
+        data = self._api.write_once(f"/issues/{self.number}/comments", {"body": body}, find=find)
         return _Created.model_validate(data).id
 
     def _set_check(
@@ -586,15 +713,24 @@ class GitHubPublisher:
             limit=MAX_CHECK_TEXT,
             pointer=TRUNCATED_CHECK,
         )
-        payload = {
+        payload: dict[str, Any] = {
             "name": CHECK_NAME,
             "head_sha": head_sha,
             "status": "completed",
             "conclusion": conclusion,
             "output": {"title": title, "summary": summary},
         }
+        payload["external_id"] = f"{CHECK_NAME}:{head_sha[:12]}:{_key(payload)}"
+
+        def find() -> Any | None:
+            params = {"check_name": CHECK_NAME, "filter": "all", "per_page": 100}
+            data = self._api.get(f"/commits/{head_sha}/check-runs", params)
+            runs = data.get("check_runs") if isinstance(data, dict) else None
+            found = (r for r in runs or () if isinstance(r, dict))
+            return next((r for r in found if r.get("external_id") == payload["external_id"]), None)
+
         try:
-            data = self._api.call("POST", "/check-runs", payload)
+            data = self._api.write_once("/check-runs", payload, find=find)
         except _HTTPError as exc:
             if exc.status != 403:
                 raise
@@ -606,9 +742,44 @@ class GitHubPublisher:
                 "context": CHECK_NAME,
                 "description": _status_description(report, qualifier, self.redact),
             }
-            self._api.call("POST", f"/statuses/{head_sha}", status)
+            self._api.write_once(
+                f"/statuses/{head_sha}", status, find=lambda: self._find_status(head_sha, status)
+            )
             return None, True, conclusion
         return _Created.model_validate(data).id, False, conclusion
+
+    def _find_status(self, head_sha: str, status: dict[str, Any]) -> Any | None:
+        """The bot's status of `head_sha` with this context, state and description, if any."""
+        listing = self._api.get(f"/commits/{head_sha}/statuses", {"per_page": 100})
+        for item in _shapes(listing if isinstance(listing, list) else [], _Status):
+            said = (item.context, item.state, item.description)
+            wanted = (status["context"], status["state"], status["description"])
+            if said == wanted and self._mine(item.creator):
+                return item.model_dump()
+        return None
+
+
+def _without(plan: Plan, left_out: Sequence[str]) -> Plan:
+    """`plan` minus the listed findings the review body had no room for (not posted at all)."""
+    if not left_out:
+        return plan
+    body = tuple(item for item in plan.body if item.node.id not in set(left_out))
+    return Plan(inline=plan.inline, body=body, already_posted=plan.already_posted, quiet=plan.quiet)
+
+
+def _left_out_note(left_out: Sequence[str]) -> tuple[str, ...]:
+    if not left_out:
+        return ()
+    return (
+        f"{len(left_out)} finding(s) did not fit in the review body (GitHub's size limit); "
+        "the next review posts them.",
+    )
+
+
+def _key(identity: object) -> str:
+    """A short hash of what one write says: equal writes, equal keys; any difference, another."""
+    text = json.dumps(identity, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 Conclusion = Literal["success", "neutral", "failure"]

@@ -28,7 +28,8 @@ def summary_markdown(
     if snapshot is not None:
         if snapshot.repo is not None:
             link_of = LinkBuilder(web_url=web_url, repo=snapshot.repo, head_sha=snapshot.head_sha)
-        plan = plan_review(
-            report.nodes, snapshot.diff, max_inline=snapshot.config.publish.max_inline_comments
-        )
+        if report.published is not None:  # a "Posted" column only when something was posted
+            plan = plan_review(
+                report.nodes, snapshot.diff, max_inline=snapshot.config.publish.max_inline_comments
+            )
     return summary_body(report, plan=plan, link_of=link_of, redactor=redact)

@@ -10,8 +10,7 @@ the terminal. Must not: call GitHub or decide the verdict.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
-from itertools import groupby
+from collections.abc import Callable, Sequence
 from pathlib import PurePosixPath
 from typing import TextIO
 
@@ -33,11 +32,13 @@ from reviewbot.publish.body import (
 from reviewbot.publish.plan import priority_key
 from reviewbot.publish.suggestion import read_head_text
 from reviewbot.redact import Redactor
-from reviewbot.report import Report
+from reviewbot.report import Report, SkippedFile
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.verdict.lattice import Verdict
 
 CONTEXT_LINES = 2
+MAX_LISTED = 10  # file names per "not in context" reason; the JSON report lists them all
+MAX_UNSEEN = 3  # unseen files shown with their reason and remedy
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 Clean = Callable[[str], str]  # redact, then drop control characters
 _STYLE = {Verdict.SHIP: "bold green", Verdict.HOLD: "bold yellow", Verdict.BLOCK: "bold red"}
@@ -90,15 +91,10 @@ def _print_findings(
     if not report.nodes:
         console.print(Text("No findings.", style="green"))
         return
-
-    def file_of(node: ReviewNode) -> str:
-        return node.anchor.path if node.anchor else ""
-
-    nodes = sorted(report.nodes, key=lambda n: (file_of(n), priority_key(n)))
-    for path, group in groupby(nodes, key=file_of):
-        console.rule(Text(clean(path) if path else "Whole PR", style="bold"), align="left")
-        for node in group:
-            console.print(_finding(node, snapshot, clean))
+    # Most severe first, whichever file it is in: a P0 is never printed below a P2.
+    console.rule(Text("Findings, most severe first", style="bold"), align="left")
+    for node in sorted(report.nodes, key=priority_key):
+        console.print(_finding(node, snapshot, clean))
 
 
 def _finding(node: ReviewNode, snapshot: PRSnapshot | None, clean: Clean) -> RenderableType:
@@ -107,12 +103,8 @@ def _finding(node: ReviewNode, snapshot: PRSnapshot | None, clean: Clean) -> Ren
     header.append(f"{KIND_LABEL[node.kind]} · ")
     header.append(clean(node.title), style="bold")
     header.append(f"  (confidence {node.confidence:.2f}, {STATUS_LABEL[node.status]})", style="dim")
-    parts: list[RenderableType] = [header]
+    parts: list[RenderableType] = [header, Text(_where(node, clean), style="bold dim")]
     if node.anchor is not None:
-        deleted = " (deleted, base version)" if node.anchor.side == "LEFT" else ""
-        parts.append(
-            Text(f"lines {node.anchor.start_line}–{node.anchor.end_line}{deleted}", style="dim")
-        )
         code = _code(node, snapshot)
         if code is not None:
             parts.append(code)
@@ -126,6 +118,17 @@ def _finding(node: ReviewNode, snapshot: PRSnapshot | None, clean: Clean) -> Ren
             Text(f"disputed by {clean(dispute.by)}: {clean(dispute.reason)}", style="yellow")
         )
     return Padding(Group(*parts), (0, 0, 1, 0))
+
+
+def _where(node: ReviewNode, clean: Clean) -> str:
+    """`app.py · line 3`, `app.py · lines 3–5`, or `Whole PR`."""
+    anchor = node.anchor
+    if anchor is None:
+        return "Whole PR"
+    deleted = " (deleted, base version)" if anchor.side == "LEFT" else ""
+    if anchor.start_line == anchor.end_line:
+        return f"{clean(anchor.path)} · line {anchor.start_line}{deleted}"
+    return f"{clean(anchor.path)} · lines {anchor.start_line}–{anchor.end_line}{deleted}"
 
 
 def _code(node: ReviewNode, snapshot: PRSnapshot | None) -> Syntax | None:
@@ -184,19 +187,29 @@ def _footer(report: Report, clean: Clean) -> RenderableType:
     if coverage is None:
         lines.append("coverage: not reported")
     else:
-        lines.append(
-            f"coverage: {coverage.files_in_context} of {coverage.files_total} changed files in context"
-        )
+        if report.no_model_ran:
+            lines.append(
+                f"coverage: no model ran: none of {coverage.files_total} changed files reviewed"
+            )
+        else:
+            lines.append(
+                f"coverage: {coverage.files_in_context} of {coverage.files_total} changed files in context"
+            )
         unseen = {f.path for f in coverage.unseen}
-        lines.extend(
-            f"  not in context: {clean(f.path)} — {clean(f.reason)}"
-            for f in coverage.files_listed
-            if f.path not in unseen
-        )
+        listed = [f for f in coverage.files_listed if f.path not in unseen]
+        lines.extend(_not_in_context(listed, clean))
+        # Each unseen file's reason and remedy run to several lines: the first few, then a count.
         lines.extend(
             f"  NOT SEEN: {clean(f.path)} — {clean(f.reason)}; to review it: {clean(f.remedy)}"
-            for f in coverage.unseen
+            for f in coverage.unseen[:MAX_UNSEEN]
         )
+        if len(coverage.unseen) > MAX_UNSEEN:
+            rest = ", ".join(clean(f.path) for f in coverage.unseen[MAX_UNSEEN:][:MAX_LISTED])
+            more = len(coverage.unseen) - MAX_UNSEEN
+            tail = " …" if more > MAX_LISTED else ""
+            lines.append(
+                f"  NOT SEEN, {more} more file(s) (the JSON report has each reason): {rest}{tail}"
+            )
         if coverage.partial:
             lines.append("PARTIAL COVERAGE: this review does not cover the whole PR")
     u = report.usage
@@ -205,6 +218,21 @@ def _footer(report: Report, clean: Clean) -> RenderableType:
         f"${u.cost_usd:.4f}"
     )
     return Text("\n".join(lines), style="dim")
+
+
+def _not_in_context(files: Sequence[SkippedFile], clean: Clean) -> list[str]:
+    """One line per reason, its files named up to a cap; the model's hints are left out."""
+    by_reason: dict[str, list[str]] = {}
+    for skipped in files:
+        # "…; read the file if it matters" speaks to the model (it can read them); people get the reason.
+        reason = skipped.reason.partition(";")[0].strip()
+        by_reason.setdefault(reason, []).append(clean(skipped.path))
+    lines = []
+    for reason, paths in by_reason.items():
+        shown = ", ".join(paths[:MAX_LISTED])
+        more = f" … and {len(paths) - MAX_LISTED} more" if len(paths) > MAX_LISTED else ""
+        lines.append(f"  not in context ({clean(reason)}, {len(paths)} file(s)): {shown}{more}")
+    return lines
 
 
 def print_report(

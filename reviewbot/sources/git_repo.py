@@ -40,7 +40,14 @@ from urllib.parse import urlsplit
 
 from git import Blob, GitCommandError, InvalidGitRepositoryError, NoSuchPathError, Repo
 
-from reviewbot.config import CONFIG_FILE, ReviewConfig, config_origin, load_config
+from reviewbot.config import (
+    CONFIG_FILE,
+    ReviewConfig,
+    config_missing,
+    config_origin,
+    config_path_in_repo,
+    load_config,
+)
 from reviewbot.errors import ConfigError, NotFoundError, RepositoryError
 from reviewbot.sources.diff_index import DiffIndex, index_from_unified_diff
 from reviewbot.sources.snapshot import Origin, PRCommit, PRSnapshot
@@ -105,22 +112,108 @@ def open_repo(path: Path) -> Repo:
         ) from exc
 
 
-def resolve(repo: Repo, ref: str) -> str:
-    """The commit SHA `ref` names; NotFoundError("unknown ref 'X'") otherwise."""
+def resolve(repo: Repo, ref: str, *, option: str = "--base") -> str:
+    """The commit SHA `ref` names; NotFoundError("unknown ref 'X' — pass …") otherwise."""
+    sha = _commit_of(repo, ref)
+    if sha is None:
+        raise NotFoundError(
+            f"unknown ref {ref!r} — pass {option} with a branch, tag or commit of this repository"
+            " (git branch --all lists them)"
+        )
+    return sha
+
+
+def _commit_of(repo: Repo, ref: str) -> str | None:
     try:
         sha = repo.git.rev_parse("--verify", "--quiet", "--end-of-options", f"{ref}^{{commit}}")
-    except GitCommandError as exc:
-        raise NotFoundError(f"unknown ref {ref!r}") from exc
+    except GitCommandError:
+        return None
     return str(sha).strip()
+
+
+DEFAULT_BASES = ("main", "master", "origin/main", "origin/master")
+
+
+def default_base(repo: Repo) -> str:
+    """The repository's default branch: what origin/HEAD points at, else main, else master."""
+    try:
+        remote_head = str(repo.git.symbolic_ref("--quiet", "--short", "refs/remotes/origin/HEAD"))
+    except GitCommandError:
+        remote_head = ""
+    for candidate in (remote_head.strip(), *DEFAULT_BASES):
+        if candidate and _commit_of(repo, candidate) is not None:
+            return candidate
+    raise NotFoundError(
+        "no default base: origin/HEAD is not set and there is no main or master branch — "
+        "pass --base REF (the branch this one was made from)"
+    )
 
 
 def merge_base(repo: Repo, base_sha: str, head_sha: str) -> str:
     try:
         return str(repo.git.merge_base(base_sha, head_sha)).strip()
     except GitCommandError as exc:
+        if _is_shallow(repo):
+            raise RepositoryError(
+                f"this clone is shallow, so {base_sha[:12]} and {head_sha[:12]} have no common "
+                "ancestor in it — fetch more history (git fetch --unshallow, or fetch-depth: 0 "
+                "in actions/checkout)"
+            ) from exc
         raise RepositoryError(
             f"{base_sha[:12]} and {head_sha[:12]} have no common ancestor — pass a --base that {head_sha[:12]} was branched from"
         ) from exc
+
+
+def _is_shallow(repo: Repo) -> bool:
+    try:
+        return str(repo.git.rev_parse("--is-shallow-repository")).strip() == "true"
+    except GitCommandError:
+        return False
+
+
+def uncommitted(path: Path) -> int:
+    """How many paths differ from HEAD in the working tree: staged, modified or untracked.
+
+    Ignored files do not count (they are never reviewed); 0 outside a repository."""
+    try:
+        repo = open_repo(path)
+        status = repo.git.status("--porcelain", "--untracked-files=normal", env=_env())
+    except (RepositoryError, GitCommandError):
+        return 0
+    return len([line for line in str(status).splitlines() if line.strip()])
+
+
+# Who "commits" the working tree: an object only reviewbot reads, never on a branch.
+_WORKTREE_IDENTITY = {
+    "GIT_AUTHOR_NAME": "reviewbot",
+    "GIT_AUTHOR_EMAIL": "reviewbot@localhost",
+    "GIT_COMMITTER_NAME": "reviewbot",
+    "GIT_COMMITTER_EMAIL": "reviewbot@localhost",
+}
+
+
+def worktree_commit(repo: Repo, head_sha: str) -> str:
+    """A commit of the working tree (tracked changes and untracked files, never ignored ones)
+    on top of `head_sha`, or `head_sha` itself when nothing is uncommitted.
+
+    Built with a throwaway index and `git commit-tree`: the objects land in the object
+    store like `git stash create`'s, but no branch, ref, index or file of the user changes.
+    """
+    with tempfile.TemporaryDirectory(prefix="reviewbot-index-") as tmp:
+        env = dict(_env(), GIT_INDEX_FILE=str(Path(tmp) / "index"))
+        try:
+            repo.git.read_tree(head_sha, env=env)
+            repo.git.add("--all", env=env)  # .gitignore applies: ignored files stay out
+            tree = str(repo.git.write_tree(env=env)).strip()
+            if tree == repo.commit(head_sha).tree.hexsha:
+                return head_sha
+            message = "Uncommitted changes (the working tree)"
+            sha = repo.git.commit_tree(
+                tree, "-p", head_sha, "-m", message, env=env | _WORKTREE_IDENTITY
+            )
+        except GitCommandError as exc:
+            raise RepositoryError(_git_failure(exc, "could not read the working tree")) from exc
+    return str(sha).strip()
 
 
 def diff_index(repo: Repo, old_sha: str, new_sha: str) -> DiffIndex:
@@ -140,11 +233,15 @@ def diff_index(repo: Repo, old_sha: str, new_sha: str) -> DiffIndex:
     return index_from_unified_diff(bytes(raw).decode("utf-8", errors="replace"))
 
 
-def config_at(repo: Repo, sha: str, *, origin: str, path: str = CONFIG_FILE) -> ReviewConfig:
-    """`.reviewbot.toml` as committed at `sha`; the defaults when there is none."""
+def config_at(
+    repo: Repo, sha: str, *, origin: str, path: str = CONFIG_FILE, required: bool = False
+) -> ReviewConfig:
+    """`.reviewbot.toml` as committed at `sha`; the defaults when there is none (unless required)."""
     try:
         entry = repo.commit(sha).tree / path
     except KeyError:
+        if required:
+            raise config_missing(origin) from None
         return ReviewConfig()
     if not isinstance(entry, Blob):
         raise ConfigError(f"{origin}: is not a file")
@@ -168,17 +265,37 @@ def _text(message: str | bytes) -> str:
 
 @contextmanager
 def local_snapshot(
-    path: Path, *, base: str, head: str = "HEAD", config_path: str = CONFIG_FILE
+    path: Path,
+    *,
+    base: str | None,
+    head: str = "HEAD",
+    worktree: bool = False,
+    config_path: str = CONFIG_FILE,
+    config_required: bool = False,
 ) -> Iterator[PRSnapshot]:
     """The snapshot of `merge-base(base, head)..head` in the repository at `path`.
 
     `base_sha` is the merge base (what the diff is against); the config is read
-    from the tip of `base`. The checkout lives as long as the `with` block.
+    from the tip of `base` (`config_path` relative to the repository root, or absolute
+    inside it); no `base` is the default branch (`default_base`). `worktree` reviews
+    the working tree instead of HEAD (`worktree_commit`). The checkout lives as long
+    as the `with` block.
     """
     repo = open_repo(path)
-    base_sha, head_sha = resolve(repo, base), resolve(repo, head)
+    root = Path(str(repo.working_tree_dir)) if repo.working_tree_dir else None
+    config_path = config_path_in_repo(config_path, root=root)
+    base = base or default_base(repo)
+    base_sha, head_sha = resolve(repo, base), resolve(repo, head, option="--head")
+    if worktree:
+        head_sha = worktree_commit(repo, head_sha)
     fork_point = merge_base(repo, base_sha, head_sha)
-    config = config_at(repo, base_sha, origin=config_origin(base, config_path), path=config_path)
+    config = config_at(
+        repo,
+        base_sha,
+        origin=config_origin(base, config_path),
+        path=config_path,
+        required=config_required,
+    )
     commits = commits_between(repo, fork_point, head_sha)
     head_commit = repo.commit(head_sha)
     with head_checkout(repo, head_sha) as checkout:

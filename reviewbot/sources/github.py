@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -41,10 +42,11 @@ from github import (
 from github.CommitStatus import CommitStatus
 from github.ContentFile import ContentFile
 from github.File import File
+from github.GithubException import RateLimitExceededExceedsMaxWait
 from github.PaginatedList import PaginatedList
 from github.PullRequest import PullRequest
 
-from reviewbot.config import CONFIG_FILE, ReviewConfig, config_origin, load_config
+from reviewbot.config import CONFIG_FILE, ReviewConfig, config_missing, config_origin, load_config
 from reviewbot.errors import (
     AuthError,
     ConfigError,
@@ -144,12 +146,13 @@ def make_client(
 ) -> Github:
     """A PyGithub client; makes no request.
 
-    Retries 5xx with exponential backoff and secondary rate limits after
-    `Retry-After` (GithubRetry), gives up when a rate limit asks for more than
+    Retries 5xx with exponential backoff and rate limits after `Retry-After` or
+    `x-ratelimit-reset` (GithubRetry), gives up when a rate limit asks for more than
     `max_rate_limit_wait` seconds, and spaces requests by `pace_seconds` (none by
-    default: a review makes a few dozen sequential requests at most).
+    default: a review makes a few dozen sequential requests at most). A POST is
+    never retried blindly (`WriteOnceRetry`).
     """
-    retry = GithubRetry(
+    retry = WriteOnceRetry(
         total=retries,
         backoff_factor=backoff,
         max_rate_limit_wait=max_rate_limit_wait,
@@ -165,6 +168,66 @@ def make_client(
         seconds_between_writes=None,
         lazy=True,  # objects are fetched when read, so building a Repository costs nothing
     )
+
+
+IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "PATCH", "DELETE"})
+
+
+class WriteOnceRetry(GithubRetry):
+    """GithubRetry, minus its blind retries of POST (PyGithub's default includes POST).
+
+    A POST that GitHub stored but whose answer was lost (a 502, a reset, a timeout)
+    would be made twice: two reviews, two summaries, two check runs. So a POST is
+    retried only after a rate-limit refusal (403 — GithubRetry reads its body and
+    re-raises any other 403 — or 429 with `Retry-After`), which stores nothing, and
+    after a connection that never opened (urllib3 retries those for any method). Any
+    other failure reaches the publisher, which reads back before writing again. PUT,
+    PATCH and DELETE of the same content are idempotent and keep their retries.
+
+    A 429 is retried for every method, as GitHub asks: after `Retry-After`, else at
+    `x-ratelimit-reset` when `x-ratelimit-remaining` is 0, else after the secondary
+    wait (GithubRetry reads these only on a 403).
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("allowed_methods", IDEMPOTENT_METHODS)
+        super().__init__(**kwargs)
+
+    def is_retry(self, method: str, status_code: int, has_retry_after: bool = False) -> bool:
+        if status_code == 429:
+            return True
+        if method.upper() in IDEMPOTENT_METHODS:
+            return super().is_retry(method, status_code, has_retry_after)
+        return status_code == 403
+
+    def increment(
+        self,
+        method: str | None = None,
+        url: str | None = None,
+        response: Any = None,
+        error: Exception | None = None,
+        _pool: Any = None,
+        _stacktrace: Any = None,
+    ) -> Any:  # urllib3's Retry (urllib3 is PyGithub's transport, not imported here)
+        retry = super().increment(method, url, response, error, _pool, _stacktrace)
+        if response is None or response.status != 429 or response.headers.get("Retry-After"):
+            return retry  # urllib3 sleeps for Retry-After itself
+        wait = _rate_limit_wait(response.headers, self.secondary_rate_wait)
+        if self.max_rate_limit_wait is not None and wait > self.max_rate_limit_wait:
+            raise RateLimitExceededExceedsMaxWait(
+                429, "rate limited", dict(response.headers), wait=wait
+            )
+        backoff = max(wait, retry.get_backoff_time())
+        retry.get_backoff_time = lambda: backoff  # type: ignore[method-assign]
+        return retry
+
+
+def _rate_limit_wait(headers: Any, secondary: float) -> float:
+    """Seconds until GitHub lets the token in again, from a 429's rate-limit headers."""
+    remaining, reset = headers.get("x-ratelimit-remaining"), headers.get("x-ratelimit-reset")
+    if remaining == "0" and reset and str(reset).isdigit():
+        return max(int(reset) - time.time(), 0.0) + 1  # +1: the reset second is not exact
+    return secondary
 
 
 # ------------------------------------------------------------------ errors
@@ -401,17 +464,19 @@ def _is_submodule(patch: str | None) -> bool:
 
 
 def fetch_base_config(
-    client: Github, info: PullRequestInfo, *, path: str = CONFIG_FILE
+    client: Github, info: PullRequestInfo, *, path: str = CONFIG_FILE, required: bool = False
 ) -> ReviewConfig:
     """`.reviewbot.toml` at the BASE commit (never the head: the PR must not set its own policy).
 
-    No file → the defaults.
+    No file → the defaults, unless `required` (an explicit --config): then exit 2.
     """
     ref, origin = info.ref, config_origin(info.base_ref, path)
     try:
         with _github_errors(not_found="", api_url=ref.api_url):
             found = client.get_repo(ref.full_name).get_contents(path, ref=info.base_sha)
     except NotFoundError:
+        if required:
+            raise config_missing(origin) from None
         return ReviewConfig()
     if not isinstance(found, ContentFile) or found.type != "file":
         raise ConfigError(f"{origin}: is not a file")

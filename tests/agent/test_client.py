@@ -15,6 +15,7 @@ from reviewbot.errors import (
     AuthError,
     CredentialsRefusedError,
     ModelAPIError,
+    ModelNotFoundError,
     ModelTimeoutError,
     NetworkError,
 )
@@ -199,7 +200,7 @@ class TestErrorMapping:
             ),
             (
                 not_found("claude-nope"),
-                ModelAPIError,
+                ModelNotFoundError,
                 r"^model 'claude-sonnet-4-5' was not found \(404",
             ),
             (

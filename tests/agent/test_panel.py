@@ -10,7 +10,13 @@ import pytest
 
 from reviewbot.agent.panel import NO_CREDENTIALS, VERIFIER, PanelOutcome, run_panel
 from reviewbot.agent.progress import SilentProgress
-from reviewbot.config import BudgetConfig, ReviewConfig, ReviewerConfig, VerifierConfig
+from reviewbot.config import (
+    DEFAULT_MODEL,
+    BudgetConfig,
+    ReviewConfig,
+    ReviewerConfig,
+    VerifierConfig,
+)
 from reviewbot.nodes.lifecycle import Action, Event, apply
 from reviewbot.nodes.model import Status
 from reviewbot.redact import MASK, Redactor
@@ -474,7 +480,7 @@ class TestFocusedReviewers:
         )
         outcome = review(checkout, fake, config)
         general, focused = fake.requests[0], fake.requests[1]
-        assert general["model"] == "claude-sonnet-4-5"
+        assert general["model"] == DEFAULT_MODEL
         assert focused["model"] == "claude-haiku-4-5"
         assert "Look for injection." not in json.dumps(focused["system"])
         own = focused["messages"][0]["content"][1]

@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
+import re
+import typing
+from typing import Literal
+
 import pytest
 
 from reviewbot.agent.model import TokenUsage
 from reviewbot.agent.pricing import PRICES, cost_of, price_of, worst_case_usd
+from reviewbot.config import DEFAULT_MODEL
+
+
+def _sdk_models() -> list[str]:
+    """The model ids the installed anthropic SDK lists in `ModelParam`."""
+    from anthropic.types import ModelParam
+
+    literal = next(arg for arg in typing.get_args(ModelParam) if typing.get_origin(arg) is Literal)
+    return [str(m) for m in typing.get_args(literal)]
+
 
 MILLION = TokenUsage(
     input_tokens=1_000_000,
@@ -29,6 +43,13 @@ class TestPriceOf:
             ("claude-3-5-haiku-latest", 0.8, 4.0),
             ("claude-3-haiku-20240307", 0.25, 1.25),
             ("claude-3-7-sonnet-20250219", 3.0, 15.0),
+            ("claude-sonnet-5", 2.0, 10.0),
+            ("claude-sonnet-5-5", 2.0, 10.0),
+            ("claude-opus-5", 5.0, 25.0),
+            ("claude-opus-5-5", 4.0, 20.0),
+            ("claude-fable-5", 10.0, 50.0),
+            ("claude-mythos-5", 10.0, 50.0),
+            ("claude-fable-5-1", 10.0, 50.0),
         ],
         ids=lambda v: str(v),
     )
@@ -37,6 +58,29 @@ class TestPriceOf:
         price, note = price_of(model)
         assert (price.input, price.output) == (input_, output)
         assert note is None
+
+    @pytest.mark.parametrize(
+        ("model", "write", "read"),
+        [
+            ("claude-sonnet-5", 2.50, 0.20),
+            ("claude-opus-5", 6.25, 0.50),
+            ("claude-fable-5", 12.50, 1.00),
+            ("claude-fable-5-1", 12.50, 0.25),
+            ("claude-opus-5-5", 5.00, 0.20),
+        ],
+        ids=str,
+    )
+    def test_cache_prices_of_the_5_generation(self, model, write, read):
+        """The 5-generation cache prices are the published ones (5.1/5.5 read below 0.1×)."""
+        price, _ = price_of(model)
+        assert (price.cache_write, price.cache_read) == pytest.approx((write, read))
+
+    def test_the_default_model_is_the_newest_sonnet_the_sdk_knows(self):
+        """DEFAULT_MODEL is the newest undated Sonnet in the installed SDK's model list, priced."""
+        sonnets = [m for m in _sdk_models() if re.fullmatch(r"claude-sonnet-\d+(-\d)?", m)]
+        newest = max(sonnets, key=lambda m: tuple(int(p) for p in m.split("-")[2:]))
+        assert newest == DEFAULT_MODEL
+        assert price_of(DEFAULT_MODEL)[1] is None
 
     def test_cache_prices_follow_the_multipliers(self):
         """A 5-minute cache write costs 1.25× input and a read 0.1× (Haiku 3 as published)."""

@@ -7,6 +7,7 @@ user mistake must come out as one `reviewbot: error:` line — never a traceback
 from __future__ import annotations
 
 import io
+import json
 import logging
 import re
 import socket
@@ -22,7 +23,7 @@ from reviewbot.cli import cli
 from reviewbot.redact import MASK
 from reviewbot.settings import Settings
 from tests.e2e.harness import ANTHROPIC_KEY, GITHUB_TOKEN, World, open_world
-from tests.fakes.gitrepo import make_repo
+from tests.fakes.gitrepo import GitRepo, make_repo
 from tests.fakes.messages_api import Scripted, reply, text, tool_use
 
 PR_URL = "https://github.com/octo/app/pull/7"
@@ -112,10 +113,19 @@ class TestHelp:
 
     def test_review_help_has_the_whole_exit_code_table(self):
         """`review --help` lists every exit code with the meaning the module documents."""
-        assert len(EXIT_TABLE) == 8
+        assert len(EXIT_TABLE) == 10
         result = invoke(["review", "--help"])
         for code, meaning in EXIT_TABLE:
             assert re.search(rf"^ +{code} +{re.escape(meaning)}$", result.stdout, re.MULTILINE)
+
+    def test_the_readme_documents_the_same_exit_codes(self):
+        """The README's exit-code table lists exactly the codes the CLI documents."""
+        readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+        # The table of `reviewbot review` in the command reference (`eval` has its own).
+        reference = readme[readme.index("## Command reference") :]
+        table = reference[reference.index("| exit code | meaning |") :].split("\n\n", 1)[0]
+        documented = re.findall(r"^\| (\d+) \| ", table, flags=re.MULTILINE)
+        assert documented == [code for code, _ in EXIT_TABLE]
 
     def test_snapshot_help_has_its_exit_codes(self):
         """`snapshot --help` says what 0 and 2 mean for it."""
@@ -213,7 +223,9 @@ class TestLocalErrors:
         )
         result = invoke(["review", "--local", "--base", "nosuchref"])
         assert result.exit_code == 4
-        assert error_lines(result) == ["reviewbot: error: unknown ref 'nosuchref'"]
+        (line,) = error_lines(result)
+        assert line.startswith("reviewbot: error: unknown ref 'nosuchref'")
+        assert "pass --base" in line
 
 
 # ---------------------------------------------------------------- configuration (2)
@@ -328,6 +340,370 @@ class TestUnwritableOutputs:
         assert result.exit_code == 2, result.output
         assert "reviewbot: error: cannot write the report to" in result.stderr
         assert "Traceback" not in result.output
+
+
+# ---------------------------------------------------------------- options do what they say
+
+BROKEN_CONFIG = "[ci]\ngated = maybe\n"  # read → exit 2 naming line 2; ignored → a review runs
+
+
+def _local_repo(tmp_path: Path, base_config: str | None = BROKEN_CONFIG) -> Path:
+    base = {"a.py": "x = 1\n"} | ({".reviewbot.toml": base_config} if base_config else {})
+    return make_repo(tmp_path / "repo", base=base, head={"a.py": "x = 2\n"}).path
+
+
+class TestExplicitConfig:
+    @pytest.mark.parametrize(
+        "given",
+        ["./.reviewbot.toml", "{repo}/.reviewbot.toml", "sub/../.reviewbot.toml"],
+        ids=["dot-slash", "absolute", "dot-dot-inside"],
+    )
+    def test_every_spelling_of_the_file_reads_it(self, tmp_path, monkeypatch, given):
+        """`--config` as ./x, an absolute path in the checkout or a/../x reads that file at the base."""
+        repo = _local_repo(tmp_path)
+        monkeypatch.chdir(repo)
+        result = invoke(
+            ["review", "--local", "--base", "main", "--config", given.format(repo=repo)]
+        )
+        assert result.exit_code == 2, result.output
+        (line,) = error_lines(result)
+        assert "`.reviewbot.toml` (base branch main) line 2" in line
+
+    @pytest.mark.parametrize(
+        ("args", "message"),
+        [
+            (["--config", "missing.toml"], "`missing.toml` (base branch main): not found"),
+            (["--config", "/etc/reviewbot.toml"], "is outside the repository"),
+            (["--config", "../other.toml"], "is outside the repository"),
+        ],
+        ids=["missing", "absolute-outside", "dot-dot-outside"],
+    )
+    def test_an_explicit_config_that_cannot_be_read_exits_2(
+        self, tmp_path, monkeypatch, args, message
+    ):
+        """An explicit --config that is missing or outside the repository is one line, exit 2."""
+        monkeypatch.chdir(_local_repo(tmp_path, base_config=None))
+        result = invoke(["review", "--local", "--base", "main", *args])
+        assert result.exit_code == 2, result.output
+        (line,) = error_lines(result)
+        assert message in line
+
+    def test_reviewbot_config_naming_another_file_must_exist(self, tmp_path, monkeypatch):
+        """REVIEWBOT_CONFIG (the Action's config-path) naming a file that is not there exits 2."""
+        monkeypatch.chdir(_local_repo(tmp_path, base_config=None))
+        env = {"REVIEWBOT_CONFIG": "ci/reviewbot.toml"}
+        result = invoke(["review", "--local", "--base", "main"], env)
+        assert result.exit_code == 2, result.output
+        assert "`ci/reviewbot.toml` (base branch main): not found" in error_lines(result)[0]
+
+    def test_the_default_name_may_be_missing(self, tmp_path, monkeypatch):
+        """Without --config (or with the Action's REVIEWBOT_CONFIG default) a missing file is the defaults."""
+        monkeypatch.chdir(_local_repo(tmp_path, base_config=None))
+        result = invoke(
+            ["review", "--local", "--base", "main"], {"REVIEWBOT_CONFIG": ".reviewbot.toml"}
+        )
+        assert result.exit_code == 0, result.output
+
+    @pytest.mark.parametrize(
+        ("world", "given", "message"),
+        [
+            (
+                {"base": {".reviewbot.toml": BROKEN_CONFIG}},
+                "./.reviewbot.toml",
+                "line 2: Invalid value",
+            ),
+            ({}, "ci/missing.toml", "`ci/missing.toml` (base branch main): not found"),
+        ],
+        ids=["dot-slash", "missing"],
+        indirect=["world"],
+    )
+    def test_a_pull_request_reads_the_explicit_config_or_exits_2(self, world, given, message):
+        """For a PR, `--config ./x` reads x at the base, and a missing explicit file exits 2 before the model."""
+        result = invoke(["review", PR_URL, "--config", given], world_env(world))
+        assert result.exit_code == 2, result.output
+        (line,) = error_lines(result)
+        assert message in line
+        assert world.model.requests == []
+
+
+class TestRefusedCombinations:
+    @pytest.mark.parametrize(
+        ("args", "env", "message"),
+        [
+            (["--local", "--post"], {}, "--post publishes on a pull request"),
+            (["--local"], {"REVIEWBOT_POST": "true"}, "REVIEWBOT_POST"),
+            ([PR_URL, "--base", "main"], {}, "--base, --head and --worktree only apply to --local"),
+            (
+                [PR_URL, "--head", "HEAD~1"],
+                {},
+                "--base, --head and --worktree only apply to --local",
+            ),
+            (
+                ["--github-event", "--base", "dev"],
+                {},
+                "--base, --head and --worktree only apply to --local",
+            ),
+            ([PR_URL, "--worktree"], {}, "--base, --head and --worktree only apply to --local"),
+            (["--local", "--worktree", "--head", "HEAD~1"], {}, "give it or --head, not both"),
+        ],
+        ids=[
+            "post-local",
+            "post-env-local",
+            "base-url",
+            "head-url",
+            "base-event",
+            "worktree-url",
+            "worktree-head",
+        ],
+    )
+    def test_options_that_would_be_ignored_are_refused(
+        self, tmp_path, monkeypatch, args, env, message
+    ):
+        """An option the chosen mode would silently ignore exits 2 with one line, before any work."""
+        monkeypatch.chdir(_local_repo(tmp_path, base_config=None))
+        result = invoke(["review", *args], env)
+        assert result.exit_code == 2, result.output
+        (line,) = error_lines(result)
+        assert message in line
+
+
+class TestVersion:
+    def test_every_way_to_ask_prints_the_same(self):
+        """`-V`, `--version` and `reviewbot version` print one identical line."""
+        outputs = {flag: invoke([flag]).stdout for flag in ("-V", "--version", "version")}
+        assert len(set(outputs.values())) == 1, outputs
+        assert re.fullmatch(r"reviewbot \d+\.\d+\.\d+\S*\n", outputs["version"])
+
+
+class TestOutputFiles:
+    @pytest.mark.parametrize("world", [{"base": {"app.py": APP_BASE}}], ids=["pr"], indirect=True)
+    def test_an_unwritable_report_path_is_refused_before_the_model_runs(self, world, tmp_path):
+        """--report under a regular file exits 2 before any model request, like -o."""
+        blocker = tmp_path / "file"
+        blocker.write_text("")
+        result = invoke(["review", PR_URL, "--report", str(blocker / "r.json")], world_env(world))
+        assert result.exit_code == 2, result.output
+        (line,) = error_lines(result)
+        assert "cannot write the report to" in line
+        assert world.model.requests == []
+
+    def test_both_files_get_their_parent_folders(self, tmp_path, monkeypatch):
+        """-o and --report into folders that do not exist yet create them, both."""
+        monkeypatch.chdir(_local_repo(tmp_path, base_config=None))
+        out, report = tmp_path / "a" / "b" / "out.json", tmp_path / "c" / "d" / "report.json"
+        argv = ["review", "--local", "--base", "main", "--format", "json", "-o", str(out)]
+        result = invoke([*argv, "--report", str(report)])
+        assert result.exit_code == 0, result.output
+        assert json.loads(out.read_text())["verdict"] == json.loads(report.read_text())["verdict"]
+
+
+# ---------------------------------------------------------------- what people read
+
+TWO_FILES_BASE = {"a_util.py": "def f():\n    return 1\n", "z_core.py": "def g(x):\n    return x\n"}
+TWO_FILES_HEAD = {
+    "a_util.py": "def f():\n    return 2\n",
+    "z_core.py": "def g(x):\n    y = x\n    return eval(y)\n",
+}
+NIT = {
+    "kind": "suggestion",
+    "priority": "P2",
+    "confidence": 0.6,
+    "title": "A nit in the first file",
+    "anchor": {"path": "a_util.py", "start_line": 2, "end_line": 2, "quote": "    return 2"},
+}
+SEVERE = {
+    "kind": "bug",
+    "priority": "P0",
+    "confidence": 0.9,
+    "title": "eval in the last file",
+    "anchor": {
+        "path": "z_core.py",
+        "start_line": 2,
+        "end_line": 3,
+        "quote": "    y = x\n    return eval(y)",
+    },
+}
+
+
+def _local_env(world: World) -> dict[str, str]:
+    return {k: v for k, v in world_env(world).items() if not k.startswith("GITHUB_")}
+
+
+class TestHumanOutput:
+    def test_text_lists_findings_by_priority_with_their_lines(self, tmp_path, monkeypatch):
+        """A P0 in the last file comes before a P2 in the first; one line is `line N`, a range `lines N–M`."""
+        script = [
+            reply(tool_use("add_review_node", NIT)),
+            reply(tool_use("add_review_node", SEVERE)),
+            reply(tool_use("finalize_review", {"summary": "Two.", "verdict": "hold"})),
+            reply(text("Not confirmed.")),  # the verifier looks at the P0
+        ]
+        with open_world(
+            tmp_path / "world", base=TWO_FILES_BASE, head=TWO_FILES_HEAD, script=script
+        ) as world:
+            monkeypatch.chdir(world.repo)
+            result = invoke(["review", "--local", "--base", "main"], _local_env(world))
+        assert result.exit_code == 0, result.output
+        out = result.stdout
+        assert "eval in the last file" in out, out
+        assert out.index("eval in the last file") < out.index("A nit in the first file")
+        assert re.search(r"z_core\.py · lines 2–3", out), out
+        assert re.search(r"a_util\.py · line 2\b", out), out
+        assert "lines 2–2" not in out
+
+    def test_files_outside_the_budget_are_one_short_list(self, tmp_path, monkeypatch):
+        """Twenty files outside the context budget: no model hint, a few lines, the rest counted."""
+        body = "".join(f"value_{i} = {i} * 1234567\n" for i in range(120))
+        base = {".reviewbot.toml": "[budget]\ncontext_tokens = 1000\n"}
+        head = {f"mod_{n:02d}.py": body for n in range(20)}
+        monkeypatch.chdir(make_repo(tmp_path / "repo", base=base, head=head).path)
+        result = invoke(["review", "--local", "--base", "main"])
+        assert result.exit_code == 0, result.output
+        out = result.stdout
+        assert "read the file if it matters" not in out
+        assert "mod_00.py" in out
+        assert "17 more file(s)" in out  # the rest counted, the first of them named
+        assert len(out.splitlines()) < 40, out
+
+    @pytest.mark.parametrize("fmt", ["text", "markdown"])
+    def test_a_local_run_without_a_model_claims_no_coverage_or_posting(
+        self, tmp_path, monkeypatch, fmt
+    ):
+        """No key and no --post: nothing says files were reviewed or findings posted."""
+        monkeypatch.chdir(_local_repo(tmp_path, base_config=None))
+        result = invoke(["review", "--local", "--base", "main", "--format", fmt])
+        assert result.exit_code == 0, result.output
+        out = result.stdout
+        assert "Posted" not in out
+        assert "inline" not in out
+        assert not re.search(r"1 of 1 changed files", out), out
+        assert re.search(r"no model ran", out), out
+
+
+class TestGitHubRetryLines:
+    def test_an_unreachable_github_prints_one_line_of_ours_per_retry(self, monkeypatch):
+        """Each retry is one `reviewbot:` line naming the cause; urllib3's own lines never show."""
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        monkeypatch.setattr(urllib3.util.retry.Retry, "sleep", lambda self, response=None: None)
+        env = {"GITHUB_API_URL": f"http://127.0.0.1:{port}", "GITHUB_TOKEN": GITHUB_TOKEN}
+        result = invoke(["review", PR_URL], env)
+        assert result.exit_code == 5
+        assert "GithubRetry" not in result.stderr
+        assert "Retrying (" not in result.stderr
+        retries = [line for line in result.stderr.splitlines() if "retrying" in line]
+        assert len(retries) == 5, result.stderr
+        assert all(
+            line.startswith("reviewbot: GitHub unreachable (Connection refused)")
+            for line in retries
+        )
+        assert "4 attempt(s) left" in retries[0]
+        assert "0 attempt(s) left" in retries[-1]
+
+
+# ---------------------------------------------------------------- local reviews
+
+
+def _git(path: Path, *args: str) -> str:
+    return GitRepo(path).git(*args)
+
+
+class TestLocalReviews:
+    def test_no_changes_is_nothing_to_review_and_no_request(self, tmp_path, monkeypatch):
+        """A branch with no changes against the base says so, exits 0 and asks the model nothing."""
+        with open_world(tmp_path / "world", base={"a.py": "x = 1\n"}, head={}) as world:
+            monkeypatch.chdir(world.repo)
+            result = invoke(["review", "--local", "--base", "main"], _local_env(world))
+            assert world.model.requests == []
+        assert result.exit_code == 0, result.output
+        assert "reviewbot: nothing to review: no changes between main and HEAD" in result.stderr
+
+    def test_uncommitted_changes_are_reported(self, tmp_path, monkeypatch):
+        """Modified and untracked files are named as left out, with the option that reviews them."""
+        repo = _local_repo(tmp_path, base_config=None)
+        (repo / "a.py").write_text("x = 3\n")
+        (repo / "new.py").write_text("y = 1\n")
+        monkeypatch.chdir(repo)
+        result = invoke(["review", "--local", "--base", "main"])
+        assert result.exit_code == 0, result.output
+        assert "2 uncommitted change(s) are not in this review" in result.stderr
+        assert "--worktree" in result.stderr
+
+    def test_worktree_reviews_uncommitted_and_untracked_files_never_ignored_ones(
+        self, tmp_path, monkeypatch
+    ):
+        """--worktree sends modified and new files against the base; ignored files and the index stay out."""
+        base = {"a.py": "x = 1\n", ".gitignore": ".env\n"}
+        with open_world(
+            tmp_path / "world", base=base, head={}, script=[reply(text("Looks fine."))]
+        ) as world:
+            repo = world.repo
+            (repo / "a.py").write_text("x = 'UNCOMMITTED_EDIT'\n")
+            (repo / "new.py").write_text("y = 'UNTRACKED_FILE'\n")
+            (repo / ".env").write_text("TOKEN=IGNORED_SECRET\n")
+            before = (_git(repo, "status", "--porcelain"), _git(repo, "for-each-ref"))
+            monkeypatch.chdir(repo)
+            result = invoke(
+                ["review", "--local", "--base", "main", "--worktree"], _local_env(world)
+            )
+            sent = json.dumps(world.model.requests)
+            after = (_git(repo, "status", "--porcelain"), _git(repo, "for-each-ref"))
+        assert result.exit_code == 0, result.output
+        assert "UNCOMMITTED_EDIT" in sent
+        assert "UNTRACKED_FILE" in sent
+        assert "IGNORED_SECRET" not in sent
+        assert after == before  # the user's index, branches and refs are untouched
+        assert "uncommitted change(s) are not in this review" not in result.stderr
+
+    def test_the_default_base_is_origin_head(self, tmp_path, monkeypatch):
+        """Without --base, origin/HEAD's branch is the base (here it already holds the branch)."""
+        repo = make_repo(tmp_path / "repo", base={"a.py": "x = 1\n"}, head={"a.py": "x = 2\n"})
+        repo.git("update-ref", "refs/remotes/origin/trunk", repo.sha("feature"))
+        repo.git("symbolic-ref", "refs/remotes/origin/HEAD", "refs/remotes/origin/trunk")
+        monkeypatch.chdir(repo.path)
+        result = invoke(["review", "--local"])
+        assert result.exit_code == 0, result.output
+        assert "nothing to review: no changes between origin/trunk and HEAD" in result.stderr
+
+    def test_a_master_repository_needs_no_base(self, tmp_path, monkeypatch):
+        """Without origin/HEAD and main, `master` is the base: no "unknown ref 'main'"."""
+        repo = make_repo(tmp_path / "repo", base={"a.py": "x = 1\n"}, head={"a.py": "x = 2\n"})
+        repo.git("branch", "-m", "main", "master")
+        monkeypatch.chdir(repo.path)
+        result = invoke(["review", "--local", "--format", "json"])
+        assert result.exit_code == 0, result.output
+        assert json.loads(result.stdout)["pr"]["base_sha"] == repo.sha("master")
+
+    def test_no_default_base_says_what_to_pass(self, tmp_path, monkeypatch):
+        """A repository with neither origin/HEAD, main nor master: one line asking for --base."""
+        repo = make_repo(tmp_path / "repo", base={"a.py": "x = 1\n"}, head={"a.py": "x = 2\n"})
+        repo.git("branch", "-m", "main", "trunk")
+        monkeypatch.chdir(repo.path)
+        result = invoke(["review", "--local"])
+        assert result.exit_code == 4, result.output
+        (line,) = error_lines(result)
+        assert "pass --base" in line
+
+    def test_a_shallow_clone_is_told_to_fetch_history(self, tmp_path, monkeypatch):
+        """Branches cut off by a shallow clone: exit 6, and the line says how to fetch more history."""
+        origin = make_repo(tmp_path / "origin", base={"a.py": "x = 1\n"}, head={"a.py": "x = 2\n"})
+        origin.git("commit", "--quiet", "--allow-empty", "-m", "more")
+        clone = tmp_path / "clone"
+        GitRepo(tmp_path).git(
+            "clone",
+            "--quiet",
+            "--depth=1",
+            "--no-single-branch",
+            f"file://{origin.path}",
+            str(clone),
+        )
+        monkeypatch.chdir(clone)
+        result = invoke(["review", "--local", "--base", "origin/main"])
+        assert result.exit_code == 6, result.output
+        (line,) = error_lines(result)
+        assert "shallow" in line
+        assert "git fetch --unshallow" in line
 
 
 class _Leak(Exception):

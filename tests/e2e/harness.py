@@ -59,7 +59,7 @@ class Run:
 
     args: tuple[str, ...]
     returncode: int
-    stdout: str
+    stdout: str  # empty when the run's stdout (or stderr) was not a pipe to this process
     stderr: str
     outputs: dict[str, str]  # GITHUB_OUTPUT, parsed
     step_summary: str
@@ -96,8 +96,8 @@ class Pending:
         return Run(
             args=self.args,
             returncode=self.process.returncode,
-            stdout=stdout,
-            stderr=stderr,
+            stdout=stdout or "",
+            stderr=stderr or "",
             outputs=_outputs(output.read_text(encoding="utf-8") if output.exists() else ""),
             step_summary=summary.read_text(encoding="utf-8") if summary.exists() else "",
             github=self.world.github_server.snapshot()[self.github_from :],
@@ -182,7 +182,11 @@ class World:
         anthropic: bool = True,
         github: bool = True,
         cwd: Path | None = None,
+        extra_env: Mapping[str, str] | None = None,
+        stdout: int = subprocess.PIPE,
+        stderr: int = subprocess.PIPE,
     ) -> Pending:
+        """Start reviewbot; `stdout`/`stderr` may be a descriptor (a pipe, a pty) instead."""
         folder = self.root / f"run-{next(self._runs)}"
         folder.mkdir()
         env = self.env(
@@ -191,11 +195,12 @@ class World:
         process = subprocess.Popen(
             [sys.executable, "-m", "reviewbot", *args],
             cwd=cwd or folder,
-            env=env,
+            env=env | dict(extra_env or {}),
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stdout=stdout,
+            stderr=stderr,
             text=True,
+            errors="replace",  # a run with another PYTHONIOENCODING still reads back
         )
         return Pending(
             world=self,

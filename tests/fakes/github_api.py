@@ -929,9 +929,9 @@ class FakeGitHub:
         if refused:
             return refused
         reviews = repo.reviews.setdefault(pull.number, [])
-        if event is None and any(
-            r["state"] == "PENDING" and r["user"]["login"] == self.login for r in reviews
-        ):
+        # One pending review per user and PR; GitHub refuses a submitted review as well while
+        # the user's pending one exists (it would have to become that review).
+        if any(r["state"] == "PENDING" and r["user"]["login"] == self.login for r in reviews):
             return _unprocessable(["User can only have one pending review per pull request"])
         # All or nothing, like GitHub: one unresolvable comment fails the whole review and
         # the answer does not say which one.

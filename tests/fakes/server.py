@@ -2,9 +2,11 @@
 
 Owns: serving a `Handler` (Request → Response) on a background thread, recording
 every request (method, path, query, status, time; reads vs writes), and one-shot
-faults for the next requests matching a route: an answer of the test's choosing, a
-hang-up (some raw bytes, then the connection closed) or a stall (the request is read and
-never answered, until the server stops). The
+faults for the next requests matching a route (and, optionally, a predicate on the
+request): an answer of the test's choosing, a hang-up (some raw bytes, then the
+connection closed), a stall (the request is read and never answered, until the server
+stops), or an answer or hang-up after the handler has run (`Lost`: the write is
+stored, the answer never arrives). The
 fake APIs themselves (tests/fakes/github_api.py, tests/fakes/messages_api.py)
 are plain handlers and know nothing about sockets.
 
@@ -14,6 +16,7 @@ Must not: listen on anything but 127.0.0.1, or outlive its `with` block.
         client = make_client(base_url=server.url)
         server.fail_next("POST", r"/reviews$", Response.json(502, {"message": "Bad Gateway"}))
         server.fail_next("GET", r"/pulls/7$", Hangup(partial=b"HTTP/1.1 200 OK\r\n"), times=2)
+        server.fail_next("POST", r"/comments$", Lost(Response.json(502, {})))  # stored, then 502
         ...
         assert server.count("POST", r"/reviews$") == 2
 """
@@ -90,7 +93,18 @@ class Stall:
     """
 
 
-Fault = Response | Hangup | Stall
+@dataclass(frozen=True, slots=True)
+class Lost:
+    """A fault: the handler runs (a write is stored), then `answer` replaces its response.
+
+    What a 502 from a proxy, a timeout or a reset after the server did the work looks
+    like to the client: the outcome is unknown to it, the state has changed.
+    """
+
+    answer: Response | Hangup
+
+
+Fault = Response | Hangup | Stall | Lost
 HUNG_UP = 0  # the status recorded for a request answered with a `Hangup` or a `Stall`
 
 
@@ -118,6 +132,7 @@ class _Fault:
     method: str
     route: re.Pattern[str]
     answer: Fault
+    when: Callable[[Request], bool] | None = None
 
 
 JsonFunction = Callable[[Any, Mapping[str, str]], tuple[int, Mapping[str, str], Any]]
@@ -197,9 +212,17 @@ class LoopbackServer:
 
     # --- scripting ---------------------------------------------------------------
 
-    def fail_next(self, method: str, route: str, fault: Fault, *, times: int = 1) -> None:
-        """Answer `fault` to the next `times` requests matching method and path regex."""
-        one = _Fault(method=method.upper(), route=re.compile(route), answer=fault)
+    def fail_next(
+        self,
+        method: str,
+        route: str,
+        fault: Fault,
+        *,
+        times: int = 1,
+        when: Callable[[Request], bool] | None = None,
+    ) -> None:
+        """Answer `fault` to the next `times` requests matching method, path regex and `when`."""
+        one = _Fault(method=method.upper(), route=re.compile(route), answer=fault, when=when)
         with self._lock:
             self._faults.extend([one] * times)
 
@@ -237,20 +260,25 @@ class LoopbackServer:
     def _take_fault(self, request: Request) -> Fault | None:
         with self._lock:
             for index, fault in enumerate(self._faults):
-                if fault.method == request.method and fault.route.search(request.path):
+                if (
+                    fault.method == request.method
+                    and fault.route.search(request.path)
+                    and (fault.when is None or fault.when(request))
+                ):
                     del self._faults[index]
                     return fault.answer
         return None
 
-    def _answer(self, request: Request) -> Fault:
+    def _answer(self, request: Request) -> Response | Hangup | Stall:
         arrived = time.monotonic()
-        answer = self._take_fault(request)
-        if answer is None:
-            try:
-                answer = self.handler(request)
-            except Exception:  # a crashing fake answers 500 and the test can read why
-                self.errors.append(traceback.format_exc())
-                answer = Response.json(500, {"message": "fake handler crashed"})
+        fault = self._take_fault(request)
+        answer: Response | Hangup | Stall
+        if fault is None or isinstance(fault, Lost):
+            answer = self._handle(request)
+            if isinstance(fault, Lost):  # done, and the answer is lost on the way back
+                answer = fault.answer
+        else:
+            answer = fault
         status = answer.status if isinstance(answer, Response) else HUNG_UP
         with self._lock:
             self.requests.append(
@@ -264,6 +292,13 @@ class LoopbackServer:
                 )
             )
         return answer
+
+    def _handle(self, request: Request) -> Response:
+        try:
+            return self.handler(request)
+        except Exception:  # a crashing fake answers 500 and the test can read why
+            self.errors.append(traceback.format_exc())
+            return Response.json(500, {"message": "fake handler crashed"})
 
 
 def _handler_class(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:

@@ -12,13 +12,17 @@ from reviewbot.nodes import Priority, ReviewNode, Status
 from reviewbot.publish.body import (
     MAX_AGENT_SUMMARY,
     MAX_BODY,
+    MAX_CHECK_TEXT,
     MAX_LISTED_FILES,
+    SHORTENED,
     TRUNCATED,
+    TRUNCATED_CHECK,
     checkout_reader,
     finish,
     inline_body,
     no_head,
     review_body,
+    review_text,
     summary_body,
 )
 from reviewbot.publish.markers import (
@@ -33,6 +37,7 @@ from reviewbot.publish.markers import (
     find_markers,
     node_marker,
     read_prior,
+    rewrite_status,
     summary_marker,
 )
 from reviewbot.publish.plan import LinkBuilder, Target, plan_review
@@ -160,6 +165,68 @@ class TestLimits:
         out = finish("x" * 500, Redactor(), limit=300, tail="<!-- reviewbot:node {} -->\n")
         assert len(out) <= 300
         assert out.endswith(TRUNCATED + "<!-- reviewbot:node {} -->\n")
+
+    @pytest.mark.parametrize("limit", [MAX_BODY, MAX_CHECK_TEXT])
+    def test_long_summary_is_cut_on_a_whole_row(self, limit):
+        """The summary and the check-run text lose whole table rows, never half of one."""
+        nodes = tuple(node(id=f"n{i}", title=f"finding {i} " + "y" * 170) for i in range(600))
+        pointer = TRUNCATED if limit == MAX_BODY else TRUNCATED_CHECK
+        text = summary_body(make_report(nodes), redactor=Redactor(), limit=limit, pointer=pointer)
+        assert len(text) <= limit
+        kept = text.removesuffix(pointer)
+        assert kept != text
+        assert kept.splitlines()[-1].endswith("|")
+
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "intro\n\n  <!-- reviewbot:node {" + '"x":1,' * 100 + "} -->\nafter\n",
+            "intro\n\n```suggestion\n" + "code line\n" * 60 + "```\nafter\n",
+            "intro\n\n````diff\n```\n" + "code line\n" * 60 + "````\nafter\n",
+        ],
+        ids=["inside-a-marker", "inside-a-fence", "inside-a-longer-fence"],
+    )
+    def test_a_cut_never_hides_the_notice(self, text):
+        """A cut inside `<!--` or a code fence moves back before it: the notice stays visible."""
+        out = finish(text, Redactor(), limit=300)
+        assert out == "intro" + TRUNCATED
+        html = cmarkgfm.github_flavored_markdown_to_html(out, options=GITHUB)
+        assert "cut to fit GitHub" in visible(html)
+
+    def test_long_review_body_keeps_the_marker_of_every_finding_it_shows(self):
+        """Over the limit, listed findings are shortened to their title line, never cut off."""
+        nodes = tuple(
+            node(id=f"b{i}", title=f"outside {i}", lines=(12, 14), body="z " * 9_000)
+            for i in range(6)
+        )
+        report = make_report(nodes)
+        plan = plan_review(report.nodes, make_diff(), max_inline=30)
+        assert len(plan.body) == 6
+        fitted = review_text(report, plan, link_of=LINKS, redactor=Redactor())
+        assert len(fitted.text) <= MAX_BODY
+        assert fitted.left_out == ()
+        marked = {m["fingerprint"] for m in find_markers(fitted.text, NODE_TAG)}
+        assert marked == {n.fingerprint for n in nodes}
+        assert SHORTENED in _COMMENT.sub("", fitted.text)
+        assert "z z z" in fitted.text  # the first findings keep their text
+        banner = f"✅ **Resolved** — no longer reported on `{HEAD[:12]}`."
+        resolved = rewrite_status(fitted.text, marked, Status.RESOLVED, banner=banner)
+        assert len(resolved) <= MAX_BODY  # a later resolve edit keeps every marker too
+
+    def test_findings_that_do_not_fit_even_shortened_are_left_out_whole(self):
+        """Left-out findings carry no text and no marker here: the next run posts them once."""
+        nodes = tuple(node(id=f"c{i}", title=f"outside {i}", lines=(12, 14)) for i in range(40))
+        report = make_report(nodes)
+        plan = plan_review(report.nodes, make_diff(), max_inline=30)
+        fitted = review_text(report, plan, link_of=LINKS, redactor=Redactor(), limit=8_000)
+        assert len(fitted.text) <= 8_000
+        assert 0 < len(fitted.left_out) < 40
+        shown = {item.node.id for item in plan.body} - set(fitted.left_out)
+        marked = {m["id"] for m in find_markers(fitted.text, NODE_TAG)}
+        assert marked == shown
+        titles = {n.id: n.title for n in nodes}
+        assert not [i for i in fitted.left_out if f"**{titles[i]}**" in fitted.text]
+        assert f"{len(fitted.left_out)} more finding(s) did not fit" in fitted.text
 
     def test_summary_is_redacted(self):
         """A secret in an axis detail never reaches the summary."""

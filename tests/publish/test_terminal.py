@@ -41,7 +41,7 @@ class TestTerminal:
             "x3 is off by one",
             "1 malformed finding(s) discarded",
             "1 of 2 changed files in context",
-            "not in context: package-lock.json",
+            "package-lock.json",
             "PARTIAL COVERAGE",
             "$0.1234",
         ):

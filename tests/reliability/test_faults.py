@@ -8,6 +8,7 @@ and that an unrecoverable error is one `reviewbot: error:` line with its exit co
 
 from __future__ import annotations
 
+import socket
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from reviewbot.agent.loop import CUT_OFF_TOOL
 from tests.fakes.github_api import FakeGitHub, bad_gateway, secondary_rate_limit
 from tests.fakes.messages_api import (
     Failure,
+    not_found,
     overloaded,
     rate_limited,
     reply,
@@ -187,8 +189,8 @@ class TestMessagesAPIFaults:
         assert run.axis("review")["outcome"] == "failed"
         _assert_posted_once(world, "CHANGES_REQUESTED")
 
-    def test_retries_exhausted_keep_the_nodes_and_hold(self, world: World) -> None:
-        """When retries run out mid-review the axis is not_run, the verdict Hold, the node posted."""
+    def test_retries_exhausted_keep_the_nodes_hold_then_exit_5(self, world: World) -> None:
+        """Retries run out mid-review: axis not_run, Hold and the node posted, then the step fails with 5."""
         world.build()
         world.seed()
         world.serve(
@@ -196,11 +198,13 @@ class TestMessagesAPIFaults:
             *[server_error()] * 5,  # the first try and 4 retries
             reply(text("Could not confirm it from the code.")),  # the verifier still runs
         )
-        run = world.review("--post")
-        assert run.exit_code == 0, run.stderr
+        run = world.review("--post", "--fail-on", "none")
+        assert run.exit_code == 5, run.stderr
         review = run.axis("review")
         assert review["outcome"] == "not_run"
         assert "500" in review["detail"]
+        assert len(run.error_lines) == 1, run.stderr
+        assert "Messages API answered 500" in run.error_lines[0]
         assert run.verdict == "hold"
         assert [n["title"] for n in run.report["nodes"]] == ["eval is risky"]
         assert [(c["path"], c["line"]) for c in world.inline_comments()] == [("app.py", 3)]
@@ -222,6 +226,37 @@ class TestMessagesAPIFaults:
         assert [c["conclusion"] for c in world.check_runs()] == ["failure"]
         assert len(run.error_lines) == 1, run.stderr
         assert "ANTHROPIC_API_KEY" in run.error_lines[0]
+
+    def test_unknown_model_publishes_hold_then_exits_4(self, world: World) -> None:
+        """A model the API does not know: Hold is published, then the step fails with 4 naming it."""
+        world.build()
+        world.seed()
+        world.serve(not_found("claude-nope"))
+        run = world.review("--post", "--model", "claude-nope")
+        assert run.exit_code == 4, run.stderr
+        assert run.verdict == "hold"
+        assert run.axis("review")["outcome"] == "not_run"
+        assert [c["conclusion"] for c in world.check_runs()] == [
+            "failure"
+        ]  # a Hold fails the required check
+        assert len(run.error_lines) == 1, run.stderr
+        assert "model 'claude-nope' was not found" in run.error_lines[0]
+
+    def test_unreachable_messages_api_publishes_hold_then_exits_5(self, world: World) -> None:
+        """ANTHROPIC_BASE_URL on a closed port: every retry fails, Hold is published, exit 5."""
+        world.build()
+        world.seed()
+        world.serve()
+        with socket.socket() as probe:  # a port that was free a moment ago, and is closed now
+            probe.bind(("127.0.0.1", 0))
+            closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
+        run = world.review("--post", ANTHROPIC_BASE_URL=closed)
+        assert run.exit_code == 5, run.stderr
+        assert run.verdict == "hold"
+        assert [r["state"] for r in world.posted_reviews()] == ["COMMENTED"]
+        assert len(run.error_lines) == 1, run.stderr
+        assert f"could not reach the Messages API at {closed}" in run.error_lines[0]
+        assert len(world.sleeps) == 4
 
     def test_connection_reset_mid_response_is_retried(self, world: World) -> None:
         """A reply cut off mid-body by a closed socket is retried; the review completes unchanged."""

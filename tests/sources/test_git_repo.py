@@ -243,10 +243,10 @@ class TestLocalCheckout:
 class TestLocalErrors:
     @pytest.mark.parametrize("ref", ["nope", "--output=/tmp/x", "main..feature"], ids=str)
     def test_unknown_ref(self, template, ref):
-        """A ref git cannot resolve to a commit is NotFoundError naming it."""
+        """A ref git cannot resolve to a commit is NotFoundError naming it and the option to fix."""
         with pytest.raises(NotFoundError) as caught, local_snapshot(template.path, base=ref):
             pass
-        assert str(caught.value) == f"unknown ref {ref!r}"
+        assert str(caught.value).startswith(f"unknown ref {ref!r} — pass --base with a branch")
 
     def test_not_a_repository(self, tmp_path, git_env):
         """Outside a repository the error says where to run."""
