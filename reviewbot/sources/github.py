@@ -359,10 +359,12 @@ def fetch_snapshot(
             # GET /pulls/N/files and /commits answer for the PR's head NOW: after a push they
             # describe another commit than the checkout. The compare API is pinned to SHAs.
             log.warning(
-                "%s moved to %s while its files were listed; listing %s's files by SHA instead",
+                "%s: the files and commits listed are not all of %s (%s); listing them by SHA",
                 ref,
-                (moved or "a newer head")[:12],
                 info.head_sha[:12],
+                f"the listing names {moved[:12]}, a later push"
+                if moved
+                else "a push since, or more commits than GitHub lists",
             )
             comparison = repository.compare(info.base_sha, info.head_sha)
             listed, commits = list(comparison.files), list(comparison.commits)
