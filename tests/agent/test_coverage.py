@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from reviewbot.agent.context import pack_context
+from reviewbot.agent.context import (
+    REASON_BINARY,
+    REASON_EXCLUDED,
+    REASON_NO_PATCH,
+    REASON_SUBMODULE,
+    pack_context,
+)
 from reviewbot.agent.coverage import REMEDY_NO_PATCH, REMEDY_UNLISTED, assess
 from reviewbot.agent.panel import run_panel
 from reviewbot.agent.progress import SilentProgress
@@ -125,6 +131,33 @@ class TestPolicy:
             "package-lock.json",
         }
         assert (coverage.partial, coverage.unseen) == (False, ())
+
+    @pytest.mark.parametrize(
+        ("flags", "excluded", "reason"),
+        [
+            ({}, True, REASON_EXCLUDED),
+            ({"binary": True}, False, REASON_BINARY),
+            ({"binary": True}, True, REASON_BINARY),
+            ({"submodule": True}, False, REASON_SUBMODULE),
+            ({"submodule": True}, True, REASON_SUBMODULE),
+            ({}, False, REASON_NO_PATCH),
+        ],
+        ids=["excluded", "binary", "binary-excluded", "submodule", "submodule-excluded", "none"],
+    )
+    def test_policy_comes_before_a_missing_patch(self, flags, excluded, reason):
+        """A huge lockfile is the very file GitHub sends no patch for: excluded, not a gap."""
+        diff = index(
+            file_diff("a.py", SMALL),
+            file_diff("package-lock.json", None, additions=90_000, deletions=80_000, **flags),
+        )
+        coverage = assess_diff(diff, excluded=lambda path: excluded)
+        [listed] = [f for f in coverage.files_listed if f.path == "package-lock.json"]
+        assert listed.reason == reason
+        gap = reason == REASON_NO_PATCH
+        assert (coverage.partial, [f.path for f in coverage.unseen]) == (
+            gap,
+            ["package-lock.json"] if gap else [],
+        )
 
     def test_a_rename_without_content_change_has_nothing_to_see(self):
         """No hunks, no lines: a listed rename is not a gap."""
