@@ -6,8 +6,8 @@ import pytest
 
 from reviewbot.agent.toolbox import ToolResult
 from reviewbot.tools.context import ToolContext
-from reviewbot.tools.truncate import MAX_LINE_CHARS
 from reviewbot.tools.session import ReviewSession
+from reviewbot.tools.truncate import MAX_LINE_CHARS
 from reviewbot.tools.views import HeadViews
 from tests.tools.factories import build_repo, make_session, with_handler
 
