@@ -24,7 +24,14 @@ from reviewbot.sources.diff_index import DiffIndex, FileStatus
 from reviewbot.tools.ask_user import NoOperator
 from reviewbot.tools.views import HeadViews
 from tests.agent.factories import FakeClock, client_for, file_diff, index, snapshot
-from tests.fakes.messages_api import FakeMessagesAPI, reply, text, tool_use
+from tests.fakes.messages_api import (
+    Failure,
+    FakeMessagesAPI,
+    reply,
+    text,
+    tool_use,
+    unauthorized,
+)
 
 BUDGET = 1_000
 SMALL = "@@ -1,2 +1,2 @@\n a = 1\n-b = 2\n+b = 3\n"
@@ -269,4 +276,57 @@ class TestPanel:
             reply(text("Looked around.")),
         )
         coverage = self.panel(checkout, fake)
+        assert [f.path for f in coverage.unseen] == ["big.py"]
+
+
+class TestNoReviewerGotTheContext:
+    """Packed files count as seen only by a reviewer whose first request was answered."""
+
+    @pytest.fixture
+    def checkout(self, tmp_path: Path) -> Path:
+        (tmp_path / "a.py").write_text("a = 1\nb = 3\n")
+        return tmp_path
+
+    def panel(self, checkout: Path, client) -> Coverage:
+        config = ReviewConfig(budget=BudgetConfig(context_tokens=BUDGET))
+        diff = index(
+            file_diff("a.py", SMALL),
+            file_diff("big.py", BIG),
+            file_diff("logo.png", None, binary=True),
+        )
+        return run_panel(
+            snapshot(checkout, diff, config=config),
+            config,
+            client=client,
+            operator=NoOperator(),
+            redactor=Redactor(),
+            progress=SilentProgress(),
+            excluded=lambda path: False,
+            clock=FakeClock(),
+        ).coverage
+
+    def test_without_a_client_every_text_file_is_unseen(self, checkout):
+        """No key: nothing was reviewed, the packed a.py included; the binary stays policy."""
+        coverage = self.panel(checkout, None)
+        assert coverage.partial is True
+        assert coverage.files_in_context == 0
+        assert [f.path for f in coverage.unseen] == ["a.py", "big.py"]
+        assert all("ANTHROPIC_API_KEY is not set" in f.reason for f in coverage.unseen)
+        assert all("ANTHROPIC_API_KEY" in f.remedy for f in coverage.unseen)
+
+    def test_a_refused_key_is_the_reason(self, checkout, messages_api):
+        """A 401 on the first request: the model never got the context."""
+        coverage = self.panel(checkout, client_for(messages_api(unauthorized())))
+        assert [f.path for f in coverage.unseen] == ["a.py", "big.py"]
+        assert all("the request to the model failed" in f.reason for f in coverage.unseen)
+        assert all("ANTHROPIC_API_KEY" in f.reason for f in coverage.unseen)
+
+    def test_one_answered_request_is_enough(self, checkout, messages_api):
+        """The first request was answered, then the API failed: the packed file was seen."""
+        fake = messages_api(
+            reply(tool_use("read_file", {"path": "a.py"})),
+            Failure(400, "invalid_request_error", "bad request"),
+        )
+        coverage = self.panel(checkout, client_for(fake))
+        assert coverage.files_in_context == 1
         assert [f.path for f in coverage.unseen] == ["big.py"]
