@@ -287,8 +287,8 @@ class TestNoReviewerGotTheContext:
         (tmp_path / "a.py").write_text("a = 1\nb = 3\n")
         return tmp_path
 
-    def panel(self, checkout: Path, client) -> Coverage:
-        config = ReviewConfig(budget=BudgetConfig(context_tokens=BUDGET))
+    def panel(self, checkout: Path, client, **budget: int) -> Coverage:
+        config = ReviewConfig(budget=BudgetConfig(context_tokens=BUDGET, **budget))
         diff = index(
             file_diff("a.py", SMALL),
             file_diff("big.py", BIG),
@@ -320,6 +320,15 @@ class TestNoReviewerGotTheContext:
         assert [f.path for f in coverage.unseen] == ["a.py", "big.py"]
         assert all("the request to the model failed" in f.reason for f in coverage.unseen)
         assert all("ANTHROPIC_API_KEY" in f.reason for f in coverage.unseen)
+
+    def test_a_first_request_never_sent_is_the_reason(self, checkout, messages_api):
+        """The input budget is smaller than the first request: nothing reached a model."""
+        coverage = self.panel(checkout, client_for(messages_api()), max_input_tokens=1_000)
+        assert [f.path for f in coverage.unseen] == ["a.py", "big.py"]
+        assert all(
+            "no request was sent to the model (max_input_tokens" in f.reason
+            for f in coverage.unseen
+        )
 
     def test_one_answered_request_is_enough(self, checkout, messages_api):
         """The first request was answered, then the API failed: the packed file was seen."""
