@@ -6,10 +6,10 @@ changed file is either packed or listed with its status, +/- sizes and a reason,
 and the same lists become the report's `Coverage`.
 
 Ranking, in order:
-1. files that cannot be shown as a patch are listed with the reason (binary,
-   submodule, patch omitted by GitHub as too large);
-2. files the `excluded` predicate matches (lockfiles, generated, vendored — the
-   `[paths]` config) are listed: they rarely hide the bug and would eat the budget;
+1. files left out by policy are listed with the reason: binary, submodule, and those
+   the `excluded` predicate matches (lockfiles, generated, vendored — the `[paths]`
+   config), which rarely hide the bug and would eat the budget;
+2. files GitHub sent no patch for (too large) are listed, to be read with a tool;
 3. the remaining source files are packed smallest change first, deletions last.
    Smallest first maximises how many files the model sees in full for a given
    budget, and the largest changes are the likeliest to be mechanical (moves,
@@ -203,14 +203,16 @@ def _name_within(
 
 
 def _unpackable(diff: FileDiff, excluded: Callable[[str], bool]) -> str | None:
+    # Policy first: a file the config leaves out is not a coverage gap, whether or not
+    # GitHub sent its patch (a huge lockfile is the very file it omits the patch for).
     if diff.binary:
         return REASON_BINARY
     if diff.submodule:
         return REASON_SUBMODULE
-    if diff.patch_missing:
-        return REASON_NO_PATCH
     if excluded(diff.path):
         return REASON_EXCLUDED
+    if diff.patch_missing:
+        return REASON_NO_PATCH
     return None
 
 

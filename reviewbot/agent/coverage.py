@@ -14,10 +14,14 @@ Anything else is `unseen`, with the reason and what to change, and makes the cov
 partial, as do files GitHub did not list at all (past its 3,000-file listing). Files left
 out by policy (binary, submodule pointers, `[paths]` excludes) are listed, not unseen. The
 verifier's reads do not count: it checks the findings it is given, it does not review the
-PR. Pure: this module reads no file and calls nothing.
+PR. A packed patch counts only when some reviewer's first request was answered (the model
+received the context): with no model, a refused key or an API that never answered, every
+changed text file is unseen (`Unreached`), and the coverage is partial. Pure: this module reads no file and calls nothing.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 from reviewbot.agent.context import REASON_BUDGET, REASON_NO_PATCH, PackedContext
 from reviewbot.report import Coverage, SkippedFile, UnseenFile
@@ -32,10 +36,28 @@ REMEDY_NO_PATCH = (
 REMEDY_UNLISTED = "split the PR, or review it from a clone (`reviewbot review --local`)"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Unreached:
+    """Why no reviewer's model received the PR context (no first request was answered)."""
+
+    reason: str
+    remedy: str
+
+
 def assess(
-    packed: PackedContext, diff: DiffIndex, views: HeadViews, *, context_tokens: int
+    packed: PackedContext,
+    diff: DiffIndex,
+    views: HeadViews,
+    *,
+    context_tokens: int,
+    unreached: Unreached | None = None,
 ) -> Coverage:
-    """The report's coverage: the packer's listing, with each gap checked against the reads."""
+    """The report's coverage: the packer's listing, with each gap checked against the reads.
+
+    `unreached`: no reviewer's model got the context, so nothing was seen at all.
+    """
+    if unreached is not None:
+        return _nothing_seen(packed, diff, unreached)
     listing = packed.coverage
     read: list[str] = []
     unseen: list[UnseenFile] = []
@@ -67,6 +89,35 @@ def assess(
         files_unlisted=unlisted,
         partial=bool(unseen) or unlisted > 0 or diff.listing_truncated,
         notes=tuple(notes),
+    )
+
+
+def _nothing_seen(packed: PackedContext, diff: DiffIndex, unreached: Unreached) -> Coverage:
+    """Every changed text file is unseen; policy leaves out the rest as usual."""
+    listing = packed.coverage
+    policy = {
+        f.path for f in listing.files_listed if f.reason not in (REASON_BUDGET, REASON_NO_PATCH)
+    }
+    unseen = tuple(
+        UnseenFile(
+            path=change.path,
+            old_path=change.old_path,
+            reason=unreached.reason,
+            remedy=unreached.remedy,
+        )
+        for change in sorted(diff.files.values(), key=lambda c: c.path)
+        if change.path not in policy
+    )
+    unlisted = max(listing.files_total - len(diff), 0)
+    note = f"Nothing was reviewed: {unreached.reason}."
+    return Coverage(
+        files_total=listing.files_total,
+        files_in_context=0,
+        files_listed=tuple(SkippedFile(path=f.path, reason=f.reason) for f in listing.files_listed),
+        unseen=unseen,
+        files_unlisted=unlisted,
+        partial=bool(unseen) or unlisted > 0 or diff.listing_truncated,
+        notes=(*listing.notes, note),
     )
 
 

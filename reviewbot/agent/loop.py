@@ -32,6 +32,10 @@ and each tool call `budget.tool_timeout_seconds`, but never more than TOOL_GRACE
 the deadline — so the calls of a turn that arrives just before it (the findings it
 records) still run, and a call that would start later is answered "not run".
 
+A tool result counts as seen by the agent (`Toolbox.delivered`) only once a request
+that carries it is answered: the results of the turn that ends the run are kept in
+the conversation record but never reached the model.
+
 Prompt caching: breakpoints on the last tool, on the system block and on the PR
 context block (the first block of the first user message) — the prefix that is
 byte-identical on every turn and for every agent with the same surface — plus one
@@ -217,6 +221,7 @@ class ToolLoop:
                 # Out of wall time is a budget, as if checked before the request: no failure.
                 code = None if reason is StopReason.TIMEOUT else exc.exit_code
                 return Finish(reason=reason, error=str(exc), exit_code=code)
+            self._toolbox.delivered()  # an answer: the model got the results this request carried
             self._account(state, estimate, response)
             step = self._step(state, response)
             state.messages.extend(step.messages)

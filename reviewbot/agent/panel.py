@@ -22,6 +22,10 @@ own node).
 A rejected key (CREDENTIALS_REFUSED) stops every later agent; any other model error,
 a 403 for one model included, stops only the agent it happened to.
 
+Coverage counts the packed patches only when some reviewer's first request was
+answered: with no client, a refused key or an API that never answered, nothing was
+seen (`coverage.Unreached`), whatever was packed.
+
 A reviewer's axis is `not_run` when there is no model client (no credentials) or
 its loop stopped on an error, a budget, the timeout or a refusal; otherwise it is
 `axis_outcome` over its nodes — a reviewer that ended normally without nodes or
@@ -39,7 +43,7 @@ from typing import Literal
 
 from reviewbot.agent import hygiene
 from reviewbot.agent.context import PackedContext, pack_context
-from reviewbot.agent.coverage import assess
+from reviewbot.agent.coverage import Unreached, assess
 from reviewbot.agent.loop import Limits, ToolLoop
 from reviewbot.agent.model import ModelClient
 from reviewbot.agent.progress import Progress
@@ -173,6 +177,7 @@ class _Panel:
                 self.workspace.diff,
                 merged(self.read),
                 context_tokens=self.config.budget.context_tokens,
+                unreached=_unreached([report for _, report in reviewers]),
             ),
             packed_context_tokens=self.packed.tokens,
         )
@@ -304,6 +309,37 @@ class _Panel:
             "where": where,
             "text": hygiene.wrap(text, kind="review_node", redactor=self.redactor, label=node.id),
         }
+
+
+_FAILED = frozenset({StopReason.ERROR, StopReason.CREDENTIALS_REFUSED, StopReason.TIMEOUT})
+
+
+def _unreached(reviewers: Sequence[AgentReport]) -> Unreached | None:
+    """Why no reviewer's model got the PR context; None when a first request was answered."""
+    if any(report.turns > 0 for report in reviewers):
+        return None
+    first = reviewers[0] if reviewers else None
+    stop = first.stop_reason if first is not None else StopReason.SKIPPED
+    detail = (first.error if first is not None else None) or stop.value
+    if stop is StopReason.NO_CREDENTIALS:
+        return Unreached(
+            reason=f"no model ran: {detail}",
+            remedy="set `ANTHROPIC_API_KEY` (the secret the workflow passes) and review again",
+        )
+    if stop is StopReason.CREDENTIALS_REFUSED:
+        return Unreached(
+            reason=f"the request to the model failed: {detail}",
+            remedy="give `ANTHROPIC_API_KEY` a valid key and review again",
+        )
+    if stop in _FAILED:
+        return Unreached(
+            reason=f"the request to the model failed: {detail}",
+            remedy="review again once the Messages API answers (push, or comment `/review`)",
+        )
+    return Unreached(
+        reason=f"no request was sent to the model ({stop.value}: {detail})",
+        remedy="raise the `[budget]` limit it names in the base branch's `.reviewbot.toml`",
+    )
 
 
 def _not_started(name: str, role: Role, model: str, reason: StopReason, why: str) -> AgentReport:

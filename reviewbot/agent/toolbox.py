@@ -46,3 +46,11 @@ class Toolbox(Protocol):
 
         A call that reaches `timeout` answers with an `is_error` result saying so."""
         ...
+
+    def delivered(self) -> None:
+        """The model answered a request that carried every result returned so far.
+
+        What a result showed counts as seen by the agent only from here on: the results
+        of a turn that ends the run (finalize, a budget or time stop, an error) never
+        reach the model, so they are never delivered."""
+        ...

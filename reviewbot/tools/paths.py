@@ -68,10 +68,6 @@ def glob_matching(pattern: str) -> Matches:
     return glob_matcher(glob_source(glob, rooted=True), pattern)
 
 
-def glob_match(pattern: str, path: str) -> bool:
-    return glob_matching(pattern)(path)
-
-
 _BINARY_PROBE = 8_000
 MAX_FILE_BYTES = 20_000_000
 

@@ -10,7 +10,9 @@ round it. The only module that imports `re2`.
 
 A file is searched in one pass over its UTF-8 bytes, not line by line: RE2's
 `never_nl` keeps every match inside one line and `(?m)` makes `^`/`$` line ends, so
-the lines found are exactly those a per-line search would find, ten times faster.
+the lines found are exactly those a per-line search would find, ten times faster. That
+holds because the anchors that see the whole text instead of a line — `\\A`, `\\z`, and
+`^`/`$` with `m` turned off by `(?-m)` — are refused, with `^`/`$` as the way round.
 """
 
 from __future__ import annotations
@@ -58,6 +60,11 @@ class LinePattern:
         # Compiled as given first, so an error quotes the model's own text.
         refusal = f"search_code cannot run {quoted(regex)}:"
         _compile(regex, _SEARCH, refusal)
+        if _anchors_whole_text(regex):
+            raise ToolRetry(
+                f"{refusal} `\\A`, `\\z` and `(?-m)` anchor on the whole file, and the search "
+                "is per line; use `^` and `$` (the start and end of a line)"
+            )
         self._compiled = _compile(f"(?m){regex}", _SEARCH, refusal)
 
     def matching_lines(self, text: str) -> Iterator[tuple[int, str]]:
@@ -78,6 +85,45 @@ class LinePattern:
             pos = end + 1
             if pos > len(data):
                 return
+
+
+def _anchors_whole_text(regex: str) -> bool:
+    """Whether `regex` (valid RE2) has `\\A`, `\\z` or a flag group turning `m` off.
+
+    Escapes and character classes are skipped: `\\\\A` is a backslash and an A, `[(?-m)]` a set.
+    """
+    index, in_class = 0, False
+    while index < len(regex):
+        char = regex[index]
+        if char == "\\":
+            if not in_class and regex[index + 1 : index + 2] in ("A", "z"):
+                return True
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+            index += 1
+            if regex[index : index + 1] == "^":
+                index += 1
+            if regex[index : index + 1] == "]":  # a `]` first in a class is a member
+                index += 1
+            continue
+        elif regex.startswith("(?", index):
+            flags = _flags(regex, index + 2)
+            if "-" in flags and "m" in flags.split("-", 1)[1]:
+                return True
+        index += 1
+    return False
+
+
+def _flags(regex: str, start: int) -> str:
+    """The flag letters of a `(?flags)` or `(?flags:` group opening at `start`; "" if none."""
+    end = start
+    while end < len(regex) and regex[end] in "imsU-":
+        end += 1
+    return regex[start:end] if regex[end : end + 1] in (")", ":") else ""
 
 
 def glob_matcher(source: str, glob: str) -> Matches:

@@ -58,6 +58,8 @@ class ReviewSession:
             max_output_chars=max_output_chars,
         )
         self._transcript: list[GuardRecord] = []
+        # What the calls since the last delivery showed: the model has not got it yet.
+        self._pending = HeadViews()
 
     @property
     def agent(self) -> str:
@@ -89,7 +91,8 @@ class ReviewSession:
 
     def _run(self, tool: ToolSpec, args: object) -> ToolResult:
         # The call records what it shows into a fresh HeadViews, kept only if the model gets
-        # the output uncut: a cut here would hide lines the tool counted as shown.
+        # the output uncut (a cut here would hide lines the tool counted as shown), and
+        # pending until the loop says the model got it (`delivered`).
         views, self._ctx.views = self._ctx.views, HeadViews()
         try:
             result = tool.handler(self._ctx, args)
@@ -99,8 +102,13 @@ class ReviewSession:
             shown, self._ctx.views = self._ctx.views, views
         bounded = self._bounded(result)
         if bounded == result:
-            views.update(shown)
+            self._pending.update(shown)
         return bounded
+
+    def delivered(self) -> None:
+        """The model got the results so far: what they showed now counts as seen (coverage)."""
+        self._ctx.views.update(self._pending)
+        self._pending = HeadViews()
 
     def _bounded(self, result: ToolResult) -> ToolResult:
         """`result` within the output budget, which its content and data share."""
@@ -130,7 +138,7 @@ class ReviewSession:
 
     @property
     def views(self) -> HeadViews:
-        """The head lines this agent's read tools showed it in full (a copy)."""
+        """The head lines this agent's read tools showed it in full, delivered (a copy)."""
         copy = HeadViews()
         copy.update(self._ctx.views)
         return copy

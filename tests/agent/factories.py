@@ -71,6 +71,7 @@ class FakeToolbox:
     handlers: Mapping[str, Handler]
     calls: list[tuple[str, Any]] = field(default_factory=list)
     timeouts: list[float] = field(default_factory=list)  # the time limit of each call
+    deliveries: list[int] = field(default_factory=list)  # len(calls) at each delivery
 
     def tool_params(self) -> list[dict[str, Any]]:
         return [
@@ -89,6 +90,9 @@ class FakeToolbox:
         if handler is None:
             return ToolResult(content=f"`{name}` is not a tool in review mode", is_error=True)
         return handler(tool_input)
+
+    def delivered(self) -> None:
+        self.deliveries.append(len(self.calls))
 
 
 def echo(tool_input: Any) -> ToolResult:

@@ -7,7 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from reviewbot.agent.context import pack_context
+from reviewbot.agent.context import (
+    REASON_BINARY,
+    REASON_EXCLUDED,
+    REASON_NO_PATCH,
+    REASON_SUBMODULE,
+    pack_context,
+)
 from reviewbot.agent.coverage import REMEDY_NO_PATCH, REMEDY_UNLISTED, assess
 from reviewbot.agent.panel import run_panel
 from reviewbot.agent.progress import SilentProgress
@@ -18,7 +24,14 @@ from reviewbot.sources.diff_index import DiffIndex, FileStatus
 from reviewbot.tools.ask_user import NoOperator
 from reviewbot.tools.views import HeadViews
 from tests.agent.factories import FakeClock, client_for, file_diff, index, snapshot
-from tests.fakes.messages_api import FakeMessagesAPI, reply, text, tool_use
+from tests.fakes.messages_api import (
+    Failure,
+    FakeMessagesAPI,
+    reply,
+    text,
+    tool_use,
+    unauthorized,
+)
 
 BUDGET = 1_000
 SMALL = "@@ -1,2 +1,2 @@\n a = 1\n-b = 2\n+b = 3\n"
@@ -125,6 +138,33 @@ class TestPolicy:
             "package-lock.json",
         }
         assert (coverage.partial, coverage.unseen) == (False, ())
+
+    @pytest.mark.parametrize(
+        ("flags", "excluded", "reason"),
+        [
+            ({}, True, REASON_EXCLUDED),
+            ({"binary": True}, False, REASON_BINARY),
+            ({"binary": True}, True, REASON_BINARY),
+            ({"submodule": True}, False, REASON_SUBMODULE),
+            ({"submodule": True}, True, REASON_SUBMODULE),
+            ({}, False, REASON_NO_PATCH),
+        ],
+        ids=["excluded", "binary", "binary-excluded", "submodule", "submodule-excluded", "none"],
+    )
+    def test_policy_comes_before_a_missing_patch(self, flags, excluded, reason):
+        """A huge lockfile is the very file GitHub sends no patch for: excluded, not a gap."""
+        diff = index(
+            file_diff("a.py", SMALL),
+            file_diff("package-lock.json", None, additions=90_000, deletions=80_000, **flags),
+        )
+        coverage = assess_diff(diff, excluded=lambda path: excluded)
+        [listed] = [f for f in coverage.files_listed if f.path == "package-lock.json"]
+        assert listed.reason == reason
+        gap = reason == REASON_NO_PATCH
+        assert (coverage.partial, [f.path for f in coverage.unseen]) == (
+            gap,
+            ["package-lock.json"] if gap else [],
+        )
 
     def test_a_rename_without_content_change_has_nothing_to_see(self):
         """No hunks, no lines: a listed rename is not a gap."""
@@ -236,4 +276,66 @@ class TestPanel:
             reply(text("Looked around.")),
         )
         coverage = self.panel(checkout, fake)
+        assert [f.path for f in coverage.unseen] == ["big.py"]
+
+
+class TestNoReviewerGotTheContext:
+    """Packed files count as seen only by a reviewer whose first request was answered."""
+
+    @pytest.fixture
+    def checkout(self, tmp_path: Path) -> Path:
+        (tmp_path / "a.py").write_text("a = 1\nb = 3\n")
+        return tmp_path
+
+    def panel(self, checkout: Path, client, **budget: int) -> Coverage:
+        config = ReviewConfig(budget=BudgetConfig(context_tokens=BUDGET, **budget))
+        diff = index(
+            file_diff("a.py", SMALL),
+            file_diff("big.py", BIG),
+            file_diff("logo.png", None, binary=True),
+        )
+        return run_panel(
+            snapshot(checkout, diff, config=config),
+            config,
+            client=client,
+            operator=NoOperator(),
+            redactor=Redactor(),
+            progress=SilentProgress(),
+            excluded=lambda path: False,
+            clock=FakeClock(),
+        ).coverage
+
+    def test_without_a_client_every_text_file_is_unseen(self, checkout):
+        """No key: nothing was reviewed, the packed a.py included; the binary stays policy."""
+        coverage = self.panel(checkout, None)
+        assert coverage.partial is True
+        assert coverage.files_in_context == 0
+        assert [f.path for f in coverage.unseen] == ["a.py", "big.py"]
+        assert all("ANTHROPIC_API_KEY is not set" in f.reason for f in coverage.unseen)
+        assert all("ANTHROPIC_API_KEY" in f.remedy for f in coverage.unseen)
+
+    def test_a_refused_key_is_the_reason(self, checkout, messages_api):
+        """A 401 on the first request: the model never got the context."""
+        coverage = self.panel(checkout, client_for(messages_api(unauthorized())))
+        assert [f.path for f in coverage.unseen] == ["a.py", "big.py"]
+        assert all("the request to the model failed" in f.reason for f in coverage.unseen)
+        assert all("ANTHROPIC_API_KEY" in f.reason for f in coverage.unseen)
+
+    def test_a_first_request_never_sent_is_the_reason(self, checkout, messages_api):
+        """The input budget is smaller than the first request: nothing reached a model."""
+        coverage = self.panel(checkout, client_for(messages_api()), max_input_tokens=1_000)
+        assert [f.path for f in coverage.unseen] == ["a.py", "big.py"]
+        assert all(
+            "no request was sent to the model (max_input_tokens" in f.reason
+            for f in coverage.unseen
+        )
+
+    def test_one_answered_request_is_enough(self, checkout, messages_api):
+        """The first request was answered, then the API failed: the packed file was seen."""
+        fake = messages_api(
+            reply(tool_use("read_file", {"path": "a.py"})),
+            Failure(400, "invalid_request_error", "bad request"),
+        )
+        coverage = self.panel(checkout, client_for(fake))
+        assert coverage.files_in_context == 1
         assert [f.path for f in coverage.unseen] == ["big.py"]

@@ -433,6 +433,41 @@ class TestBudgets:
         assert any("claude-future-9" in note for note in result.notes)
 
 
+class TestDelivery:
+    """A tool result is seen (`Toolbox.delivered`) only once a request carrying it is answered."""
+
+    def test_results_are_delivered_by_the_next_answered_request(self, messages_api):
+        fake = messages_api(
+            reply(tool_use("read_file", {"path": "a.py"})),
+            reply(tool_use("read_file", {"path": "b.py"})),
+            reply(text("Done.")),
+        )
+        toolbox = FakeToolbox({"read_file": echo})
+        run(fake, toolbox)
+        # Answer 1 carries no result; answer 2 the first read's; answer 3 the second's.
+        assert toolbox.deliveries == [0, 1, 2]
+
+    def test_the_turn_that_finalizes_delivers_nothing(self, messages_api):
+        """read + finalize in one turn: the read's result never reaches the model."""
+        fake = messages_api(
+            reply(tool_use("read_file", {"path": "a.py"}), tool_use("finalize_review", {}))
+        )
+        toolbox = FakeToolbox({"read_file": echo, "finalize_review": finalize})
+        assert run(fake, toolbox).stop_reason is StopReason.FINALIZED
+        assert toolbox.deliveries == [0]
+
+    @pytest.mark.parametrize("stop", ["error", "max_turns"])
+    def test_a_turn_before_a_stop_delivers_nothing(self, messages_api, stop):
+        """A request that fails, or is never sent for a budget, delivers nothing."""
+        first = reply(tool_use("read_file", {"path": "a.py"}))
+        failing = Failure(400, "invalid_request_error", "bad request")
+        fake = messages_api(first) if stop == "max_turns" else messages_api(first, failing)
+        toolbox = FakeToolbox({"read_file": echo})
+        budget = {"max_turns": 1} if stop == "max_turns" else {}
+        assert run(fake, toolbox, **budget).stop_reason.value == stop
+        assert toolbox.deliveries == [0]
+
+
 class TestErrors:
     def test_overloaded_then_success(self, messages_api):
         """A 529 is retried inside the client; the loop sees one successful turn."""

@@ -423,7 +423,9 @@ class TestFailures:
         ]
         assert {a.stop_reason for a in outcome.agents} == {StopReason.NO_CREDENTIALS}
         assert verdict_of(outcome, config) is Verdict.HOLD
-        assert outcome.coverage.files_in_context == 1
+        # The PR is packed, but no model received it: nothing counts as seen.
+        assert outcome.packed_context_tokens > 0
+        assert (outcome.coverage.files_in_context, outcome.coverage.partial) == (0, True)
 
     def test_unknown_model_note_reaches_the_agent_report(self, checkout, messages_api):
         """The loop's note about an unknown model's price is kept on that agent's report."""

@@ -190,3 +190,55 @@ class TestRefold:
         body = _summary(flow, "refold")
         assert "**Not seen** by any reviewer: `store.py`" in body
         assert "context_tokens" in body
+
+
+def final_turn_read_script() -> list[Scripted]:
+    """The reviewer reads all of the padded file (in two halves) and finalizes in the same turn."""
+    return [
+        reply(
+            tool_use("read_file", {"path": "store.py", "start_line": 1, "end_line": 760}),
+            tool_use("read_file", {"path": "store.py", "start_line": 761, "end_line": 1502}),
+            tool_use("finalize_review", {"summary": "Only padding.", "verdict": "ship"}),
+        ),
+    ]
+
+
+@pytest.fixture(scope="module")
+def final_turn(worlds) -> Flow:
+    """As `flow`, but head B's read of store.py comes in the turn that ends the run."""
+    world = worlds(
+        "final-turn-read",
+        base={".reviewbot.toml": CONFIG, "store.py": STORE_BASE, "app.py": APP_BASE},
+        head={"store.py": STORE_HEAD, "app.py": APP_HEAD_A},
+        script=[*first_script(), *final_turn_read_script()],
+    )
+    first = world.run(ARGS, event_name="pull_request", event=pull_request_event(world))
+    repo = GitRepo(world.repo)
+    repo.write_files({"store.py": STORE_HEAD + PADDING, "app.py": APP_HEAD_B})
+    repo.commit("pad store.py")
+    world.pull = seed_pull(world.github, world.repo, "main", "feature", author=world.pull.author)
+    event = pull_request_event(world, action="synchronize")
+    second = world.run(ARGS, event_name="pull_request", event=event)
+    return Flow(world=world, first=first, second=second, refold=second)
+
+
+class TestReadInTheFinalTurn:
+    """A read whose result was never sent to the model is not something the model saw."""
+
+    def test_the_reviewer_finalized_after_its_read(self, final_turn):
+        assert final_turn.second.returncode == 0, final_turn.second.stderr
+        [reviewer] = [a for a in final_turn.second.report()["agents"] if a["role"] == "reviewer"]
+        assert reviewer["stop_reason"] == "finalized"
+
+    def test_the_unread_result_does_not_count_as_seen(self, final_turn):
+        coverage = final_turn.second.report()["coverage"]
+        assert coverage["files_read"] == []
+        assert (coverage["partial"], [f["path"] for f in coverage["unseen"]]) == (
+            True,
+            ["store.py"],
+        )
+
+    def test_the_p0_is_not_resolved_and_blocks(self, final_turn):
+        report = final_turn.second.report()
+        assert report["published"]["resolved"] == ["review-2"]
+        assert report["verdict"] == "block"

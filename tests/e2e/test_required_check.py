@@ -1,9 +1,11 @@
 """The Action on `pull_request` without an Anthropic key: a Hold, and what branch protection makes of it.
 
 Default config: the required `reviewbot` check fails, the step exits 0 (`fail-on: none`),
-the outputs say `hold`. With `[publish] advisory_hold = true` on the base branch the
-check is neutral and passes, while `--fail-on hold` still fails the step: `fail-on`
-judges the verdict, the check judges verdict, coverage and the base config.
+the outputs say `hold`. `[publish] advisory_hold = true` on the base branch does not make
+this Hold pass: no model received the PR, so every changed file is unseen and the
+coverage is partial, which never passes (tests/reliability/test_required_check.py has an
+advisory Hold that passes). `--fail-on hold` still fails the step: `fail-on` judges the
+verdict, the check judges verdict, coverage and the base config.
 """
 
 from __future__ import annotations
@@ -68,22 +70,35 @@ class TestDefaultHold:
         (post,) = holds.default_run.calls("POST", "/check-runs")
         title = post.json()["output"]["title"]
         assert title == (
-            "🟡 Hold (blocks merge): gated axis `review` could not run: "
+            "🟡 Hold (blocks merge: coverage is partial): gated axis `review` could not run: "
             "ANTHROPIC_API_KEY is not set"
         )
 
 
-class TestAdvisoryHold:
-    def test_the_pr_is_mergeable(self, holds):
-        """The base config makes Hold advisory: the check is neutral, which passes."""
-        assert _required(holds.advisory) == "passing"
+class TestAdvisoryHoldWithoutAModel:
+    """Advisory Hold informs about a reviewed PR; a run in which no model ran reviewed nothing."""
+
+    def test_the_pr_is_not_mergeable(self, holds):
+        """No key: every changed file is unseen, coverage is partial, so the check fails."""
+        assert _required(holds.advisory) == "failing"
         (post,) = holds.advisory_run.calls("POST", "/check-runs")
-        assert post.json()["conclusion"] == "neutral"
-        assert post.json()["output"]["title"].startswith("🟡 Hold (advisory): ")
+        assert post.json()["conclusion"] == "failure"
+        assert post.json()["output"]["title"].startswith("🟡 Hold (blocks merge: ")
+
+    def test_the_coverage_says_nothing_was_reviewed(self, holds):
+        """The report and the summary say 0 files were reviewed, and why."""
+        coverage = holds.advisory_run.report()["coverage"]
+        assert (coverage["partial"], coverage["files_in_context"]) == (True, 0)
+        [unseen] = coverage["unseen"]
+        assert unseen["path"] == "app.py"
+        assert unseen["reason"] == "no model ran: ANTHROPIC_API_KEY is not set"
+        body = holds.advisory_run.calls("POST", "/comments")[-1].json()["body"]
+        assert "Files reviewed: none of 1 changed files (no model ran)" in body
+        assert "Nothing was reviewed: no model ran: ANTHROPIC_API_KEY is not set" in body
 
     def test_fail_on_hold_still_fails_the_step(self, holds):
-        """`--fail-on hold` judges the verdict: exit 1 after the advisory check is published."""
+        """`--fail-on hold` judges the verdict: exit 1 after the check is published."""
         run = holds.advisory_run
         assert run.returncode == 1, run.stderr
         assert run.outputs["verdict"] == "hold"
-        assert run.report()["published"]["check_conclusion"] == "neutral"
+        assert run.report()["published"]["check_conclusion"] == "failure"

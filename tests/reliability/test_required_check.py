@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.github_api import FILES_CAP
-from tests.fakes.messages_api import reply, text, tool_use
+from tests.fakes.messages_api import reply, text, tool_use, unauthorized
 from tests.fakes.server import Response
 from tests.reliability.world import BASE_APP, REPO, World, finding
 
@@ -67,7 +67,8 @@ class TestHoldBlocksMerge:
         (check,) = world.check_runs()
         assert check["conclusion"] == "failure"
         title = check["output"]["title"]
-        assert title.startswith("🟡 Hold (blocks merge): ")
+        # No model received the PR, so nothing was seen: coverage is partial as well.
+        assert title.startswith("🟡 Hold (blocks merge: coverage is partial): ")
         assert "gated axis `review` could not run: ANTHROPIC_API_KEY is not set" in title
 
     def test_hold_on_an_open_p0(self, world: World) -> None:
@@ -129,6 +130,18 @@ class TestAdvisoryHold:
         assert run.verdict == "hold"
         assert _required(world) == "failing"
 
+    def test_an_advisory_hold_where_the_key_was_refused_fails(self, world: World) -> None:
+        """A 401 on the first request: no model got the PR, nothing was seen, the check fails."""
+        world.build(base={"app.py": BASE_APP, ".reviewbot.toml": ADVISORY})
+        world.seed()
+        world.serve(unauthorized())
+        run = world.review("--post")
+        assert run.verdict == "hold"
+        assert _required(world) == "failing"
+        assert run.report is not None
+        [unseen] = run.report["coverage"]["unseen"]
+        assert unseen["reason"].startswith("the request to the model failed: ")
+
     def test_advisory_block_still_fails(self, world: World) -> None:
         """Advisory covers Hold only: a Block fails the required check."""
         world.build(base={"app.py": BASE_APP, ".reviewbot.toml": ADVISORY})
@@ -172,9 +185,9 @@ class TestStatusFallback:
         """Statuses have no neutral: a blocking Hold is `failure`, an advisory one `success`."""
         world.build(base={"app.py": BASE_APP, ".reviewbot.toml": config})
         world.seed()
-        world.serve()
+        world.serve(*_disputed_p0())  # a Hold of a reviewed PR (without a key nothing is seen)
         world.github_server.fail_next("POST", CHECK_RUNS, _forbidden())
-        run = world.review("--post", ANTHROPIC_API_KEY=None)
+        run = world.review("--post")
         assert run.verdict == "hold"
         assert world.check_runs() == []
         (status,) = world.github.repo(REPO).statuses

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from reviewbot.tools.context import ToolRetry
-from reviewbot.tools.paths import decode_lines, glob_match, normalise, resolve_inside, split_lines
+from reviewbot.tools.paths import (
+    decode_lines,
+    glob_matching,
+    normalise,
+    resolve_inside,
+    split_lines,
+)
 from reviewbot.tools.truncate import (
     MAX_LINE_CHARS,
     first_line,
@@ -41,7 +47,7 @@ class TestGlob:
     )
     def test_glob_semantics(self, pattern, path, expected):
         """`*`, `?` and `[!x]` stay within a directory, `**/` spans any depth, patterns are rooted."""
-        assert glob_match(pattern, path) is expected
+        assert glob_matching(pattern)(path) is expected
 
 
 class TestContainment:

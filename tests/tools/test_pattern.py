@@ -69,6 +69,27 @@ class TestLinePattern:
             LinePattern(regex)
 
 
+WHOLE_TEXT = [r"\Adef", r"line\z", r"(?-m)^def", r"(?i-m)^DEF", r"(?s-m:^def)", r"x|\A"]
+
+
+class TestWholeTextAnchors:
+    @pytest.mark.parametrize("regex", WHOLE_TEXT, ids=WHOLE_TEXT)
+    def test_an_anchor_on_the_whole_text_is_refused(self, regex):
+        """A per-line search has no whole text: `\\A`, `\\z` and `(?-m)` are refused, not run."""
+        with pytest.raises(ToolRetry, match=re.escape("use `^` and `$`")):
+            LinePattern(regex)
+
+    @pytest.mark.parametrize(
+        "regex",
+        [r"\\A", r"[\\z]", r"[(?-m)]", r"(?m)^def", r"(?i)^DEF"],
+        ids=["escaped-backslash", "in-a-class", "class-of-flags", "m-on", "i-only"],
+    )
+    def test_lookalikes_run_as_a_per_line_search(self, regex):
+        """A literal backslash, a class, or flags that keep `m` on: found like per line."""
+        text = TEXT + "\\A (?-m) z\n"
+        assert list(LinePattern(regex).matching_lines(text)) == per_line(regex, text)
+
+
 class TestGlobs:
     def test_an_invalid_class_is_a_tool_retry_not_a_crash(self):
         """A reversed range (`[z-a]`) is told to the model instead of crashing the tool."""
