@@ -134,7 +134,6 @@ class _ReviewComment(_Shape):
     id: int
     body: str | None = None
     user: _User | None = None
-    author_association: str = "NONE"
     in_reply_to_id: int | None = None
     path: str | None = None
     line: int | None = None
@@ -145,7 +144,6 @@ class _IssueComment(_Shape):
     id: int
     body: str | None = None
     user: _User | None = None
-    author_association: str = "NONE"
     html_url: str | None = None
 
 
@@ -153,7 +151,6 @@ class _Review(_Shape):
     id: int
     body: str | None = None
     user: _User | None = None
-    author_association: str = "NONE"
     state: str | None = None
     html_url: str | None = None
 
@@ -787,7 +784,6 @@ def _record_of_review_comment(c: _ReviewComment) -> CommentRecord:
         where=Where.INLINE,
         author=c.user.login if c.user else None,
         body=c.body or "",
-        association=c.author_association,
         in_reply_to=c.in_reply_to_id,
         path=c.path,
         line=c.line,
@@ -801,7 +797,6 @@ def _record_of_review(r: _Review) -> CommentRecord:
         where=Where.REVIEW,
         author=r.user.login if r.user else None,
         body=r.body or "",
-        association=r.author_association,
         state=r.state,
     )
 
@@ -812,5 +807,4 @@ def _record_of_issue_comment(c: _IssueComment) -> CommentRecord:
         where=Where.ISSUE,
         author=c.user.login if c.user else None,
         body=c.body or "",
-        association=c.author_association,
     )

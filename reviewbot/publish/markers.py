@@ -114,7 +114,6 @@ class CommentRecord:
     where: Where
     author: str | None  # None for deleted ("ghost") accounts
     body: str
-    association: str = "NONE"
     in_reply_to: int | None = None
     path: str | None = None
     line: int | None = None
