@@ -129,22 +129,29 @@ class GitHub:
 
     client: GitHubClient
     login: str
-    # The permission API's answers, asked once per account per run (/review, /confirm, /dismiss).
-    permissions: dict[tuple[str, str], str] = field(default_factory=dict)
+    # The permission API's answers, asked once per account per run (/review, /confirm, /dismiss);
+    # a lookup that failed is kept too, with its error, so it is not asked again per command.
+    permissions: dict[tuple[str, str], str | ReviewbotError] = field(default_factory=dict)
 
     def permission(self, repo: str, login: str) -> str:
         key = (repo, login.casefold())
         if key not in self.permissions:
-            self.permissions[key] = fetch_permission(self.client, repo, login)
-        return self.permissions[key]
+            try:
+                self.permissions[key] = fetch_permission(self.client, repo, login)
+            except ReviewbotError as exc:
+                log.warning("cannot check %s's permission on %s: %s", login, repo, exc)
+                self.permissions[key] = exc
+        answer = self.permissions[key]
+        if isinstance(answer, ReviewbotError):
+            raise answer
+        return answer
 
     def is_writer(self, repo: str, login: str) -> bool:
         """Write access according to the permission API; an answer it cannot give is a no."""
         try:
             return self.permission(repo, login) in WRITERS
-        except ReviewbotError as exc:
-            log.warning("cannot check %s's permission on %s: %s", login, repo, exc)
-            return False
+        except ReviewbotError:
+            return False  # logged with its reason when the lookup failed
 
 
 @contextmanager

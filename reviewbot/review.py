@@ -168,10 +168,16 @@ def _unreviewed(prior: PriorState, head: str) -> str:
 def _judged_again(axis: AxisResult, prior: PriorState, head: str, policy: NodePolicy) -> AxisResult:
     """A recorded reviewer axis, its outcome recomputed from its nodes after human decisions.
 
-    An axis that could not run stays so; one whose nodes were not recorded keeps its outcome.
+    Only a verified human decision on one of the axis's nodes may change the recorded
+    outcome (a /dismiss can unblock): without one, the outcome the review recorded is the
+    strictest evidence there is, and rebuilt nodes must not loosen it. An axis that could
+    not run stays so; one whose nodes were not recorded keeps its outcome.
     """
     nodes = prior.axis_nodes(head, axis.name)
     if axis.outcome is Outcome.NOT_RUN or nodes is None:
+        return axis
+    decided = {decision.fingerprint for decision in prior.decisions}
+    if decided.isdisjoint(node.fingerprint for node in nodes):
         return axis
     return replace(axis, outcome=axis_outcome(nodes, policy))
 

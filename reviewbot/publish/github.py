@@ -107,11 +107,11 @@ from reviewbot.publish.markers import (
     find_markers,
     location,
     read_prior,
-    rewrite_status,
     seal_body,
     summary_marker,
 )
 from reviewbot.publish.plan import LinkBuilder, Plan, Target, plan_review
+from reviewbot.publish.resolution import resolved_body
 from reviewbot.publish.seal import Sealer
 from reviewbot.redact import Redactor
 from reviewbot.report import Published, PublishedComment, Report
@@ -155,7 +155,6 @@ class _ReviewComment(_Shape):
     id: int
     body: str | None = None
     user: _User | None = None
-    author_association: str = "NONE"
     in_reply_to_id: int | None = None
     path: str | None = None
     line: int | None = None
@@ -167,7 +166,6 @@ class _IssueComment(_Shape):
     id: int
     body: str | None = None
     user: _User | None = None
-    author_association: str = "NONE"
     html_url: str | None = None
 
 
@@ -175,7 +173,6 @@ class _Review(_Shape):
     id: int
     body: str | None = None
     user: _User | None = None
-    author_association: str = "NONE"
     state: str | None = None
     html_url: str | None = None
 
@@ -638,28 +635,33 @@ class GitHubPublisher:
         for prior in vanished:
             by_comment.setdefault((prior.where, prior.comment_id), []).append(prior)
         edits = list(by_comment.items())
+        skipped: list[int] = []
         for (where, comment_id), priors in edits[:MAX_RESOLVE_EDITS]:
             fingerprints = {p.node.fingerprint for p in priors}
             banner = f"✅ **Resolved** — no longer reported on `{head_sha[:12]}`."
-            old = priors[0].body
-            if where is Where.INLINE:  # the whole comment is the finding: banner on top
-                new = rewrite_status(old, fingerprints, Status.RESOLVED, redactor=self.redact)
-                body = finish(f"{banner}\n\n{new}", self.redact)
-                body = seal_body(body, self.trust.sealer, at=location(where, comment_id))
+            on_top = where is Where.INLINE  # the whole comment is the finding
+            body = resolved_body(
+                priors[0].body, fingerprints, banner, on_top=on_top, redactor=self.redact
+            )
+            if body is None:  # it cannot fit with every marker: left as it is, said so
+                skipped.append(comment_id)
+                continue
+            body = seal_body(body, self.trust.sealer, at=location(where, comment_id))
+            if on_top:
                 self._api.call("PATCH", f"/pulls/comments/{comment_id}", {"body": body})
-            else:  # one list item among others: banner at the item
-                new = rewrite_status(
-                    old, fingerprints, Status.RESOLVED, banner=banner, redactor=self.redact
-                )
-                body = finish(new, self.redact)
-                body = seal_body(body, self.trust.sealer, at=location(where, comment_id))
+            else:
                 self._api.call("PUT", f"/pulls/{self.number}/reviews/{comment_id}", {"body": body})
+        notes = [
+            f"Comment {comment_id} was not marked resolved: it is too long to edit without "
+            "cutting a finding's marker."
+            for comment_id in skipped
+        ]
         left = len(edits) - MAX_RESOLVE_EDITS
         if left > 0:
-            return [
+            notes.append(
                 f"{left} more comment(s) with resolved findings will be marked on the next run."
-            ]
-        return []
+            )
+        return notes
 
     def _upsert_summary(
         self,
@@ -955,7 +957,6 @@ def _record_of_review_comment(c: _ReviewComment) -> CommentRecord:
         where=Where.INLINE,
         author=c.user.login if c.user else None,
         body=c.body or "",
-        association=c.author_association,
         in_reply_to=c.in_reply_to_id,
         path=c.path,
         line=c.line,
@@ -969,7 +970,6 @@ def _record_of_review(r: _Review) -> CommentRecord:
         where=Where.REVIEW,
         author=r.user.login if r.user else None,
         body=r.body or "",
-        association=r.author_association,
         state=r.state,
     )
 
@@ -980,5 +980,4 @@ def _record_of_issue_comment(c: _IssueComment) -> CommentRecord:
         where=Where.ISSUE,
         author=c.user.login if c.user else None,
         body=c.body or "",
-        association=c.author_association,
     )

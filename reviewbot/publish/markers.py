@@ -66,7 +66,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from reviewbot.errors import LifecycleError
 from reviewbot.nodes.boundary import Discarded, admit, read_boundary
 from reviewbot.nodes.lifecycle import Action, Event, apply
-from reviewbot.nodes.model import ReviewNode, Status
+from reviewbot.nodes.model import Priority, ReviewNode, Status
 from reviewbot.publish.seal import Sealer
 from reviewbot.redact import Redactor
 from reviewbot.report import AxisReport, Coverage, Report, UnseenFile
@@ -114,7 +114,6 @@ class CommentRecord:
     where: Where
     author: str | None  # None for deleted ("ghost") accounts
     body: str
-    association: str = "NONE"
     in_reply_to: int | None = None
     path: str | None = None
     line: int | None = None
@@ -208,13 +207,21 @@ def _cut(text: str, redactor: Redactor) -> str:
 
 
 class NodeState(_Marker):
-    """A node's state as the last review folded it, so a re-fold can judge its axis again."""
+    """A node's state as the last review folded it, so a re-fold can judge its axis again.
+
+    A finding already on the PR is not posted again, so its inline marker keeps the
+    assessment of the head it was first posted on: what this head's review judged
+    (priority, confidence, raisers) is recorded here and overlays it (`as_judged`).
+    """
 
     fingerprint: str = Field(pattern=r"^[0-9a-f]{16}$")
     # Every agent that raised it, the author first: whose axes it counted for.
     raisers: tuple[str, ...] = Field(min_length=1, max_length=20)
     status: Status
     confirmed_by: tuple[str, ...] = ()
+    # None: a summary written before they were recorded (the marker's own then stand).
+    priority: Priority | None = None
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
 
     @classmethod
     def of(cls, node: ReviewNode) -> NodeState:
@@ -223,7 +230,21 @@ class NodeState(_Marker):
             raisers=node.raisers,
             status=node.status,
             confirmed_by=node.confirmed_by,
+            priority=node.priority,
+            confidence=node.confidence,
         )
+
+    def as_judged(self, node: ReviewNode) -> ReviewNode:
+        """`node` (from its inline marker) with the assessment this review folded."""
+        update: dict[str, object] = {
+            "author": self.raisers[0],
+            "also_raised_by": self.raisers[1:],
+        }
+        if self.priority is not None:
+            update["priority"] = self.priority
+        if self.confidence is not None:
+            update["confidence"] = self.confidence
+        return node.model_copy(update=update)
 
 
 class SealMarker(_Marker):
@@ -412,7 +433,7 @@ class PriorState:
             if prior is None:
                 return None
             peers = [Event(action=Action.CONFIRM, by=peer) for peer in state.confirmed_by]
-            rebuilt.append(_apply_all(_fresh(prior.node), peers))
+            rebuilt.append(_apply_all(_fresh(state.as_judged(prior.node)), peers))
         return carry_over(rebuilt, self)
 
     def coverage(self, head_sha: str) -> Coverage | None:
@@ -446,21 +467,20 @@ class PriorState:
         """The prior nodes with human decisions applied: the input of a re-fold without a model.
 
         Nodes recorded for other heads still count (they can only make it stricter); for
-        `head_sha` the confirmations the last review folded are added.
+        `head_sha` the assessment and confirmations the last review folded are applied.
         """
         marker = self._of_head(head_sha) if head_sha else None
-        recorded = {s.fingerprint: s.confirmed_by for s in (marker.nodes or ())} if marker else {}
-        latest = [prior.node for prior in self.by_fingerprint().values()]
-        return tuple(
-            _apply_all(
-                node,
-                [
-                    Event(action=Action.CONFIRM, by=peer)
-                    for peer in recorded.get(node.fingerprint, ())
-                ],
-            )
-            for node in carry_over(latest, self, keep_status=True)
-        )
+        recorded = {s.fingerprint: s for s in (marker.nodes or ())} if marker else {}
+        latest = [
+            recorded[fp].as_judged(prior.node) if fp in recorded else prior.node
+            for fp, prior in self.by_fingerprint().items()
+        ]
+        out = []
+        for node in carry_over(latest, self, keep_status=True):
+            state = recorded.get(node.fingerprint)
+            peers = state.confirmed_by if state else ()
+            out.append(_apply_all(node, [Event(action=Action.CONFIRM, by=p) for p in peers]))
+        return tuple(out)
 
 
 def dumps_marker(tag: str, payload: dict[str, Any], *, redactor: Redactor = SHAPES_ONLY) -> str:

@@ -8,6 +8,10 @@ Each flow runs the real CLI against the loopback GitHub and Messages API fakes:
   a maintainer's `/dismiss` of the only blocking finding unblocks the next review.
 - forged: another workflow posting as the same `github-actions[bot]` echoes a copy of
   reviewbot's marker with `"status":"dismissed"` — it changes nothing.
+- stricter: a finding posted on A is found again on B, judged stricter (a confirmed P0
+  where A posted a P3; or raised by a gated reviewer too where A's raiser was not gated).
+  It is not posted again, so its inline marker keeps A's assessment: the re-fold of B
+  must keep B's verdict, not fall back to the stale marker.
 """
 
 from __future__ import annotations
@@ -301,3 +305,101 @@ class TestMarkersPostedByAnotherWorkflow:
         for body in bodies:
             seal = json.loads(body.rstrip().rsplit("<!-- reviewbot:seal ", 1)[1][: -len(" -->")])
             assert set(seal) == {"v", "mac"}
+
+
+# ---------------------------------------------------------------- stricter on a later head
+
+# B edits another function: the finding's anchored line is unchanged, so is its fingerprint.
+ELSEWHERE = {"app.py": HEAD["app.py"] + "\n\ndef total(xs):\n    return sum(xs)\n"}
+STYLE_AND_SECURITY = (
+    '[[reviewers]]\nname = "style"\ngated = false\n\n'
+    '[[reviewers]]\nname = "security"\ngated = true\n'
+)
+
+
+def judged(reviewer: str, verdict: str) -> list:
+    """The verifier's reply about `reviewer`'s first node, then its closing text."""
+    tool = "confirm_review_node" if verdict == "confirm" else "dispute_review_node"
+    return [reply(tool_use(tool, {"id": f"{reviewer}-1", "reason": "read it"})), reply(text("ok"))]
+
+
+def raised(finding: dict) -> list:
+    return [reply(tool_use("add_review_node", finding)), reply(text("Recorded."))]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Stricter:
+    review_b: Run
+    refold_b: Run
+    world: World
+
+
+def reviewed_twice_then_refolded(world: World) -> Stricter:
+    """Review A, push B (CI passes on it), review B, then the check_suite re-fold of B."""
+    first = world.run(ARGS, event_name="pull_request", event=pull_request_event(world))
+    assert first.returncode == 0, first.stderr
+    assert first.outputs["verdict"] == "ship"
+    push(world, ELSEWHERE)
+    world.github.add_check_run(
+        REPO, name="tests", head_sha=world.pull.head_sha, status="completed", conclusion="success"
+    )
+    event = pull_request_event(world, action="synchronize")
+    review_b = world.run(ARGS, event_name="pull_request", event=event)
+    refold_b = world.run(ARGS, event_name="check_suite", event=check_suite_event(world))
+    return Stricter(review_b=review_b, refold_b=refold_b, world=world)
+
+
+@pytest.fixture(scope="module")
+def p3_then_p0(worlds) -> Stricter:
+    p3 = {**P0, "priority": "P3", "confidence": 0.5}
+    # A P3 is not sent to the verifier; B's P0 is, and it confirms it.
+    script = [*raised(p3), *raised(P0), *judged("review", "confirm")]
+    return reviewed_twice_then_refolded(worlds("p3-then-p0", base=BASE, head=HEAD, script=script))
+
+
+@pytest.fixture(scope="module")
+def gated_later(worlds) -> Stricter:
+    config = {".reviewbot.toml": STYLE_AND_SECURITY}
+    nothing = [reply(text("Nothing to report."))]
+    script = [*nothing, *raised(P0), *nothing, *judged("style", "dispute")]
+    script += [*nothing, *raised(P0), *raised(P0), *judged("style", "dispute")]
+    world = worlds("gated-later", base={**BASE, **config}, head={**HEAD, **config}, script=script)
+    return reviewed_twice_then_refolded(world)
+
+
+class TestAStricterAssessmentOnALaterHead:
+    def test_b_blocks_on_the_confirmed_p0_posted_once(self, p3_then_p0):
+        """B's review Blocks; the finding is already on the PR (as A's P3), so not posted again."""
+        run = p3_then_p0.review_b
+        assert run.returncode == 0, run.stderr
+        assert run.outputs["verdict"] == "block"
+        assert axis(run, "review")["outcome"] == "failed"
+        assert run.report()["published"]["already_posted"] == ["review-1"]
+        (comment,) = inline_comments(p3_then_p0.world)
+        assert '"priority":"P3"' in comment["body"]
+
+    def test_the_refold_of_b_still_blocks(self, p3_then_p0):
+        """The CI re-fold of B keeps B's Block: no passing check, no approval."""
+        run = p3_then_p0.refold_b
+        assert run.returncode == 0, run.stderr
+        assert run.model == ()
+        assert run.outputs["verdict"] == "block"
+        assert axis(run, "review")["outcome"] == "failed"
+        (node,) = run.report()["nodes"]
+        assert (node["priority"], node["status"]) == ("P0", "consensusReady")
+        ((sha, conclusion),) = checks(run)
+        assert (sha, conclusion) == (p3_then_p0.world.pull.head_sha, "failure")
+        events = [p.json().get("event") for p in run.calls("POST", "/pulls/7/reviews")]
+        assert "APPROVE" not in events
+
+    def test_a_gated_raiser_on_b_still_holds_the_refold(self, gated_later):
+        """`style` (not gated) posted it on A; on B `security` (gated) raised it too: Hold, twice."""
+        review_b, refold_b = gated_later.review_b, gated_later.refold_b
+        assert review_b.returncode == 0, review_b.stderr
+        assert review_b.outputs["verdict"] == "hold"
+        assert refold_b.returncode == 0, refold_b.stderr
+        assert refold_b.outputs["verdict"] == "hold"
+        (node,) = refold_b.report()["nodes"]
+        assert (node["author"], node["also_raised_by"]) == ("style", ["security"])
+        ((_, conclusion),) = checks(refold_b)
+        assert conclusion != "success"

@@ -236,7 +236,6 @@ def sealed(record: CommentRecord, *, edited: bool = False) -> CommentRecord:
         where=record.where,
         author=record.author,
         body=body,
-        association=record.association,
         in_reply_to=record.in_reply_to,
         path=record.path,
         line=record.line,

@@ -13,8 +13,9 @@ from github import Auth, Github
 from reviewbot.config import PublishConfig
 from reviewbot.errors import AuthError, GitHubAPIError
 from reviewbot.nodes import Priority, Status
+from reviewbot.publish.body import MAX_BODY, SEAL_ROOM
 from reviewbot.publish.github import GitHubPublisher, check_conclusion
-from reviewbot.publish.markers import carry_over, node_marker
+from reviewbot.publish.markers import carry_over, node_marker, seal_body
 from reviewbot.redact import MASK, Redactor
 from reviewbot.report import AgentReport, Coverage, Report, StopReason, UnseenFile
 from tests.publish.conftest import (
@@ -379,6 +380,25 @@ class TestRerun:
         assert f'"at":"inline:{edited["id"]}"' in edited["body"]
         prior = publisher().load_prior_state()
         assert prior.by_fingerprint()[every_kind()[0].fingerprint].node.status is Status.RESOLVED
+
+    @pytest.mark.parametrize("room", [10, 200], ids=["at-the-limit", "room-for-some"])
+    def test_a_resolution_near_the_limit_cuts_no_marker(self, rsps, fake, checkout, room):
+        """A review body `room` characters short of the limit: banners may not fit, markers must."""
+        nodes = every_kind()
+        items = "\n".join(f"- item {n.id} {node_marker(n)}" for n in nodes)
+        pad = MAX_BODY - room - len(items) - 2
+        fake.add_review(seal_body("x" * pad + "\n\n" + items, SEALER), login=BOT)
+        publisher().publish(
+            make_report((), head_sha=NEW_HEAD), make_snapshot(checkout, head_sha=NEW_HEAD)
+        )
+        (put,) = bodies(rsps, "PUT", f"/pulls/{NUMBER}/reviews/{fake.reviews[0]['id']}")
+        body = put["body"]
+        assert len(body) <= MAX_BODY + SEAL_ROOM
+        assert body.count("<!-- reviewbot:seal") == 1
+        assert body.count("<!--") == body.count("-->")
+        prior = publisher().load_prior_state()
+        statuses = {p.node.id: p.node.status for p in prior.nodes}
+        assert statuses == {n.id: Status.RESOLVED for n in nodes}
 
     def test_summary_remembers_verdict_and_axes_for_the_next_run(self, rsps, fake, checkout):
         """The next run (or a check_suite re-fold) reads the verdict and axes back."""

@@ -32,14 +32,13 @@ WRITERS = {"bob", "carol"}  # what the permission API answers "write" for
 PEOPLE = replace(TRUST, pr_author="octocat", is_writer=WRITERS.__contains__)
 
 
-def inline(id, body, *, author=BOT, association="NONE", reply_to=None):
+def inline(id, body, *, author=BOT, reply_to=None):
     """An inline comment; reviewbot's own (by the bot account, not a reply) are sealed."""
     record = CommentRecord(
         id=id,
         where=Where.INLINE,
         author=author,
         body=body,
-        association=association,
         in_reply_to=reply_to,
     )
     return sealed(record) if author == BOT and reply_to is None else record
@@ -318,10 +317,8 @@ class TestHumanDecisions:
     def test_confirm_and_dismiss_replies_become_peer_events(self):
         """`/confirm` and `/dismiss` replies by collaborators are events by `human:<login>`."""
         replies = [
-            inline(101, "/confirm real", author="bob", association="MEMBER", reply_to=100),
-            inline(
-                102, "/dismiss not a bug\nmore", author="carol", association="OWNER", reply_to=100
-            ),
+            inline(101, "/confirm real", author="bob", reply_to=100),
+            inline(102, "/dismiss not a bug\nmore", author="carol", reply_to=100),
         ]
         state = read_prior([self.bot_comment, *replies], PEOPLE)
         assert [(d.event.action.value, d.event.by, d.event.reason) for d in state.decisions] == [
@@ -331,23 +328,23 @@ class TestHumanDecisions:
 
     def test_reply_from_account_without_write_access_is_ignored(self):
         """A drive-by `/dismiss` cannot dismiss a finding."""
-        reply = inline(101, "/dismiss", author="mallory", association="CONTRIBUTOR", reply_to=100)
+        reply = inline(101, "/dismiss", author="mallory", reply_to=100)
         state = read_prior([self.bot_comment, reply], PEOPLE)
         assert (state.decisions, state.ignored_commands) == ((), 1)
 
     @pytest.mark.parametrize(
-        ("login", "association", "why"),
+        ("login", "why"),
         [
-            ("dave", "MEMBER", "has no write access"),
-            ("erin", "COLLABORATOR", "has no write access"),
-            ("octocat", "OWNER", "is the PR's author"),
-            (BOT, "NONE", "is the account reviewbot posts as"),
+            ("dave", "has no write access"),
+            ("erin", "has no write access"),
+            ("octocat", "is the PR's author"),
+            (BOT, "is the account reviewbot posts as"),
         ],
         ids=["read-only-member", "read-only-collaborator", "pr-author", "bot-account"],
     )
-    def test_only_the_permission_api_decides_who_may_decide(self, login, association, why):
-        """The association is no evidence; the PR's author and the bot account never decide."""
-        reply = inline(101, "/dismiss", author=login, association=association, reply_to=100)
+    def test_only_the_permission_api_decides_who_may_decide(self, login, why):
+        """Only the permission API says who may; the PR's author and the bot account never decide."""
+        reply = inline(101, "/dismiss", author=login, reply_to=100)
         state = read_prior([self.bot_comment, reply], PEOPLE)
         assert state.decisions == ()
         assert [(c.login, c.why) for c in state.ignored] == [(login, why)]
@@ -373,7 +370,7 @@ class TestHumanDecisions:
 
     def test_carry_over_applies_decisions_by_fingerprint(self):
         """A new node with the same fingerprint is confirmed by the human's reply."""
-        reply = inline(101, "/confirm", author="bob", association="MEMBER", reply_to=100)
+        reply = inline(101, "/confirm", author="bob", reply_to=100)
         state = read_prior([self.bot_comment, reply], PEOPLE)
         fresh = node(id="review-9", title="Leak")
         (after,) = carry_over([fresh], state)
@@ -386,8 +383,8 @@ class TestHumanDecisions:
     def test_dismissed_stays_dismissed_and_late_confirm_is_moot(self):
         """Dismissed is final: a later /confirm does not reopen the finding nor end the run."""
         replies = [
-            inline(101, "/dismiss", author="carol", association="OWNER", reply_to=100),
-            inline(102, "/confirm", author="bob", association="MEMBER", reply_to=100),
+            inline(101, "/dismiss", author="carol", reply_to=100),
+            inline(102, "/confirm", author="bob", reply_to=100),
         ]
         state = read_prior([self.bot_comment, *replies], PEOPLE)
         (after,) = carry_over([node(id="review-9", title="Leak")], state)
@@ -402,7 +399,7 @@ class TestHumanDecisions:
     def test_review_nodes_refold_prior_state(self):
         """Prior nodes come back with their statuses and the human decisions applied."""
         resolved = node(id="old", title="Gone", status=Status.RESOLVED)
-        reply = inline(101, "/dismiss", author="carol", association="OWNER", reply_to=100)
+        reply = inline(101, "/dismiss", author="carol", reply_to=100)
         record = CommentRecord(id=200, where=Where.INLINE, author=BOT, body=node_marker(resolved))
         state = read_prior([self.bot_comment, sealed(record, edited=True), reply], PEOPLE)
         statuses = {n.id: n.status for n in state.review_nodes()}

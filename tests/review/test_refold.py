@@ -5,12 +5,15 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from reviewbot.config import ReviewConfig, ReviewerConfig
 from reviewbot.nodes.model import Priority, Status
 from reviewbot.publish.markers import (
+    SUMMARY_TAG,
     CommentRecord,
     SummaryMarker,
     Trust,
     Where,
+    dumps_marker,
     node_marker,
     read_prior,
     seal_body,
@@ -145,3 +148,97 @@ class TestHumanDecisionsInARefold:
         after = refold(snap, prior=read_prior(records, TRUST), ci=CI_PASSED)
         assert after.verdict == "block"
         assert after.nodes[0].status is Status.CONSENSUS_READY
+
+
+class TestTheReviewedHeadsAssessment:
+    """A finding posted on an earlier head keeps that head's inline marker; the summary of the
+    head reviewed records how it was judged there, and a re-fold must not fall below it."""
+
+    def _posted_then_judged(self, posted, judged, axes):
+        """`posted` is the inline marker (an earlier head's); `judged` is this head's node."""
+        snap, report, records = prior_of(None, nodes=(judged,), axes=axes)
+        records[1] = _sealed(10, Where.INLINE, node_marker(posted))
+        return snap, report, read_prior(records, TRUST)
+
+    def _confirmed(self, node):
+        return node.model_copy(
+            update={"status": Status.CONSENSUS_READY, "confirmed_by": ("verifier",)}
+        )
+
+    def test_a_p3_posted_then_confirmed_as_p0_still_blocks(self):
+        """Posted as a P3 on A; B's review confirmed it as a P0 and Blocked: the re-fold Blocks."""
+        p3 = make_node(priority=Priority.P3, confidence=0.5)
+        p0 = self._confirmed(make_node(priority=Priority.P0, confidence=0.95))
+        assert p3.fingerprint == p0.fingerprint
+        failed = AxisResult(name="review", gated=True, outcome=Outcome.FAILED)
+        snap, report, prior = self._posted_then_judged(p3, p0, (failed,))
+        assert report.verdict == "block"
+        after = refold(snap, prior=prior, ci=CI_PASSED)
+        assert after.verdict == "block"
+        assert (after.axes[0].name, after.axes[0].outcome) == ("review", Outcome.FAILED)
+        assert (after.nodes[0].priority, after.nodes[0].confidence) == (Priority.P0, 0.95)
+
+    def test_a_p1_posted_then_confirmed_as_p0_still_blocks(self):
+        """Posted as a P1 (Hold); confirmed as a P0 on B (Block): the re-fold does not fall to Hold."""
+        p1 = make_node(priority=Priority.P1)
+        p0 = self._confirmed(make_node(priority=Priority.P0, confidence=0.95))
+        failed = AxisResult(name="review", gated=True, outcome=Outcome.FAILED)
+        snap, report, prior = self._posted_then_judged(p1, p0, (failed,))
+        assert report.verdict == "block"
+        assert refold(snap, prior=prior, ci=CI_PASSED).verdict == "block"
+
+    def test_a_gated_reviewer_raising_it_later_still_counts(self):
+        """Posted as raised by `style` (not gated); on B `security` (gated) raised it too: Hold."""
+        posted = make_node(priority=Priority.P0, confidence=0.95, author="style")
+        judged = posted.model_copy(update={"also_raised_by": ("security",)})
+        axes = (
+            REVIEW_PASSED,
+            AxisResult(name="style", gated=False, outcome=Outcome.PASSED),
+            AxisResult(name="security", gated=True, outcome=Outcome.PASSED),
+        )
+        snap, report, prior = self._posted_then_judged(posted, judged, axes)
+        config = ReviewConfig(
+            reviewers=(
+                ReviewerConfig(name="style", gated=False),
+                ReviewerConfig(name="security", gated=True),
+            )
+        )
+        snap = replace(snap, config=config)
+        assert report.verdict == "hold"
+        after = refold(snap, prior=prior, ci=CI_PASSED)
+        assert after.verdict == "hold"
+        assert after.nodes[0].raisers == ("style", "security")
+
+    def test_a_summary_without_the_assessment_keeps_the_recorded_axis(self):
+        """A summary written before priorities were recorded: the stale marker cannot pass the axis."""
+        p3 = make_node(priority=Priority.P3, confidence=0.5)
+        p0 = self._confirmed(make_node(priority=Priority.P0, confidence=0.95))
+        failed = AxisResult(name="review", gated=True, outcome=Outcome.FAILED)
+        snap, _, records = prior_of(None, nodes=(p0,), axes=(failed,))
+        legacy = SummaryMarker.of(
+            build_report(
+                snap,
+                proposed=None,
+                axes=(failed,),
+                nodes=(p0,),
+                discarded=(),
+                agents=(),
+                usage=Usage(),
+                coverage=None,
+            ),
+            head_sha=HEAD_SHA,
+        )
+        old_states = [
+            {
+                k: v
+                for k, v in s.model_dump(mode="json").items()
+                if k not in {"priority", "confidence"}
+            }
+            for s in legacy.nodes or ()
+        ]
+        payload = {**legacy.model_dump(mode="json"), "nodes": old_states}
+        records[0] = _sealed(1, Where.ISSUE, dumps_marker(SUMMARY_TAG, payload) + "\nsummary")
+        records[1] = _sealed(10, Where.INLINE, node_marker(p3))
+        after = refold(snap, prior=read_prior(records, TRUST), ci=CI_PASSED)
+        assert [a.outcome for a in after.axes if a.name == "review"] == [Outcome.FAILED]
+        assert after.verdict == "block"

@@ -1,0 +1,71 @@
+"""The body of an earlier comment once its vanished findings are marked resolved in place.
+
+Owns: rewriting the markers' status, showing the resolution banner, and keeping the
+result within the body limit without ever cutting a marker. A cut marker would drop its
+finding out of the prior state (it would be posted again), and an unterminated
+`<!--` would hide the rest of the comment. The old seal is stripped first: it is
+re-made over the new body by the caller, and must not count against the limit.
+
+Must not: call GitHub or seal (that is `github.py` and `markers.seal_body`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from reviewbot.nodes.model import Status
+from reviewbot.publish.body import MAX_BODY, finish
+from reviewbot.publish.markers import rewrite_status, unsealed
+from reviewbot.redact import Redactor
+
+_OPENER, _CLOSER = "<!--", "-->"
+
+
+def resolved_body(
+    old: str,
+    fingerprints: Collection[str],
+    banner: str,
+    *,
+    on_top: bool,
+    redactor: Redactor,
+    limit: int = MAX_BODY,
+) -> str | None:
+    """`old` with `fingerprints` resolved, unsealed; None when it cannot fit with every marker.
+
+    `on_top`: the whole comment is the finding, the banner goes first; otherwise the
+    banner is shown at each resolved item. When the banners do not fit they are left out
+    (the summary still lists the resolution); then whole lines of prose go, last first.
+    """
+    plain = unsealed(old)
+    for shown in (banner, ""):
+        if on_top:
+            new = rewrite_status(plain, fingerprints, Status.RESOLVED, redactor=redactor)
+            new = f"{shown}\n\n{new}" if shown else new
+        else:
+            new = rewrite_status(
+                plain, fingerprints, Status.RESOLVED, banner=shown, redactor=redactor
+            )
+        body = finish(new, redactor, limit=limit)
+        if _intact(body, new):
+            return body
+    return _without_prose(redactor(new), limit)
+
+
+def _intact(cut: str, whole: str) -> bool:
+    """No marker was cut: each opened and closed one is still there."""
+    return all(cut.count(end) == whole.count(end) for end in (_OPENER, _CLOSER))
+
+
+def _without_prose(body: str, limit: int) -> str | None:
+    """`body` with lines that carry no marker dropped from the end until it fits."""
+    lines = body.split("\n")
+    dropped: set[int] = set()
+    size = len(body)
+    for index in reversed(range(len(lines))):
+        if size <= limit:
+            break
+        if _OPENER not in lines[index]:
+            dropped.add(index)
+            size -= len(lines[index]) + 1
+    kept = "\n".join(line for index, line in enumerate(lines) if index not in dropped)
+    return kept if len(kept) <= limit else None

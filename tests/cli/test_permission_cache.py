@@ -1,0 +1,37 @@
+"""Who may decide: the permission API is asked once per account per run, a failure too."""
+
+from __future__ import annotations
+
+import responses
+from github import Auth, Github
+
+from reviewbot.app import GitHub
+
+API = "https://api.github.com:443"  # how PyGithub spells it
+REPO = "octo/app"
+
+
+def connection() -> GitHub:
+    client = Github(
+        auth=Auth.Token("ghs_" + "t" * 36),
+        retry=None,
+        seconds_between_requests=None,
+        seconds_between_writes=None,
+    )
+    return GitHub(client=client, login="github-actions[bot]")
+
+
+@responses.activate
+def test_a_failed_lookup_is_not_asked_again():
+    """The lookup errors: the account is no writer, and the API is not asked for each command."""
+    responses.get(
+        f"{API}/repos/{REPO}",
+        json={"full_name": REPO, "name": "app", "url": f"https://api.github.com/repos/{REPO}"},
+    )
+    url = f"{API}/repos/{REPO}/collaborators/bob/permission"
+    responses.get(url, status=403, json={"message": "Resource not accessible by integration"})
+    github = connection()
+    assert [github.is_writer(REPO, "bob"), github.is_writer(REPO, "bob")] == [False, False]
+    assert (
+        len([c for c in responses.calls if "/collaborators/bob/permission" in c.request.url]) == 1
+    )
