@@ -555,13 +555,20 @@ class GitHubPublisher:
 
         def find() -> Any | None:
             # At most one PENDING review per user: after a lost probe, the bot's is the probe.
+            # Otherwise only the bot's LATEST review counts (listed oldest first): an identical
+            # review of an earlier run on this head does not stand for this one when a looser
+            # review came in between (Block, then Ship, then this Block).
+            latest: _Review | None = None
             for review in _shapes(self._api.pages(f"/pulls/{self.number}/reviews"), _Review):
                 if not self._mine(review.user):
                     continue
-                if marker is None and review.state == "PENDING":
-                    return review.model_dump()
-                if marker is not None and marker in (review.body or ""):
-                    return review.model_dump()
+                if review.state == "PENDING":
+                    if marker is None:
+                        return review.model_dump()
+                    continue
+                latest = review
+            if marker is not None and latest is not None and marker in (latest.body or ""):
+                return latest.model_dump()
             return None
 
         data = self._api.write_once(f"/pulls/{self.number}/reviews", payload, find=find)
@@ -728,8 +735,11 @@ class GitHubPublisher:
             params = {"check_name": CHECK_NAME, "filter": "all", "per_page": 100}
             data = self._api.get(f"/commits/{head_sha}/check-runs", params)
             runs = data.get("check_runs") if isinstance(data, dict) else None
-            found = (r for r in runs or () if isinstance(r, dict))
-            return next((r for r in found if r.get("external_id") == payload["external_id"]), None)
+            found = [r for r in runs or () if isinstance(r, dict) and isinstance(r.get("id"), int)]
+            # Only the newest `reviewbot` run counts: it is the one a required check reads.
+            newest = max(found, key=lambda r: int(r["id"]), default=None)
+            same = newest is not None and newest.get("external_id") == payload["external_id"]
+            return newest if same else None
 
         try:
             data = self._api.write_once("/check-runs", payload, find=find)
@@ -751,13 +761,16 @@ class GitHubPublisher:
         return _Created.model_validate(data).id, False, conclusion
 
     def _find_status(self, head_sha: str, status: dict[str, Any]) -> Any | None:
-        """The bot's status of `head_sha` with this context, state and description, if any."""
+        """The bot's newest status of `head_sha` with this context, if it says what we post.
+
+        GitHub lists statuses newest first, and the newest of a context is the one a required
+        check reads: an identical earlier status does not stand for this one.
+        """
         listing = self._api.get(f"/commits/{head_sha}/statuses", {"per_page": 100})
         for item in _shapes(listing if isinstance(listing, list) else [], _Status):
-            said = (item.context, item.state, item.description)
-            wanted = (status["context"], status["state"], status["description"])
-            if said == wanted and self._mine(item.creator):
-                return item.model_dump()
+            if item.context == status["context"] and self._mine(item.creator):
+                same = (item.state, item.description) == (status["state"], status["description"])
+                return item.model_dump() if same else None
         return None
 
 

@@ -125,6 +125,57 @@ class TestStoredThenLost:
         assert run.report["published"]["in_body"] == ["review-2"]
 
 
+class TestLatestWriteCounts:
+    """A read-back matches only the newest write: an identical write of an earlier run on the
+    same head does not stand for this one when a looser write came in between."""
+
+    def test_block_ship_block_on_one_head_ends_failing(self, world: World) -> None:
+        world.build()
+        world.seed()
+        ship = [reply(tool_use("finalize_review", {"summary": "Fine.", "verdict": "ship"}))]
+        world.serve(*_block_script(), *ship, *_block_script())
+        sha = world.github.repo(REPO).pulls[NUMBER].head_sha
+        assert world.review("--post").exit_code == 0
+        assert world.review("--post").exit_code == 0
+        assert world.github.required_check(REPO, sha, "reviewbot") == "passing"
+        world.github_server.fail_next("POST", CHECK_RUNS, bad_gateway())  # not stored
+        run = world.review("--post")
+        assert run.exit_code == 0, run.stderr
+        assert world.github.required_check(REPO, sha, "reviewbot") == "failing"
+        assert [r["conclusion"] for r in world.check_runs()] == ["failure", "success", "failure"]
+
+    def test_the_review_too(self, world: World) -> None:
+        """Block (new comment), Ship, Block, Ship, Block lost: the last review requests changes."""
+        world.build()
+        world.seed()
+        ship = [reply(tool_use("finalize_review", {"summary": "Fine.", "verdict": "ship"}))]
+        block = _block_script()
+        world.serve(*block, *ship, *block, *ship, *block)
+        for _ in range(4):
+            assert world.review("--post").exit_code == 0
+        world.github_server.fail_next("POST", REVIEWS, bad_gateway())  # not stored
+        run = world.review("--post")
+        assert run.exit_code == 0, run.stderr
+        assert world.posted_reviews()[-1]["state"] == "CHANGES_REQUESTED"
+
+    def test_the_status_fallback_too(self, world: World) -> None:
+        world.build()
+        world.seed()
+        ship = [reply(tool_use("finalize_review", {"summary": "Fine.", "verdict": "ship"}))]
+        world.serve(*_block_script(), *ship, *_block_script())
+        sha = world.github.repo(REPO).pulls[NUMBER].head_sha
+        forbidden = Response.json(403, {"message": "Resource not accessible by integration"})
+        for _ in range(2):
+            world.github_server.fail_next("POST", CHECK_RUNS, forbidden)
+            assert world.review("--post").exit_code == 0
+        assert world.github.required_check(REPO, sha, "reviewbot") == "passing"
+        world.github_server.fail_next("POST", CHECK_RUNS, forbidden)
+        world.github_server.fail_next("POST", STATUSES, bad_gateway())  # not stored
+        run = world.review("--post")
+        assert run.exit_code == 0, run.stderr
+        assert world.github.required_check(REPO, sha, "reviewbot") == "failing"
+
+
 class TestIdempotentEdits:
     """An edit (PATCH) whose answer is lost is simply made again: same content, same result."""
 
