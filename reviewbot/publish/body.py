@@ -27,8 +27,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from reviewbot.nodes.model import Anchor, Kind, Priority, ReviewNode, Status
-from reviewbot.publish.inert import Inert, RepoLinks
-from reviewbot.publish.markers import SummaryMarker, neutralize, node_marker, summary_marker
+from reviewbot.publish.inert import Inert, RepoLinks, neutralize
+from reviewbot.publish.markers import SummaryMarker, node_marker, summary_marker
 from reviewbot.publish.plan import BodyItem, LinkBuilder, Plan, Target
 from reviewbot.publish.seal import SEAL_ROOM
 from reviewbot.publish.suggestion import read_head_text, render_suggestion

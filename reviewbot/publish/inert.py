@@ -126,7 +126,7 @@ def fence(content: str) -> str:
 
 def code_span(text: str, *, table: bool = False) -> str:
     """`text` as one code span whatever backticks it holds; `table` escapes pipes for a cell."""
-    text = text.replace("\n", " ").replace("<!--", "&lt;!--")  # never a marker, even in code
+    text = neutralize(text.replace("\n", " "))  # never a marker, even in code
     if not text:
         return ""
     runs = {len(m.group()) for m in _BACKTICK_RUN.finditer(text)}
@@ -311,10 +311,15 @@ def _no_block_start(line: str) -> str:
 
 def _code_block(lines: list[str], info: str) -> str:
     """Fenced code with a fence no line inside can close, and at most one plain language word."""
-    content = "\n".join(lines).replace("<!--", "&lt;!--")  # never a marker, even in code
+    content = neutralize("\n".join(lines))  # never a marker, even in code
     words = info.split()
     language = words[0] if words and _LANGUAGE.fullmatch(words[0]) else ""
     if language.casefold() in _SPECIAL_INFO:
         language = ""
     mark = fence(content)
     return f"{mark}{language}\n{content}\n{mark}" if content else f"{mark}{language}\n{mark}"
+
+
+def neutralize(text: str) -> str:
+    """Untrusted text can never open an HTML comment, so it can never carry a marker."""
+    return text.replace("<!--", "&lt;!--")

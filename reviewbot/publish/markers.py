@@ -45,7 +45,7 @@ check itself, so the defence there is a dedicated account (a GitHub App). Every 
 a marker carries also passes through the read boundary (`read_boundary` with
 `ReviewNode`); a malformed one is a discard. Nothing untrusted may carry a marker
 into reviewbot's own comments: every untrusted text a comment shows is made inert
-first (inert.py turns `<` into `&lt;` and breaks `<!--` in code), and `neutralize`
+first (inert.py turns `<` into `&lt;` and breaks `<!--` in code), and `inert.neutralize`
 holds it again for a whole inline comment and for diff blocks (body.py, suggestion.py).
 
 Must not: call GitHub (the adapter hands it plain `CommentRecord`s and a permission
@@ -570,11 +570,6 @@ def find_markers(text: str, tag: str) -> list[object]:
         except ValueError:
             found.append(match.group(2))  # the boundary turns it into a discard with a reason
     return found
-
-
-def neutralize(text: str) -> str:
-    """Untrusted text can never open an HTML comment, so it can never carry a marker."""
-    return text.replace("<!--", "&lt;!--")
 
 
 def seal_body(body: str, sealer: Sealer | None, *, at: str | None = None) -> str:

@@ -37,8 +37,7 @@ from enum import StrEnum
 from pathlib import Path, PurePosixPath
 
 from reviewbot.nodes.model import Anchor
-from reviewbot.publish.inert import fence, visible
-from reviewbot.publish.markers import neutralize
+from reviewbot.publish.inert import fence, neutralize, visible
 
 MAX_FILE_BYTES = 2_000_000
 

@@ -8,6 +8,7 @@ from dataclasses import replace
 import pytest
 
 from reviewbot.nodes import Status
+from reviewbot.publish.inert import neutralize
 from reviewbot.publish.markers import (
     MAX_UNSEEN_MARKED,
     NODE_TAG,
@@ -16,7 +17,6 @@ from reviewbot.publish.markers import (
     Where,
     carry_over,
     find_markers,
-    neutralize,
     node_marker,
     read_prior,
     rewrite_status,
