@@ -9,8 +9,9 @@ seconds and the CPU seconds of pip and its children (wall time on a loaded machi
 little; CPU time travels better).
 
   unpinned  the old step: `pip install SRC` (resolves and builds with isolation every run)
-  locked    the new step: `pip install --require-hashes --only-binary :all: -r
-            requirements/action.txt`, then `pip install --no-deps --no-build-isolation SRC`
+  locked    the new step: `pip install --no-compile --require-hashes --only-binary :all:
+            -r requirements/action.txt`, then `pip install --no-compile --no-deps
+            --no-build-isolation SRC`
   uv        the same two installs by `uv pip` (the `uv` on PATH, its cache emptied the
             same way): what the step would cost were uv bootstrapped first
 """
@@ -32,12 +33,13 @@ VARIANTS = ["unpinned", "locked", "uv"]
 
 def _steps(venv: Path, source: Path) -> dict[str, list[list[str]]]:
     pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
+    new = [*pip, "--no-compile"]
     uv = ["uv", "pip", "install", "--quiet", "--python", str(venv / "bin" / "python")]
     lock = source / "requirements" / "action.txt"
     locked = ["--require-hashes", "--only-binary", ":all:", "-r", str(lock)]
     return {
         "unpinned": [[*pip, str(source)]],
-        "locked": [[*pip, *locked], [*pip, "--no-deps", "--no-build-isolation", str(source)]],
+        "locked": [[*new, *locked], [*new, "--no-deps", "--no-build-isolation", str(source)]],
         "uv": [[*uv, *locked], [*uv, "--no-deps", "--no-build-isolation", str(source)]],
     }
 
