@@ -82,7 +82,8 @@ class TestGate:
             update={"agents": (stopped(None), stopped(5, "unreachable"), stopped(3, "refused"))}
         )
         failure = gate(report, "hold")
-        assert failure is not None and (failure.code, failure.message) == (5, "unreachable")
+        assert failure is not None
+        assert (failure.code, failure.message) == (5, "unreachable")
 
     @pytest.mark.parametrize(
         ("verdict", "fail_on", "fails"),
