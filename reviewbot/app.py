@@ -26,11 +26,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 from reviewbot import admission, fork_safe
 from reviewbot.agent.client import AnthropicClient
 from reviewbot.agent.model import ModelClient
 from reviewbot.agent.progress import Progress
+from reviewbot.agent.providers import Provider
 from reviewbot.config import CONFIG_FILE, ReviewConfig
 from reviewbot.errors import AuthError, ReviewbotError, UsageError
 from reviewbot.event import EventPlan, PlanAction, plan_event_json
@@ -99,11 +101,30 @@ class RunOutcome:
 # ---------------------------------------------------------------- building blocks
 
 
-def model_client(settings: Settings) -> ModelClient | None:
-    """The Anthropic client, or None without a key (the reviewer axes are then not_run)."""
+def model_client(settings: Settings, **options: Any) -> ModelClient | None:
+    """The client of REVIEWBOT_PROVIDER; None without an Anthropic key (the reviewer axes are
+    then not_run). A cloud chosen without its credentials is an error, not a silent Hold.
+    `options` go to `AnthropicClient` (a test's `sleep`)."""
+    provider = provider_of(settings)
+    if provider is Provider.BEDROCK:
+        return AnthropicClient.bedrock(settings.bedrock, **options)
+    if provider is Provider.VERTEX:
+        return AnthropicClient.vertex(settings.vertex, **options)
     if settings.anthropic_api_key is None:
         return None
-    return AnthropicClient(settings.anthropic_api_key, base_url=settings.anthropic_base_url)
+    return AnthropicClient(
+        settings.anthropic_api_key, base_url=settings.anthropic_base_url, **options
+    )
+
+
+def provider_of(settings: Settings) -> Provider:
+    try:
+        return Provider(settings.provider)
+    except ValueError:
+        names = ", ".join(p.value for p in Provider)
+        raise UsageError(
+            f"REVIEWBOT_PROVIDER is {settings.provider!r}: it must be one of {names}"
+        ) from None
 
 
 def github_client(ref: PRRef, settings: Settings) -> GitHubClient:

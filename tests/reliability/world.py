@@ -34,7 +34,6 @@ import pytest
 from click.testing import CliRunner
 
 from reviewbot import app
-from reviewbot.agent.client import AnthropicClient
 from reviewbot.agent.model import ModelClient
 from reviewbot.cli import cli
 from reviewbot.settings import Settings
@@ -202,13 +201,7 @@ class World:
         sleeps = self.sleeps
 
         def model_client(settings: Settings) -> ModelClient | None:
-            if settings.anthropic_api_key is None:
-                return None
-            return AnthropicClient(
-                settings.anthropic_api_key,
-                base_url=settings.anthropic_base_url,
-                sleep=sleeps.append,
-            )
+            return app.model_client(settings, sleep=sleeps.append)
 
         def github_client(ref: PRRef, settings: Settings) -> GitHubClient:
             return make_client(ref.api_url, settings.github_token, pace_seconds=0, backoff=0)
