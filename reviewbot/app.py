@@ -78,7 +78,7 @@ Emit = Callable[[Report, PRSnapshot | None], None]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Job:
-    """What to do, as the CLI parsed it."""
+    """What to do, as the CLI parsed it, and how to make the clients that do it."""
 
     progress: Progress
     post: bool = False
