@@ -11,11 +11,11 @@ whose agents the Messages API stopped, after the Hold was printed and published
 
 from __future__ import annotations
 
+import inspect
 import io
 import logging
 import os
 import sys
-import textwrap
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -177,16 +177,9 @@ def review(**options: Any) -> None:
     _review(_ReviewOptions(**options), click.get_current_context())
 
 
-def _with_exit_codes(doc: str) -> str:
-    """The docstring as click shows it (`inspect.cleandoc`, without importing inspect), with
-    the table generated from errors.EXIT_CODES, so help and exit paths cannot disagree."""
-    first, _, rest = doc.partition("\n")
-    return f"{first.strip()}\n{textwrap.dedent(rest)}".replace(
-        "{exit_codes}", exit_code_table("  ")
-    )
-
-
-review.help = _with_exit_codes(review.help or "")
+# As click shows a docstring (inspect is loaded already, by dataclasses), with the table
+# generated from errors.EXIT_CODES, so help and exit paths cannot disagree.
+review.help = inspect.cleandoc(review.help or "").replace("{exit_codes}", exit_code_table("  "))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
