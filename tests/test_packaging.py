@@ -16,6 +16,7 @@ import sys
 import tarfile
 import tomllib
 from email.parser import Parser
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,7 @@ from reviewbot.publish import sarif
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCK = ROOT / "requirements" / "action.txt"
+EXTRAS = ("bedrock", "vertex")  # the providers' extras: action.yml picks action-<extra>.txt
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 PROJECT_FILES = ("pyproject.toml", "README.md", ".git_archival.txt", ".gitattributes")
 GIT_ENV = {
@@ -129,9 +131,9 @@ class TestVersionFromGit:
         assert _built_version(archive, tmp_path) == "0.0.0"
 
 
-def _lock() -> dict[str, tuple[Version, list[str]]]:
+def _lock(path: Path = LOCK) -> dict[str, tuple[Version, list[str]]]:
     """The lock's pins: name → (version, hashes), one entry per requirement line."""
-    text = LOCK.read_text(encoding="utf-8").replace("\\\n", " ")
+    text = path.read_text(encoding="utf-8").replace("\\\n", " ")
     pins: dict[str, tuple[Version, list[str]]] = {}
     for line in text.splitlines():
         line = line.split("#", 1)[0].strip()
@@ -170,10 +172,30 @@ class TestActionLock:
             f"{LOCK.relative_to(ROOT)} pins {name}=={version}, outside {wanted.specifier}: re-lock"
         )
 
+    @pytest.mark.parametrize("extra", EXTRAS)
+    def test_each_providers_lock_adds_its_extra_to_the_same_pins(self, extra):
+        """action-<extra>.txt pins what action.txt pins, the same versions, plus the extra's
+        own dependencies (their names as the installed anthropic declares them)."""
+        base, locked = _lock(), _lock(LOCK.with_name(f"action-{extra}.txt"))
+        assert {n: v for n, (v, _) in base.items()} == {
+            n: v for n, (v, _) in locked.items() if n in base
+        }
+        (wanted,) = PYPROJECT["project"]["optional-dependencies"][extra]
+        requirement = Requirement(wanted)
+        needed = {
+            canonicalize_name(Requirement(r).name)
+            for r in metadata.requires(requirement.name) or []
+            for x in requirement.extras
+            if Requirement(r).marker is not None and Requirement(r).marker.evaluate({"extra": x})
+        }
+        assert needed
+        assert needed <= set(locked), sorted(needed - set(locked))
+        assert all(hashes for _, hashes in locked.values())
+
     def test_the_action_installs_the_lock_hash_checked_and_reviewbot_without_deps(self):
         action = (ROOT / "action.yml").read_text(encoding="utf-8")
         assert "--require-hashes" in action
-        assert "requirements/action.txt" in action
+        assert "requirements/action$SUFFIX.txt" in action
         assert re.search(r"--no-deps --no-build-isolation \"\$GITHUB_ACTION_PATH\"", action)
 
 
