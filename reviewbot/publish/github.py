@@ -12,7 +12,10 @@ requests, so the calls a run makes are the ones listed here:
     2      PATCH /pulls/comments/{id}, PUT /pulls/{n}/reviews/{id}
                                                    vanished findings marked resolved (≤ 10 edits a run)
     3      PATCH /issues/comments/{id} or POST /issues/{n}/comments    the summary, edited in place
-    4      POST /check-runs  (403 → POST /statuses/{sha})             the verdict for branch protection
+    4      POST /check-runs  (403 → POST /statuses/{sha})             the verdict for branch protection,
+                                                   with the first 50 findings as annotations
+    5      PATCH /check-runs/{id}                  the next annotations, 50 a request (≤ 2 PATCHes:
+                                                   ≤ 150 a run, see publish/annotations.py)
 
 The verdict as branch protection sees it (GitHub counts `success`, `neutral` and
 `skipped` as passing a required check, a commit status only `success`):
@@ -49,7 +52,11 @@ key of its content), the summary's marker, the check run's `external_id`, the
 status's context and text, the bot's PENDING probe — and posts again only when it is
 absent (at most `WRITE_ATTEMPTS` times). A write that cannot be confirmed ends the
 run with one line (exit 5). PUT, PATCH and DELETE are idempotent and retried as
-they are; a DELETE answered 404 was already done.
+they are; a DELETE answered 404 was already done. The exception is the PATCH that
+appends annotations (GitHub adds what each one carries): it is never repeated by the
+client (`_Api.append`); after a lost answer the check run's `output.annotations_count`
+is read back and only the annotations GitHub does not hold are sent again. A commit
+status (the fallback) carries no annotations: the publisher's notes say so.
 
 Failure paths add calls that do not grow with the findings either: an approval
 GitHub refuses is re-posted as COMMENT; a 422 for the review (GitHub does not say
@@ -70,6 +77,7 @@ from typing import Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
 from github import Github, GithubException
+from github.Requester import Requester
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from reviewbot.config import PublishConfig
@@ -83,6 +91,13 @@ from reviewbot.errors import (
 from reviewbot.nodes.boundary import read_boundary
 from reviewbot.nodes.lifecycle import Action
 from reviewbot.nodes.model import ReviewNode, Status
+from reviewbot.publish.annotations import (
+    PER_REQUEST,
+    Annotation,
+    Annotations,
+    plan_annotations,
+    remaining,
+)
 from reviewbot.publish.body import (
     MAX_CHECK_TEXT,
     TRUNCATED_CHECK,
@@ -91,6 +106,7 @@ from reviewbot.publish.body import (
     checkout_reader,
     deciding,
     finish,
+    inert_for,
     inline_body,
     review_text,
     summary_body,
@@ -115,6 +131,7 @@ from reviewbot.publish.resolution import resolved_body
 from reviewbot.publish.seal import Sealer
 from reviewbot.redact import Redactor
 from reviewbot.report import Published, PublishedComment, Report
+from reviewbot.sources.github import WriteOnceRetry
 from reviewbot.sources.snapshot import PRComment, PRSnapshot
 from reviewbot.verdict.lattice import Verdict
 
@@ -189,6 +206,19 @@ class _Created(_Shape):
     html_url: str | None = None
 
 
+class _CheckOutput(_Shape):
+    annotations_count: int | None = None
+
+
+class _CheckRun(_Shape):
+    id: int
+    output: _CheckOutput | None = None
+
+    @property
+    def annotations(self) -> int | None:
+        return self.output.annotations_count if self.output else None
+
+
 class _Failure(Exception):
     """A request that failed, kept inside this module until it is mapped at the boundary."""
 
@@ -238,6 +268,7 @@ class _Api:
 
     def __init__(self, client: Github, repo: str) -> None:
         self._requester = client.requester
+        self._appender: Requester | None = None
         self.base = f"/repos/{repo}"
 
     def call(self, verb: str, path: str, body: dict[str, Any] | None = None) -> Any:
@@ -259,6 +290,15 @@ class _Api:
                 return found
         assert lost is not None
         raise lost
+
+    def append(self, path: str, body: dict[str, Any]) -> Any:
+        """PATCH a write GitHub appends: never repeated by the client; a lost answer is `_Lost`."""
+        if self._appender is None:
+            kwargs = self._requester.kwargs
+            retry = kwargs["retry"]
+            kwargs["retry"] = retry.appending() if isinstance(retry, WriteOnceRetry) else 0
+            self._appender = Requester(**kwargs)
+        return self._send("PATCH", self.base + path, body=body, requester=self._appender)[1]
 
     def delete(self, path: str) -> None:
         """DELETE, where a 404 means done: a retry after a lost answer finds it gone."""
@@ -287,11 +327,15 @@ class _Api:
         *,
         body: dict[str, Any] | None = None,
         params: dict[str, Any] | None = None,
+        requester: Requester | None = None,
     ) -> tuple[dict[str, Any], Any]:
+        appends = requester is not None
         try:
-            return self._requester.requestJsonAndCheck(verb, url, parameters=params, input=body)
+            return (requester or self._requester).requestJsonAndCheck(
+                verb, url, parameters=params, input=body
+            )
         except GithubException as exc:
-            if exc.status >= 500 and verb == "POST":  # the client does not retry these
+            if exc.status >= 500 and (verb == "POST" or appends):  # the client does not retry these
                 raise _Lost(reason=f"HTTP {exc.status}", verb=verb, path=url) from exc
             raise _HTTPError(
                 status=exc.status, message=_message(exc.data), verb=verb, path=url
@@ -443,9 +487,21 @@ class GitHubPublisher:
         summary_id = self._upsert_summary(
             report, posted.plan, [p.node for p in vanished], marker, link_of, notes, prior
         )
-        check_id, status, conclusion = self._set_check(
-            report, snapshot.head_sha, posted.plan, link_of
+        annotations = plan_annotations(
+            report.nodes,
+            snapshot.diff,
+            head_sha=snapshot.head_sha,
+            inert=inert_for(self.redact, link_of),
         )
+        check_id, status, conclusion, annotated = self._set_check(
+            report, snapshot.head_sha, posted.plan, link_of, annotations
+        )
+        if status and annotations.items:
+            notes.append(
+                f"Check runs are not permitted for this token: the verdict is a commit status, "
+                f"which carries no annotations ({len(annotations.items)} finding(s) were not "
+                "annotated; they are in the review and the summary)."
+            )
         return Published(
             review_id=posted.review.id if posted.review else None,
             review_url=posted.review.html_url if posted.review else None,
@@ -458,6 +514,7 @@ class GitHubPublisher:
             in_body=tuple(item.node.id for item in posted.plan.body) if posted.review else (),
             already_posted=tuple(node.id for node in posted.plan.already_posted),
             resolved=tuple(p.node.id for p in vanished),
+            annotated=annotated,
             notes=tuple(notes),
         )
 
@@ -708,9 +765,15 @@ class GitHubPublisher:
         return _Created.model_validate(data).id
 
     def _set_check(
-        self, report: Report, head_sha: str, plan: Plan, link_of: LinkBuilder
-    ) -> tuple[int | None, bool, Conclusion]:
-        """A check run carrying the verdict; a commit status when check runs are not permitted."""
+        self,
+        report: Report,
+        head_sha: str,
+        plan: Plan,
+        link_of: LinkBuilder,
+        annotations: Annotations,
+    ) -> tuple[int | None, bool, Conclusion, tuple[str, ...]]:
+        """A check run carrying the verdict and the annotations; a commit status when check runs
+        are not permitted. Also returns the ids of the nodes annotated."""
         conclusion, qualifier = _gate(report, advisory_hold=self.config.advisory_hold)
         # GitHub shows the title as plain text: untrusted reasons only lose invisibles and newlines.
         title = finish(plain(_check_title(report, qualifier)), self.redact, limit=1_000)
@@ -721,13 +784,16 @@ class GitHubPublisher:
             redactor=self.redact,
             limit=MAX_CHECK_TEXT,
             pointer=TRUNCATED_CHECK,
+            notes=annotations.notes(),
         )
+        output = {"title": title, "summary": summary}
+        first = annotations.items[:PER_REQUEST]
         payload: dict[str, Any] = {
             "name": CHECK_NAME,
             "head_sha": head_sha,
             "status": "completed",
             "conclusion": conclusion,
-            "output": {"title": title, "summary": summary},
+            "output": {**output, **({"annotations": _payloads(first)} if first else {})},
         }
         payload["external_id"] = f"{CHECK_NAME}:{head_sha[:12]}:{_key(payload)}"
 
@@ -757,8 +823,40 @@ class GitHubPublisher:
             self._api.write_once(
                 f"/statuses/{head_sha}", status, find=lambda: self._find_status(head_sha, status)
             )
-            return None, True, conclusion
-        return _Created.model_validate(data).id, False, conclusion
+            return None, True, conclusion, ()
+        run = _CheckRun.model_validate(data)
+        stored = self._annotate(run, output, annotations.items, sent=len(first))
+        return run.id, False, conclusion, tuple(a.node_id for a in annotations.items[:stored])
+
+    def _annotate(
+        self, run: _CheckRun, output: dict[str, Any], items: Sequence[Annotation], *, sent: int
+    ) -> int:
+        """Append the annotations `run` does not hold yet, 50 a PATCH; how many it holds.
+
+        GitHub appends what each PATCH carries, so after a lost answer the count GitHub
+        reports is read back and only the annotations it lacks are sent again.
+        """
+        path = f"/check-runs/{run.id}"
+        # The created (or read-back) run is the one whose external_id covers the first batch.
+        stored = max(run.annotations or 0, sent)
+        misses = 0  # lost answers in a row whose batch the read-back did not find
+        for _ in range(len(remaining(items, stored)) * WRITE_ATTEMPTS):
+            batches = remaining(items, stored)
+            if not batches:
+                break
+            body = {"output": {**output, "annotations": _payloads(batches[0])}}
+            try:
+                answer = _CheckRun.model_validate(self._api.append(path, body))
+            except _Lost as exc:
+                found = _CheckRun.model_validate(self._api.get(path, {})).annotations or 0
+                misses = misses + 1 if found <= stored else 0
+                if misses >= WRITE_ATTEMPTS:
+                    raise exc
+                stored = max(found, stored)
+                continue
+            misses = 0
+            stored = max(answer.annotations or 0, stored + len(batches[0]))
+        return min(stored, len(items))
 
     def _find_status(self, head_sha: str, status: dict[str, Any]) -> Any | None:
         """The bot's newest status of `head_sha` with this context, if it says what we post.
@@ -772,6 +870,10 @@ class GitHubPublisher:
                 same = (item.state, item.description) == (status["state"], status["description"])
                 return item.model_dump() if same else None
         return None
+
+
+def _payloads(batch: Sequence[Annotation]) -> list[dict[str, Any]]:
+    return [annotation.payload() for annotation in batch]
 
 
 def _without(plan: Plan, left_out: Sequence[str]) -> Plan:
