@@ -64,7 +64,7 @@ from reviewbot.errors import (
     NetworkError,
     ReviewbotError,
 )
-from reviewbot.tools.truncate import first_line
+from reviewbot.text.truncate import first_line
 
 log = logging.getLogger(__name__)
 

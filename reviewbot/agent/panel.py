@@ -41,7 +41,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from reviewbot.agent import hygiene
 from reviewbot.agent.context import PackedContext, pack_context
 from reviewbot.agent.coverage import Unreached, assess
 from reviewbot.agent.loop import Limits, ToolLoop
@@ -56,6 +55,7 @@ from reviewbot.redact import Redactor
 from reviewbot.render import render
 from reviewbot.report import AgentReport, Coverage, StopReason, Usage
 from reviewbot.sources.snapshot import PRSnapshot
+from reviewbot.text import hygiene
 from reviewbot.tools.ask_user import Operator
 from reviewbot.tools.context import Workspace
 from reviewbot.tools.session import ReviewSession

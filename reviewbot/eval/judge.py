@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from reviewbot.agent import hygiene, pricing
+from reviewbot.agent import pricing
 from reviewbot.agent.model import JSON, ModelClient, ModelRequest, ModelResponse
 from reviewbot.agent.tokens import estimate_request
 from reviewbot.errors import ModelAPIError
@@ -30,6 +30,7 @@ from reviewbot.nodes.model import ReviewNode
 from reviewbot.redact import Redactor
 from reviewbot.render import render
 from reviewbot.report import Usage
+from reviewbot.text import hygiene
 
 TOOL = "record_judgement"
 MAX_ATTEMPTS = 3

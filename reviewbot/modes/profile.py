@@ -1,7 +1,7 @@
 """Capability profiles: everything a mode guarantees, declared once (SPEC 2).
 
 The tool surface (`reviewbot.tools.surface`), the action guard
-(`reviewbot.agent.guard`) and the system prompt (`reviewbot.agent.prompt`) are all
+(`reviewbot.tools.guard`) and the system prompt (`reviewbot.agent.prompt`) are all
 derived from the profile here, so they cannot disagree. Profiles name tools by
 string only; this module must not import the tool registry (a test checks that
 every name here is a registered tool).

@@ -51,8 +51,8 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
-from reviewbot.agent.hygiene import reveal_invisible
 from reviewbot.redact import MASK, Redactor
+from reviewbot.text.hygiene import reveal_invisible
 
 # Inline tokens, tried in this order at each position (see the module docstring).
 _TOKEN = re.compile(

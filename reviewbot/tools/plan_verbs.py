@@ -6,8 +6,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from reviewbot.agent.toolbox import ToolResult
 from reviewbot.tools.context import Plan, ToolContext
+from reviewbot.tools.toolbox import ToolResult
 
 Step = Annotated[str, StringConstraints(min_length=1, max_length=2_000)]
 

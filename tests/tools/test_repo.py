@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from reviewbot.agent.hygiene import quoted
+from reviewbot.text.hygiene import quoted
 from reviewbot.tools.ask_user import NoOperator
 from reviewbot.tools.context import Deadline, ToolContext, ToolTimedOut
 from reviewbot.tools.repo import SearchCodeInput, search_code

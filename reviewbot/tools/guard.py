@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ValidationError
 
-from reviewbot.agent.hygiene import quoted
 from reviewbot.modes.profile import CapabilityProfile
+from reviewbot.text.hygiene import quoted
 from reviewbot.tools.registry import REGISTRY, ToolSpec
 from reviewbot.tools.surface import Surface, exclusion
 
