@@ -39,7 +39,7 @@ from reviewbot.eval.bench import Benchmark, BenchmarkPR
 from reviewbot.eval.judge import TOOL
 from reviewbot.eval.result import PRResult
 from reviewbot.eval.runner import EvalOptions, run_eval
-from reviewbot.report import Usage
+from reviewbot.run import Usage
 from reviewbot.settings import Settings
 from reviewbot.sources.diff_index import index_from_unified_diff
 from tests.fakes.github_api import FakeGitHub

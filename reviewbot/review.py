@@ -24,15 +24,8 @@ from reviewbot.nodes.boundary import Discarded
 from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.publish.markers import PriorState, carry_over
 from reviewbot.redact import Redactor
-from reviewbot.report import (
-    AgentReport,
-    AxisReport,
-    Coverage,
-    DiscardReport,
-    PRInfo,
-    Report,
-    Usage,
-)
+from reviewbot.report import AgentReport, AxisReport, DiscardReport, PRInfo, Report
+from reviewbot.run import Coverage, Usage
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import Operator
 from reviewbot.verdict.axes import AxisResult, Outcome

@@ -4,21 +4,15 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import jsonschema
 from click.testing import CliRunner
 
 from reviewbot.cli import cli
 from reviewbot.nodes.boundary import Discarded
-from reviewbot.report import (
-    AxisReport,
-    DiscardReport,
-    PRInfo,
-    Report,
-    Usage,
-    json_safe,
-    report_schema,
-)
+from reviewbot.report import AxisReport, DiscardReport, PRInfo, Report, json_safe, report_schema
+from reviewbot.run import Usage
 from reviewbot.verdict import AxisResult, Outcome, default_policy, finalize
 from tests.nodes.factories import make_node
 
@@ -70,6 +64,15 @@ class TestReport:
         assert {"verdict", "axes", "nodes", "discarded", "usage", "pr", "published"} <= set(
             schema["properties"]
         )
+
+    def test_schema_is_the_published_one(self):
+        """`reviewbot schema` prints byte for byte the committed schema: a change is deliberate.
+
+        `tests/report.schema.json` is the output of `reviewbot schema`; regenerate it (and
+        bump `SCHEMA_VERSION` if a consumer could break) when the report changes."""
+        result = CliRunner().invoke(cli, ["schema"])
+        assert result.exit_code == 0
+        assert result.output == (Path(__file__).parent / "report.schema.json").read_text("utf-8")
 
     def test_usage_adds_up(self):
         """Usage of two requests sums field by field."""

@@ -65,7 +65,7 @@ from reviewbot.agent.tokens import estimate_request
 from reviewbot.config import BudgetConfig
 from reviewbot.errors import CredentialsRefusedError, ModelTimeoutError, ReviewbotError
 from reviewbot.redact import Redactor
-from reviewbot.report import StopReason, Usage
+from reviewbot.run import StopReason, Usage
 from reviewbot.text import hygiene
 from reviewbot.tools.toolbox import Toolbox, ToolResult
 

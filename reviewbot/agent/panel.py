@@ -53,7 +53,8 @@ from reviewbot.nodes.boundary import Discarded
 from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.redact import Redactor
 from reviewbot.render import render
-from reviewbot.report import AgentReport, Coverage, StopReason, Usage
+from reviewbot.report import AgentReport
+from reviewbot.run import Coverage, StopReason, Usage
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.text import hygiene
 from reviewbot.tools.ask_user import Operator

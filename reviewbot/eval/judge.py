@@ -29,7 +29,7 @@ from reviewbot.eval.bench import BenchmarkPR
 from reviewbot.nodes.model import ReviewNode
 from reviewbot.redact import Redactor
 from reviewbot.render import render
-from reviewbot.report import Usage
+from reviewbot.run import Usage
 from reviewbot.text import hygiene
 
 TOOL = "record_judgement"

@@ -46,7 +46,8 @@ from reviewbot.eval.result import (
 from reviewbot.eval.score import overall, score_pr
 from reviewbot.eval.terminal import EvalProgress
 from reviewbot.nodes.model import ReviewNode
-from reviewbot.report import Report, StopReason, Usage
+from reviewbot.report import Report
+from reviewbot.run import StopReason, Usage
 from reviewbot.settings import Settings
 from reviewbot.tools.ask_user import NoOperator
 

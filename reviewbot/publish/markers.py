@@ -69,7 +69,8 @@ from reviewbot.nodes.lifecycle import Action, Event, apply
 from reviewbot.nodes.model import Priority, ReviewNode, Status
 from reviewbot.publish.seal import Sealer
 from reviewbot.redact import Redactor
-from reviewbot.report import AxisReport, Coverage, Report, UnseenFile
+from reviewbot.report import AxisReport, Report
+from reviewbot.run import Coverage, UnseenFile
 from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.fold import Source
 from reviewbot.verdict.lattice import Label, Verdict

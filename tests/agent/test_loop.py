@@ -20,7 +20,7 @@ from reviewbot.agent.model import ModelClient, ModelRequest, ModelResponse
 from reviewbot.agent.progress import SilentProgress
 from reviewbot.errors import ModelTimeoutError
 from reviewbot.redact import MASK, Redactor
-from reviewbot.report import StopReason, Usage
+from reviewbot.run import StopReason, Usage
 from reviewbot.tools.toolbox import ToolResult
 from tests.agent.factories import (
     MODEL,

@@ -20,7 +20,7 @@ from reviewbot.config import (
 from reviewbot.nodes.lifecycle import Action, Event, apply
 from reviewbot.nodes.model import Status
 from reviewbot.redact import MASK, Redactor
-from reviewbot.report import StopReason
+from reviewbot.run import StopReason
 from reviewbot.tools.ask_user import NoOperator
 from reviewbot.verdict import Outcome, Verdict, finalize
 from tests.agent.factories import FakeClock, Sleeps, client_for, file_diff, index, snapshot

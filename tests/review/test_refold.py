@@ -20,8 +20,8 @@ from reviewbot.publish.markers import (
     summary_marker,
 )
 from reviewbot.publish.seal import Sealer
-from reviewbot.report import Usage
 from reviewbot.review import build_report, refold
+from reviewbot.run import Usage
 from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.lattice import Verdict
 from tests.agent.factories import HEAD_SHA, index, snapshot
