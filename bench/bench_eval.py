@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_scale import NUMBER, REPO, URL, Script
 from bench.synthetic import make_pr_repo
-from reviewbot.agent.model import TokenUsage
+from reviewbot.agent.messages import TokenUsage
 from reviewbot.agent.pricing import cost_of
 from reviewbot.agent.progress import SilentProgress
 from reviewbot.eval.bench import Benchmark, BenchmarkPR

@@ -25,11 +25,12 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reviewbot.agent.client import AnthropicClient
-from reviewbot.agent.model import ModelClient
+from reviewbot.agent.messages import ModelClient
 from reviewbot.agent.progress import Progress
 from reviewbot.config import CONFIG_FILE, ReviewConfig
 from reviewbot.errors import AuthError, ReviewbotError, UsageError
-from reviewbot.event import EventPlan, PlanAction, plan_event_json
+from reviewbot.event import EventName, EventPlan, PlanAction, plan_event_json
+from reviewbot.nodes.boundary import explain
 from reviewbot.publish.github import GitHubPublisher
 from reviewbot.publish.seal import Sealer
 from reviewbot.report import Report
@@ -53,7 +54,7 @@ from reviewbot.sources.github import (
 )
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import NoOperator, Operator
-from reviewbot.verdict.axes import AxisResult, Outcome
+from reviewbot.verdict.axes import CI_AXIS, AxisResult, Outcome
 from reviewbot.verdict.lattice import Verdict
 
 log = logging.getLogger(__name__)
@@ -319,7 +320,7 @@ def _ci(
         checks = fetch_ci_checks(client, info.ref.full_name, info.head_sha)
     except AuthError as exc:
         gated = config.ci.gated or bool(config.ci.gated_checks)
-        return AxisResult(name="ci", gated=gated, outcome=Outcome.NOT_RUN, detail=str(exc))
+        return AxisResult(name=CI_AXIS, gated=gated, outcome=Outcome.NOT_RUN, detail=str(exc))
     # This workflow run's own jobs (reviewbot's among them) are in progress while it runs:
     # they never count. Check runs are named after a job's `name:`, so match the run id.
     own = f"/actions/runs/{settings.run_id}/" if settings.run_id else None
@@ -404,7 +405,7 @@ def run_event(settings: Settings, job: Job, emit: Emit) -> RunOutcome:
             outcomes = [refold_pull(github, ref, settings, job, emit) for ref in refs]
             return max(outcomes, key=_strictness)
         ref = refs[0]
-        if plan.trigger == "issue_comment":
+        if plan.trigger == EventName.ISSUE_COMMENT:
             # /review counts only from someone who may write: re-checked through the API.
             refusal = _not_a_writer(github, ref, plan.actor)
             if refusal:
@@ -413,7 +414,7 @@ def run_event(settings: Settings, job: Job, emit: Emit) -> RunOutcome:
 
 
 def _strictness(outcome: RunOutcome) -> Verdict:
-    return Verdict.parse(outcome.report.verdict) if outcome.report else Verdict.SHIP
+    return outcome.report.verdict if outcome.report else Verdict.SHIP
 
 
 def read_event(settings: Settings) -> EventPlan:
@@ -463,7 +464,7 @@ def review_reference(folder: Path, settings: Settings, job: Job, emit: Emit) -> 
     """
     reference = _read_reference(folder / REFERENCE_FILE)
     actor: str | None = None
-    if settings.event_name == "workflow_run":
+    if settings.event_name == EventName.WORKFLOW_RUN:
         plan = read_event(settings)
         # Stage one ran in this same repository: a snapshot naming another one was forged.
         if plan.repo is not None and plan.repo != reference.repo:
@@ -495,6 +496,5 @@ def _read_reference(path: Path) -> PRReference:
     except OSError as exc:
         raise UsageError(f"cannot read the PR snapshot {path}: {exc.strerror}") from exc
     except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        where = ".".join(map(str, first["loc"])) or "file"
-        raise UsageError(f"the PR snapshot {path} is not valid: {where}: {first['msg']}") from exc
+        problem = explain(exc, subject="file", limit=1)
+        raise UsageError(f"the PR snapshot {path} is not valid: {problem}") from exc

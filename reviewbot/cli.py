@@ -59,6 +59,7 @@ INTERRUPTED = 130  # 128 + SIGINT: what a shell reports for a command stopped by
 CLOSED_STDOUT = 141  # 128 + SIGPIPE: what a shell reports when the reader of a pipe quit
 CONFIG_DEFAULT = ".reviewbot.toml"  # reviewbot.config.CONFIG_FILE, without importing pydantic
 log = logging.getLogger("reviewbot")
+FAIL_NEVER = "none"  # `--fail-on none`: no verdict fails the step
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -152,8 +153,8 @@ def cli() -> None:
 )
 @click.option(
     "--fail-on",
-    type=click.Choice(["none", "hold", "block"]),
-    default="none",
+    type=click.Choice([FAIL_NEVER, "hold", "block"]),
+    default=FAIL_NEVER,
     envvar="REVIEWBOT_FAIL_ON",
     show_default=True,
     help="Exit 1 when the verdict reaches this level.",
@@ -380,7 +381,7 @@ def evaluate(
       70  internal error: a bug in reviewbot (run with --verbose for the traceback)
     """
     from reviewbot.config import DEFAULT_MODEL
-    from reviewbot.eval.command import evaluate as run_evaluation
+    from reviewbot.eval.command import run_evaluation
     from reviewbot.eval.runner import EvalOptions
 
     settings = Settings.from_environ(os.environ)
@@ -586,7 +587,7 @@ def _finish(
         )
         write_actions_outputs(settings, None, None, redact)
         return
-    verdict = Verdict.parse(outcome.report.verdict)
+    verdict = outcome.report.verdict
     try:
         written = (
             write_report(outcome.report, report_path, redact) if report_path is not None else None
@@ -608,7 +609,7 @@ def _finish(
             failed.exit_code,
             redact,
         )
-    if fail_on != "none" and verdict >= Verdict.parse(fail_on):
+    if fail_on != FAIL_NEVER and verdict >= Verdict.parse(fail_on):
         _fail(
             VerdictGateError(f"the verdict is {verdict.label} and --fail-on is {fail_on}"), verbose
         )

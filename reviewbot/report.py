@@ -8,21 +8,47 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    WithJsonSchema,
+)
 
+from reviewbot.modes.profile import Role
 from reviewbot.nodes.boundary import Discarded
 from reviewbot.nodes.model import ReviewNode
 from reviewbot.run import Coverage, StopReason, Usage
 from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.fold import Decision, Source
-from reviewbot.verdict.lattice import Label
+from reviewbot.verdict.lattice import Label, Verdict
 
 SCHEMA_VERSION: Literal[1] = 1
 _RAW_LIMIT = 4_000
 
-VerdictLabel = Label
+
+def _verdict_of(label: object) -> Verdict:
+    """The report's edge: a `Verdict` inside, its label (`ship`) in the JSON, nothing else."""
+    if isinstance(label, Verdict):
+        return label
+    if isinstance(label, str) and label in {v.label for v in Verdict}:
+        return Verdict[label.upper()]
+    raise ValueError("verdict must be 'ship', 'hold' or 'block'")
+
+
+# An agent's role: the enum inside, its value in the JSON (an inline enum, as it always was).
+RoleLabel = Annotated[
+    Role,
+    PlainSerializer(lambda r: r.value, return_type=str),
+    WithJsonSchema({"enum": [r.value for r in Role], "title": "Role", "type": "string"}),
+]
+VerdictLabel = Annotated[
+    Verdict, PlainValidator(_verdict_of), PlainSerializer(lambda v: v.label, return_type=Label)
+]
 
 
 class _Model(BaseModel):
@@ -61,7 +87,7 @@ class DiscardReport(_Model):
 
 class AgentReport(_Model):
     name: str
-    role: Literal["reviewer", "verifier"]
+    role: RoleLabel
     model: str
     stop_reason: StopReason
     turns: int = 0
@@ -149,7 +175,7 @@ class Report(_Model):
     @staticmethod
     def reasons_of(decision: Decision) -> tuple[ReasonReport, ...]:
         return tuple(
-            ReasonReport(verdict=r.verdict.label, source=r.source, name=r.name, text=r.text)
+            ReasonReport(verdict=r.verdict, source=r.source, name=r.name, text=r.text)
             for r in decision.reasons
         )
 

@@ -53,7 +53,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from reviewbot.agent import pricing
-from reviewbot.agent.model import (
+from reviewbot.agent.messages import (
     JSON,
     ModelClient,
     ModelRequest,

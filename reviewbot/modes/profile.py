@@ -10,13 +10,21 @@ every name here is a registered tool).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Literal
 
 from reviewbot.modes.effect import READ_ONLY_DENIED, Effect, Tier
 from reviewbot.modes.mode import Mode
 
 Worktree = Literal["read_only", "read_write"]
-Role = Literal["reviewer", "verifier"]
+
+
+class Role(StrEnum):
+    """What an agent does on the panel: raise review nodes, or verify the high-priority ones."""
+
+    REVIEWER = "reviewer"
+    VERIFIER = "verifier"
+
 
 READ_TOOLS = ("read_file", "list_files", "search_code", "git_log", "git_show", "git_blame")
 ASK_USER = "ask_user"

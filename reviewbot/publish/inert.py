@@ -21,7 +21,7 @@ channel to send data out of the repository), and, after rendering, links
                     a zero-width space after its `@` (plain-text e-mail replies
                     quote comments without their markup; Dependabot does the same)
     `⟨U+XXXX⟩`      invisible, bidirectional and control characters (the rule of the
-                    prompt side, agent/hygiene.py)
+                    prompt side, text/hygiene.py)
     plain text      the check-run title and commit-status descriptions (`plain`):
                     GitHub shows them as text, so only invisibles and newlines change
 

@@ -280,12 +280,12 @@ class SummaryMarker(_Marker):
         proposals = [r.verdict for r in report.reasons if r.source is Source.PROPOSAL]
         return cls(
             head_sha=head_sha,
-            verdict=report.verdict,
+            verdict=report.verdict.label,
             axes=tuple(AxisMarker.of(axis, redactor=redactor) for axis in report.axes),
             coverage=(
                 CoverageMarker.of(report.coverage, redactor=redactor) if report.coverage else None
             ),
-            proposed=max(proposals, key=Verdict.parse) if proposals else None,
+            proposed=max(proposals).label if proposals else None,
             nodes=tuple(map(NodeState.of, report.nodes))
             if len(report.nodes) <= MAX_AXIS_NODES
             else None,

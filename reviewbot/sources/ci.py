@@ -13,9 +13,10 @@ from enum import StrEnum
 from fnmatch import fnmatchcase
 
 from reviewbot.config import CIConfig
-from reviewbot.verdict.axes import AxisResult, Outcome
+from reviewbot.verdict.axes import CI_AXIS, AxisResult, Outcome
 
-AXIS_NAME = "ci"
+# The check run (or commit status) reviewbot publishes: CI is what else ran on the head.
+CHECK_NAME = "reviewbot"
 
 
 class CheckKind(StrEnum):
@@ -74,7 +75,7 @@ def ci_axis(
     checks: Sequence[CheckState],
     config: CIConfig,
     *,
-    own_name: str = "reviewbot",
+    own_name: str = CHECK_NAME,
     exclude: Collection[str] = (),
 ) -> AxisResult:
     """Fold the checks into the `ci` axis.
@@ -93,7 +94,7 @@ def ci_axis(
             p for p in config.gated_checks if not any(fnmatchcase(c.name, p) for c in counted)
         ]
     return AxisResult(
-        name=AXIS_NAME,
+        name=CI_AXIS,
         gated=gated,
         outcome=_outcome(counted, missing),
         detail=_detail(counted, missing),

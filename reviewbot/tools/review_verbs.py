@@ -21,6 +21,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from reviewbot.errors import LifecycleError
+from reviewbot.modes.profile import Role
 from reviewbot.nodes import (
     Action,
     Anchor,
@@ -137,7 +138,7 @@ def _raise_again(ctx: ToolContext, node: ReviewNode, finding: Finding) -> ToolRe
     the verifier has no axis. It is the judge, so its restatement is answered as before and
     its confirmation still counts.
     """
-    if ctx.role != "reviewer" or ctx.agent in node.raisers:
+    if ctx.role != Role.REVIEWER or ctx.agent in node.raisers:
         return ToolResult(content=f"already recorded as {node.id}; a node is not added twice")
     try:
         after = also_raised(node, ctx.agent, finding)

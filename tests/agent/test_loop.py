@@ -16,7 +16,7 @@ from reviewbot.agent.loop import (
     TOOL_GRACE,
     ToolLoop,
 )
-from reviewbot.agent.model import ModelClient, ModelRequest, ModelResponse
+from reviewbot.agent.messages import ModelClient, ModelRequest, ModelResponse
 from reviewbot.agent.progress import SilentProgress
 from reviewbot.errors import ModelTimeoutError
 from reviewbot.redact import MASK, Redactor

@@ -35,7 +35,7 @@ from click.testing import CliRunner
 
 from reviewbot import app
 from reviewbot.agent.client import AnthropicClient
-from reviewbot.agent.model import ModelClient
+from reviewbot.agent.messages import ModelClient
 from reviewbot.cli import cli
 from reviewbot.settings import Settings
 from reviewbot.sources.github import GitHubClient, PRRef, make_client
