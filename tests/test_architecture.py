@@ -42,7 +42,6 @@ PURE_REVIEWBOT = ("reviewbot.nodes", "reviewbot.verdict", "reviewbot.errors")
 DUPLICATES_OWNED_ELSEWHERE = {
     "Event": {"reviewbot.publish.github"},  # helper `adapter` (the GitHub adapter)
     "Plan": {"reviewbot.publish.plan"},  # helper `adapter`
-    "Target": {"reviewbot.publish.plan", "reviewbot.cli"},  # helpers `adapter`, `wiring`
 }
 
 
