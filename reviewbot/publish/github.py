@@ -88,6 +88,7 @@ from reviewbot.errors import (
     NotFoundError,
     ReviewbotError,
 )
+from reviewbot.modes.profile import Role
 from reviewbot.nodes.boundary import read_boundary
 from reviewbot.nodes.lifecycle import Action
 from reviewbot.nodes.model import ReviewNode, Status
@@ -131,11 +132,11 @@ from reviewbot.publish.resolution import resolved_body
 from reviewbot.publish.seal import Sealer
 from reviewbot.redact import Redactor
 from reviewbot.report import Published, PublishedComment, Report
+from reviewbot.sources.ci import CHECK_NAME
 from reviewbot.sources.github import WriteOnceRetry
 from reviewbot.sources.snapshot import PRComment, PRSnapshot
 from reviewbot.verdict.lattice import Verdict
 
-CHECK_NAME = "reviewbot"
 MAX_STATUS_DESCRIPTION = 140  # GitHub: a commit status description
 MAX_RESOLVE_EDITS = 10  # per run; the rest are marked on the next run (writes stay O(1))
 MAX_PAGES = 30  # × 100 items per listing: a bound on reads for pathological PRs
@@ -523,12 +524,12 @@ class GitHubPublisher:
         if plan.new_count:
             return True
         marker = prior.summary.marker if prior.summary else None
-        return marker is None or marker.verdict != report.verdict
+        return marker is None or marker.verdict != report.verdict.label
 
     def _post_review(
         self, report: Report, plan: Plan, snapshot: PRSnapshot, link_of: LinkBuilder
     ) -> _Posted:
-        verdict = Verdict.parse(report.verdict)
+        verdict = report.verdict
         event: Event = _EVENTS[verdict]
         partial = report.coverage is None or report.coverage.partial
         if event == "APPROVE" and (not self.config.approve or partial):
@@ -914,7 +915,7 @@ def _gate(report: Report, *, advisory_hold: bool) -> tuple[Conclusion, str]:
     everything that must keep a PR unmergeable is `failure`. Partial or unreported
     coverage is never a pass, whatever the verdict and `advisory_hold`.
     """
-    verdict, gap = Verdict.parse(report.verdict), _coverage_gap(report)
+    verdict, gap = report.verdict, _coverage_gap(report)
     if verdict is Verdict.BLOCK:
         return "failure", ""
     if verdict is Verdict.SHIP:
@@ -933,13 +934,13 @@ def _coverage_gap(report: Report) -> str | None:
 
 
 def _check_title(report: Report, qualifier: str) -> str:
-    label = VERDICT_LABEL[Verdict.parse(report.verdict)]
+    label = VERDICT_LABEL[report.verdict]
     return f"{label}{qualifier}: {deciding(report)[0]}"
 
 
 def _status_description(report: Report, qualifier: str, redactor: Redactor) -> str:
     """`Hold (blocks merge): …`: what the status stands for, in GitHub's 140 characters."""
-    label = Verdict.parse(report.verdict).name.capitalize()
+    label = report.verdict.name.capitalize()
     text = plain(redactor(f"{label}{qualifier}: {deciding(report)[0]}"))  # plain text on GitHub
     if len(text) <= MAX_STATUS_DESCRIPTION:
         return text
@@ -998,7 +999,7 @@ def _decision_notes(prior: PriorState) -> list[str]:
 
 def _could_resolve(report: Report) -> bool:
     """Whether this run could find anything again: every reviewer ran to a normal end."""
-    reviewers = [agent for agent in report.agents if agent.role == "reviewer"]
+    reviewers = [agent for agent in report.agents if agent.role == Role.REVIEWER]
     return (
         bool(reviewers)
         and all(agent.stop_reason.completed for agent in reviewers)

@@ -21,7 +21,7 @@ channel to send data out of the repository), and, after rendering, links
                     a zero-width space after its `@` (plain-text e-mail replies
                     quote comments without their markup; Dependabot does the same)
     `⟨U+XXXX⟩`      invisible, bidirectional and control characters (the rule of the
-                    prompt side, agent/hygiene.py)
+                    prompt side, text/hygiene.py)
     plain text      the check-run title and commit-status descriptions (`plain`):
                     GitHub shows them as text, so only invisibles and newlines change
     defanged text   check-run annotations (`Inert.text`): shown as plain text, but a
@@ -55,8 +55,8 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
-from reviewbot.agent.hygiene import reveal_invisible
 from reviewbot.redact import MASK, Redactor
+from reviewbot.text.hygiene import reveal_invisible
 
 # Inline tokens, tried in this order at each position (see the module docstring).
 _TOKEN = re.compile(

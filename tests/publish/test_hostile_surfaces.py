@@ -25,7 +25,8 @@ from reviewbot.publish.inert import RepoLinks, plain
 from reviewbot.publish.markdown import summary_markdown
 from reviewbot.publish.markers import NODE_TAG, SUMMARY_TAG, find_markers
 from reviewbot.redact import Redactor
-from reviewbot.report import Coverage, ReasonReport, Report, SkippedFile, UnseenFile
+from reviewbot.report import ReasonReport, Report
+from reviewbot.run import Coverage, SkippedFile, UnseenFile
 from reviewbot.settings import Settings
 from reviewbot.verdict.fold import Source
 from tests.fakes import hostile
