@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import itertools
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -48,6 +49,10 @@ SECRETS = (GITHUB_TOKEN, ANTHROPIC_KEY)
 # Only what reviewbot and git need: the interpreter is run by absolute path.
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 RUN_TIMEOUT = 120
+# Under `pytest --cov`, coverage's `patch = subprocess` hands its settings to child interpreters
+# in these variables (read by the .pth file coverage installs): the one thing of the parent's
+# environment a run keeps, so the runs' lines count too.
+COVERAGE_VARIABLES = ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")
 
 
 # ---------------------------------------------------------------- one run
@@ -149,6 +154,7 @@ class World:
             "LANG": "C.UTF-8",
             "PYTHONPATH": str(SOURCE_ROOT),
         }
+        env |= {name: os.environ[name] for name in COVERAGE_VARIABLES if name in os.environ}
         if anthropic:
             env |= {"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "ANTHROPIC_BASE_URL": self.model_server.url}
         if not github:
