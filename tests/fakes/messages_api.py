@@ -138,6 +138,7 @@ class FakeMessagesAPI:
         self.headers: list[dict[str, str]] = []
         self.problems: list[str] = []
         self.stats = CacheStats()
+        self.usages: list[JSON] = []  # the usage of each answered request, in order
         self.busy_seconds = 0.0  # time spent inside the fake, for benchmarks
 
     # -- scripting ------------------------------------------------------------------
@@ -218,6 +219,7 @@ class FakeMessagesAPI:
         usage = self._usage(body)
         usage["output_tokens"] = count_tokens(content)
         self.stats.requests += 1
+        self.usages.append(dict(usage))
         self.stats.input_tokens += usage["input_tokens"]
         self.stats.output_tokens += usage["output_tokens"]
         self.stats.cache_read_tokens += usage["cache_read_input_tokens"]
