@@ -106,8 +106,7 @@ def script(diff: DiffIndex, reads: int = READS) -> list[Any]:
             tool_use("confirm_review_node", {"id": "review-1", "reason": "checked the call sites"}),
             tool_use("dispute_review_node", {"id": "review-2", "reason": "only used in tests"}),
         )
-    )
-    turns.append(reply(text("Both judged.")))
+    )  # both nodes it was given judged: the verifier's run ends with this turn
     return turns
 
 
