@@ -1,6 +1,7 @@
 """Benchmark the agent harness: a scripted review of a large synthetic PR against the fake API.
 
-    python bench/bench_loop.py [N_FILES ...] [--reads N] [--breakdown]   (default: 300 files, 20 reads)
+    python bench/bench_loop.py [N_FILES ...] [--reads N] [--context-tokens N] [--breakdown]
+                                            (default: 300 files, 20 reads, [budget] context_tokens)
 
 Builds a real git repository with `bench/synthetic.py` (N changed files: small and
 large edits, additions, deletions, renames, binaries, a lockfile), indexes its diff,
@@ -161,13 +162,18 @@ def breakdown(fake: FakeMessagesAPI) -> None:
         )
 
 
-def bench(n_files: int, reads: int = READS, *, show_parts: bool = False) -> None:
+def bench(
+    n_files: int, reads: int = READS, *, show_parts: bool = False, context_tokens: int | None = None
+) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         repo = make_pr_repo(Path(tmp) / "repo", n_files)
         diff = index_from_unified_diff(
             git(repo.path, "diff", "-M", "--no-color", repo.base_sha, repo.head_sha)
         )
         config = ReviewConfig()
+        if context_tokens is not None:
+            budget = config.budget.model_copy(update={"context_tokens": context_tokens})
+            config = config.model_copy(update={"budget": budget})
         snapshot = PRSnapshot(
             origin=Origin.LOCAL,
             url=None,
@@ -250,6 +256,9 @@ if __name__ == "__main__":
     parser.add_argument(
         "--breakdown", action="store_true", help="print what the first request is made of"
     )
+    parser.add_argument(
+        "--context-tokens", type=int, default=None, help="the packed context's token budget"
+    )
     args = parser.parse_args()
     for n in args.files:
-        bench(n, args.reads, show_parts=args.breakdown)
+        bench(n, args.reads, show_parts=args.breakdown, context_tokens=args.context_tokens)
