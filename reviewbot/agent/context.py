@@ -24,6 +24,7 @@ not read files or call any API.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -41,7 +42,11 @@ MAX_COMMENT_CHARS = 4_000
 MAX_BODY_CHARS = 20_000
 _NUMBER_WIDTH = 4
 _MARK = {LineKind.ADDED: "+", LineKind.DELETED: "-", LineKind.CONTEXT: " "}
-_FILE_OVERHEAD = 10  # tokens for a file's heading around its name (status, sizes, `###`)
+# A line of names and numbers (a quoted path, its status and sizes) splits into many short
+# tokens (`/`, `_`, `.`, digits, quotes, signs): counted at 3.5 characters a token
+# (`estimate_text`) a listing of thousands of such lines would be priced at about half
+# what the API counts, and take twice its share of the budget.
+_NAME_CHARS_PER_TOKEN = 2.0
 LISTING_SHARE = 4  # the file listing may take at most 1/4 of the context budget
 MAX_GROUPS = 40  # directories named when files are only counted
 
@@ -252,12 +257,17 @@ def _packed(diff: FileDiff, redactor: Redactor) -> PackedFile:
 
 
 def _packed_cost(item: PackedFile) -> int:
-    return estimate_text(item.patch) + estimate_text(item.label) + _FILE_OVERHEAD
+    heading = f"### {item.label} ({item.status}, +{item.additions} -{item.deletions})"
+    return estimate_text(item.patch) + _name_cost(heading)
 
 
 def _listing_cost(item: ListedFile) -> int:
     # The reason is said once per group of files (`_by_reason`), not on each file's line.
-    return estimate_text(item.label) + 8
+    return _name_cost(f"- {item.label} ({item.status}, +{item.additions} -{item.deletions})")
+
+
+def _name_cost(line: str) -> int:
+    return math.ceil((len(line) + 1) / _NAME_CHARS_PER_TOKEN)  # + 1: its line break
 
 
 def _by_reason(listing: Sequence[ListedFile]) -> tuple[tuple[str, tuple[ListedFile, ...]], ...]:

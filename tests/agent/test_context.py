@@ -20,6 +20,7 @@ from reviewbot.redact import MASK, Redactor
 from reviewbot.sources.diff_index import FileStatus
 from reviewbot.sources.snapshot import PRComment
 from tests.agent.factories import file_diff, index, snapshot
+from tests.fakes.messages_api import count_tokens
 
 PATCH = "@@ -10,3 +10,4 @@ def f():\n context\n-deleted\n+added\n+added2\n context2\n"
 
@@ -202,6 +203,16 @@ class TestHugeListings:
         assert re.search(r"^- \(\d+ other directories\): ", section, re.M)
         assert len(packed.in_context) + named + counted == 3_000
         assert len(packed.coverage.files_listed) == 3_000 - len(packed.in_context)
+
+    def test_the_named_files_keep_to_their_share_by_the_apis_count(self):
+        """Path names cost many tokens a character: the named listing stays within its quarter by the API's count."""
+        files = [
+            file_diff(f"pkg_{i % 60}/sub_{i % 7}/mod_{i}.py", lines_patch(40)) for i in range(3_000)
+        ]
+        packed = pack(index(*files), budget=20_000)
+        named = packed.text.split("## Changed files without their patch here", 1)[1]
+        named = named.split("More changed files, too many to name here", 1)[0]
+        assert count_tokens({"text": named}) <= 20_000 // 4
 
     def test_a_secret_in_a_counted_directory_name_is_masked(self):
         """Directory names in the per-directory counts go through the run's redactor."""
