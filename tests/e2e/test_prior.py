@@ -69,7 +69,6 @@ def p0_judged(verdict: str) -> list:
         reply(tool_use("add_review_node", P0)),
         reply(text("One bug.")),
         reply(judge),
-        reply(text("Judged.")),
     ]
 
 

@@ -25,7 +25,7 @@ from tests.e2e.harness import (
     leaked,
     pull_request_event,
 )
-from tests.fakes.messages_api import Scripted, reply, text, tool_use
+from tests.fakes.messages_api import Scripted, reply, tool_use
 
 APP_BASE = "def run(command):\n    return command\n" + "".join(
     f"SETTING_{n} = {n}\n" for n in range(3, 31)
@@ -63,7 +63,6 @@ def review_script() -> list[Scripted]:
         reply(tool_use("add_review_node", P0), tool_use("add_review_node", OUTSIDE)),
         reply(tool_use("finalize_review", {"summary": "One P0.", "verdict": "block"})),
         reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "eval of input"})),
-        reply(text("Confirmed.")),
     ]
 
 
