@@ -160,8 +160,8 @@ class TestFirstRun:
         assert "eval() on the command" in flow.first.step_summary
 
     def test_the_model_got_the_reviewer_and_the_verifier_requests(self, flow):
-        """Four Messages API requests: two reviewer turns, two verifier turns."""
-        assert len(flow.first.model) == 4
+        """Three Messages API requests: two reviewer turns, one verifier turn (it judged its node)."""
+        assert len(flow.first.model) == 3
         assert "confirm_review_node" in {t["name"] for t in flow.first.model[2]["tools"]}
 
     def test_no_secret_leaves_the_process(self, flow):
