@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from reviewbot import __version__
-from reviewbot.agent.model import ModelClient
+from reviewbot.agent.messages import ModelClient
 from reviewbot.agent.panel import run_panel
 from reviewbot.agent.progress import Progress
 from reviewbot.config import is_excluded
@@ -24,15 +24,8 @@ from reviewbot.nodes.boundary import Discarded
 from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.publish.markers import PriorState, carry_over
 from reviewbot.redact import Redactor
-from reviewbot.report import (
-    AgentReport,
-    AxisReport,
-    Coverage,
-    DiscardReport,
-    PRInfo,
-    Report,
-    Usage,
-)
+from reviewbot.report import AgentReport, AxisReport, DiscardReport, PRInfo, Report
+from reviewbot.run import Coverage, Usage
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import Operator
 from reviewbot.verdict.axes import AxisResult, Outcome
@@ -196,7 +189,7 @@ def build_report(
     decision = finalize(proposed, axes, nodes, snapshot.config.policy.node_policy())
     return Report(
         tool_version=__version__,
-        verdict=decision.verdict.label,
+        verdict=decision.verdict,
         reasons=Report.reasons_of(decision),
         axes=tuple(AxisReport.of(axis) for axis in axes),
         nodes=tuple(nodes),

@@ -28,13 +28,13 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from reviewbot.agent import hygiene
 from reviewbot.agent.tokens import estimate_text
 from reviewbot.redact import Redactor
 from reviewbot.render import render
-from reviewbot.report import Coverage, SkippedFile
+from reviewbot.run import Coverage, SkippedFile
 from reviewbot.sources.diff_index import FileDiff, FileStatus, LineKind
 from reviewbot.sources.snapshot import PRComment, PRSnapshot
+from reviewbot.text import hygiene
 
 TEMPLATE = "prompts/pr_context.j2"
 MAX_COMMENTS = 50  # the most recent ones; older ones are counted in a note

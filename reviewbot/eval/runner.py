@@ -45,8 +45,10 @@ from reviewbot.eval.result import (
 )
 from reviewbot.eval.score import overall, score_pr
 from reviewbot.eval.terminal import EvalProgress
+from reviewbot.modes.profile import Role
 from reviewbot.nodes.model import ReviewNode
-from reviewbot.report import Report, StopReason, Usage
+from reviewbot.report import Report
+from reviewbot.run import StopReason, Usage
 from reviewbot.settings import Settings
 from reviewbot.tools.ask_user import NoOperator
 
@@ -92,8 +94,8 @@ def run_eval(
     progress: EvalProgress,
     agent_progress: Progress,
 ) -> EvalResult:
-    if settings.anthropic_api_key is None:
-        raise AuthError(NO_KEY)
+    if settings.provider == "anthropic" and settings.anthropic_api_key is None:
+        raise AuthError(NO_KEY)  # a cloud's credentials are checked when its client is made
     # A dry run reviews in a temporary checkout: never the Actions workspace of this run.
     settings = replace(settings, workspace=None)
     selected = select(bench.prs, only=options.only, limit=options.limit)
@@ -198,7 +200,7 @@ def _check_agents(report: Report) -> None:
             raise CredentialsRefusedError(
                 agent.error or "the Messages API rejected ANTHROPIC_API_KEY"
             )
-        if agent.role == "reviewer" and agent.stop_reason in _CANNOT_RUN:
+        if agent.role == Role.REVIEWER and agent.stop_reason in _CANNOT_RUN:
             raise NetworkError(
                 f"reviewer {agent.name} could not run: {agent.error or agent.stop_reason.value}"
             )
