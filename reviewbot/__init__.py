@@ -9,6 +9,11 @@ from __future__ import annotations
 
 from functools import cache
 
+# Where reviewbot lives: SARIF's informationUri and the docs point here. It must equal
+# pyproject.toml's [project.urls] Repository (tests/test_packaging.py); `your-org` is a
+# placeholder until the repository exists, and the release workflow refuses to publish it.
+REPOSITORY_URL = "https://github.com/your-org/reviewbot"
+
 
 @cache
 def _version() -> str:

@@ -13,12 +13,13 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+from reviewbot import REPOSITORY_URL
 from reviewbot.nodes.model import Anchor, Kind, Priority, ReviewNode, Status
 from reviewbot.redact import Redactor
 from reviewbot.report import Report
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = "https://github.com/reviewbot/reviewbot"
+INFORMATION_URI = REPOSITORY_URL
 FINGERPRINT_KEY = "reviewbotFingerprint/v1"
 LEVELS = {Priority.P0: "error", Priority.P1: "error", Priority.P2: "warning", Priority.P3: "note"}
 _DESCRIPTIONS = {

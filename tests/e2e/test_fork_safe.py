@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.e2e.harness import REPO, Run, World, pull_request_event, workflow_run_event
 from tests.fakes.messages_api import reply, tool_use
@@ -28,6 +29,7 @@ NOTE = {
     },
 }
 REFERENCE = "reviewbot-pr.json"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "workflows"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -39,6 +41,7 @@ class Stages:
     extra_field: Run
     other_head: Run
     other_repo: Run
+    stranger: Run
 
 
 def _tampered(world: World, name: str, source: Path, **changes: object) -> Path:
@@ -81,6 +84,13 @@ def stages(worlds) -> Stages:
         for path in (extra, moved, elsewhere)
     ]
     extra_field, other_head, other_repo = (pending.wait() for pending in started)
+    # Someone else (read access) re-runs stage one of this PR: neither its author nor a writer.
+    world.github.repo(REPO).permissions["mallory"] = "read"
+    by_stranger = workflow_run_event(world)
+    by_stranger["workflow_run"]["triggering_actor"] = by_stranger["sender"] | {"login": "mallory"}
+    stranger = world.run(
+        [*review, str(folder), "--post"], event_name="workflow_run", event=by_stranger
+    )
     world.model.verify()
     return Stages(
         world=world,
@@ -90,6 +100,7 @@ def stages(worlds) -> Stages:
         extra_field=extra_field,
         other_head=other_head,
         other_repo=other_repo,
+        stranger=stranger,
     )
 
 
@@ -102,6 +113,10 @@ class TestStageOne:
         assert saved == {"repo": REPO, "number": 7, "head_sha": stages.world.pull.head_sha}
         assert run.model == ()
         assert run.writes() == []
+
+    def test_reads_nothing_from_the_api(self, stages):
+        """The event payload is all it needs: its workflow grants the token no scope."""
+        assert stages.stage_one.github == ()
 
 
 class TestStageTwo:
@@ -149,3 +164,51 @@ class TestTamperedSnapshot:
         run: Run = getattr(stages, which)
         assert run.model == ()
         assert run.github == ()
+
+
+class TestWhoMayTriggerStageTwo:
+    def test_the_prs_author_without_write_access_is_reviewed(self, stages):
+        """Stage one of a fork PR runs as its author: reviewed, no permission needed."""
+        author = stages.world.pull.author
+        assert stages.world.github.repo(REPO).permissions.get(author) not in ("admin", "write")
+        assert stages.stage_two.returncode == 0
+        assert len(stages.stage_two.model) == 2
+
+    def test_anyone_else_without_write_access_is_refused(self, stages):
+        """A run by a third party names someone else's PR: refused, no model, no write."""
+        run = stages.stranger
+        assert run.returncode == 0, run.stderr
+        refusal = run.stderr.strip().splitlines()[-1]
+        assert refusal.startswith("reviewbot: nothing to review: "), run.stderr
+        assert "mallory" in refusal
+        assert "write access is required" in refusal
+        assert "Traceback" not in run.stderr
+        assert run.model == ()
+        assert run.writes() == []
+        assert run.calls("GET", f"/repos/{REPO}/collaborators/mallory/permission")
+
+
+def _workflow(name: str) -> dict:
+    loaded: dict = yaml.safe_load((EXAMPLES / name).read_text(encoding="utf-8"))
+    return loaded
+
+
+class TestTheExampleWorkflowsAgree:
+    """The two example workflows do what these stages (and the README) say, no more, no less."""
+
+    def test_stage_two_leaves_who_may_to_reviewbot(self):
+        """No step of reviewbot-review.yml is skipped on a permission check of its own: the
+        rule (the PR's author, or write access) is reviewbot's, through the API, tested above."""
+        (job,) = _workflow("reviewbot-review.yml")["jobs"].values()
+        gated = [step.get("name", step.get("uses")) for step in job["steps"] if "if" in step]
+        assert gated == []
+        assert any(
+            "reviewbot review --from-snapshot" in step.get("run", "") for step in job["steps"]
+        )
+
+    def test_stage_one_runs_snapshot_with_no_token_scope(self):
+        (job,) = _workflow("reviewbot-snapshot.yml")["jobs"].values()
+        assert job["permissions"] == {}
+        runs = [step["run"] for step in job["steps"] if "reviewbot snapshot" in step.get("run", "")]
+        assert len(runs) == 1
+        assert all("GITHUB_TOKEN" not in step.get("env", {}) for step in job["steps"])
