@@ -1,6 +1,7 @@
 """Benchmark the agent harness: a scripted review of a large synthetic PR against the fake API.
 
-    python bench/bench_loop.py [N_FILES ...] [--reads N]      (default: 300 files, 20 reads)
+    python bench/bench_loop.py [N_FILES ...] [--reads N] [--context-tokens N] [--breakdown]
+                                            (default: 300 files, 20 reads, [budget] context_tokens)
 
 Builds a real git repository with `bench/synthetic.py` (N changed files: small and
 large edits, additions, deletions, renames, binaries, a lockfile), indexes its diff,
@@ -13,12 +14,17 @@ Prints: model requests, total input tokens (the fake's count), the share of inpu
 tokens that were cache reads, the effective input tokens (uncached + 0.1 × cache
 reads + 1.25 × cache writes: what the tokens cost at the API's cache prices), the
 local estimate against the API count, the packed context, and the harness time
-excluding the time spent inside the fake.
+excluding the time spent inside the fake. `--breakdown` also prints what the first
+request is made of (tools, system prompt, the parts of the packed context, the
+agent's own block; the local estimate and the fake's count of each) and every
+request's cache usage.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import re
 import sys
 import tempfile
 import time
@@ -33,13 +39,14 @@ from bench.synthetic import make_pr_repo
 from reviewbot.agent.client import AnthropicClient
 from reviewbot.agent.panel import run_panel
 from reviewbot.agent.progress import SilentProgress
+from reviewbot.agent.tokens import estimate_text
 from reviewbot.config import ReviewConfig, is_excluded
 from reviewbot.redact import Redactor
 from reviewbot.sources.diff_index import DiffIndex, LineKind, index_from_unified_diff
 from reviewbot.sources.snapshot import Origin, PRSnapshot
 from reviewbot.tools.ask_user import NoOperator
 from tests.fakes.gitrepo import git
-from tests.fakes.messages_api import FakeMessagesAPI, reply, text, tool_use
+from tests.fakes.messages_api import FakeMessagesAPI, count_tokens, reply, text, tool_use
 
 READS = 20
 CACHE_READ_PRICE = 0.1  # of the base input price
@@ -100,18 +107,73 @@ def script(diff: DiffIndex, reads: int = READS) -> list[Any]:
             tool_use("confirm_review_node", {"id": "review-1", "reason": "checked the call sites"}),
             tool_use("dispute_review_node", {"id": "review-2", "reason": "only used in tests"}),
         )
-    )
-    turns.append(reply(text("Both judged.")))
+    )  # both nodes it was given judged: the verifier's run ends with this turn
     return turns
 
 
-def bench(n_files: int, reads: int = READS) -> None:
+def _api_count(text_: str) -> int:
+    """The fake's count of `text_` as the text of one content block (JSON escapes included)."""
+    return count_tokens({"text": text_}) - count_tokens({"text": ""})
+
+
+_PART = (
+    ("file heading", re.compile(r"^### ")),
+    ("fence open", re.compile(r"^<untrusted_data")),
+    ("fence close", re.compile(r"^</untrusted_data")),
+    ("hunk header", re.compile(r"^@@")),
+    ("diff line", re.compile(r"^ *\d+ [-+ ] ")),
+    ("listed file", re.compile(r"^- ")),
+)
+
+
+def _context_parts(context: str) -> dict[str, list[str]]:
+    """The packed context's lines by kind (prose, headings and blank lines are "other")."""
+    parts: dict[str, list[str]] = {name: [] for name, _ in _PART}
+    parts["other"] = []
+    for line in context.split("\n"):
+        kind = next((name for name, pattern in _PART if pattern.match(line)), "other")
+        parts[kind].append(line)
+    return parts
+
+
+def breakdown(fake: FakeMessagesAPI) -> None:
+    """What the first request is made of, and every request's cache usage."""
+    first = fake.requests[0]
+    rows: list[tuple[str, int, str]] = []
+    for tool in first["tools"]:
+        param = {k: v for k, v in tool.items() if k != "cache_control"}
+        rows.append((f"tool {tool['name']}", count_tokens(param), json.dumps(param)))
+    system = "".join(block["text"] for block in first["system"])
+    rows.append(("system prompt", _api_count(system), system))
+    context, *own = first["messages"][0]["content"]
+    for kind, lines in _context_parts(context["text"]).items():
+        joined = "\n".join(lines)
+        rows.append((f"context: {kind} ×{len(lines)}", _api_count(joined), joined))
+    for block in own:
+        rows.append(("agent's own block", _api_count(block["text"]), block["text"]))
+    print("  first request, part by part (API = the fake's count, est = agent/tokens.py):")
+    for name, api, raw in rows:
+        print(f"    {name:34} API {api:7,}  est {estimate_text(raw):7,}  chars {len(raw):8,}")
+    print("  requests (uncached / cache write / cache read):")
+    for number, usage in enumerate(fake.usages, 1):
+        print(
+            f"    #{number}: {usage['input_tokens']:,} / {usage['cache_creation_input_tokens']:,}"
+            f" / {usage['cache_read_input_tokens']:,}"
+        )
+
+
+def bench(
+    n_files: int, reads: int = READS, *, show_parts: bool = False, context_tokens: int | None = None
+) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         repo = make_pr_repo(Path(tmp) / "repo", n_files)
         diff = index_from_unified_diff(
             git(repo.path, "diff", "-M", "--no-color", repo.base_sha, repo.head_sha)
         )
         config = ReviewConfig()
+        if context_tokens is not None:
+            budget = config.budget.model_copy(update={"context_tokens": context_tokens})
+            config = config.model_copy(update={"budget": budget})
         snapshot = PRSnapshot(
             origin=Origin.LOCAL,
             url=None,
@@ -183,12 +245,20 @@ def bench(n_files: int, reads: int = READS) -> None:
     print(
         f"  harness time         {elapsed - fake.busy_seconds:.3f}s (total {elapsed:.3f}s, inside the fake {fake.busy_seconds:.3f}s)"
     )
+    if show_parts:
+        breakdown(fake)
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("files", type=int, nargs="*", default=[300])
     parser.add_argument("--reads", type=int, default=READS, help="files the reviewer reads")
+    parser.add_argument(
+        "--breakdown", action="store_true", help="print what the first request is made of"
+    )
+    parser.add_argument(
+        "--context-tokens", type=int, default=None, help="the packed context's token budget"
+    )
     args = parser.parse_args()
     for n in args.files:
-        bench(n, args.reads)
+        bench(n, args.reads, show_parts=args.breakdown, context_tokens=args.context_tokens)

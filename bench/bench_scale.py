@@ -55,7 +55,7 @@ from bench.synthetic import PRRepo, make_pr_repo
 from reviewbot.sources.diff_index import DiffIndex, LineKind, index_from_unified_diff
 from tests.fakes.github_api import FakeGitHub
 from tests.fakes.gitrepo import git
-from tests.fakes.messages_api import JSON, FakeMessagesAPI, Reply, reply, text, tool_use
+from tests.fakes.messages_api import JSON, FakeMessagesAPI, Reply, reply, tool_use
 from tests.fakes.server import Handler, LoopbackServer, Request, Response, json_function_handler
 from tests.fakes.world import seed_pull
 
@@ -125,7 +125,7 @@ class Script:
                 )
                 for k, i in enumerate(targets)
             ]
-            turns += [reply(*judgements), reply(text("Judged."))]
+            turns.append(reply(*judgements))  # every node judged: the verifier's run ends
         return turns
 
     def _nodes(self, start: int, end: int) -> Callable[[JSON], Reply]:

@@ -24,6 +24,7 @@ not read files or call any API.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -41,7 +42,11 @@ MAX_COMMENT_CHARS = 4_000
 MAX_BODY_CHARS = 20_000
 _NUMBER_WIDTH = 4
 _MARK = {LineKind.ADDED: "+", LineKind.DELETED: "-", LineKind.CONTEXT: " "}
-_FILE_OVERHEAD = 24  # tokens for a file's heading and data delimiters
+# A line of names and numbers (a quoted path, its status and sizes) splits into many short
+# tokens (`/`, `_`, `.`, digits, quotes, signs): counted at 3.5 characters a token
+# (`estimate_text`) a listing of thousands of such lines would be priced at about half
+# what the API counts, and take twice its share of the budget.
+_NAME_CHARS_PER_TOKEN = 2.0
 LISTING_SHARE = 4  # the file listing may take at most 1/4 of the context budget
 MAX_GROUPS = 40  # directories named when files are only counted
 
@@ -50,6 +55,7 @@ REASON_SUBMODULE = "submodule pointer change"
 REASON_NO_PATCH = "patch not available (too large for the API); read the file instead"
 REASON_EXCLUDED = "excluded by [paths] (lockfile, generated or vendored)"
 REASON_BUDGET = "outside the context token budget; read the file if it matters"
+_REASONS = (REASON_BUDGET, REASON_NO_PATCH, REASON_EXCLUDED, REASON_BINARY, REASON_SUBMODULE)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -94,15 +100,17 @@ class PackedContext:
 
 
 def render_patch(diff: FileDiff) -> str:
-    """The file's hunks, numbered: head numbers on added and context lines, base ones on deleted."""
+    """The file's hunks, numbered: head numbers on added and context lines, base ones on deleted.
+
+    A hunk starts with `@@` and the enclosing function git names, without the
+    `-a,b +c,d` ranges: every line carries its own number, so the ranges would only
+    repeat them (they cost about a quarter of a small patch's tokens).
+    """
     numbers = [ln.new_no or ln.old_no or 0 for h in diff.hunks for ln in h.lines]
     width = max(_NUMBER_WIDTH, len(str(max(numbers, default=0))))
     out: list[str] = []
     for hunk in diff.hunks:
-        section = f" {hunk.section}" if hunk.section else ""
-        out.append(
-            f"@@ -{hunk.old_start},{hunk.old_length} +{hunk.new_start},{hunk.new_length} @@{section}"
-        )
+        out.append(f"@@ {hunk.section}" if hunk.section else "@@")
         for line in hunk.lines:
             number = line.new_no if line.new_no is not None else line.old_no
             out.append(f"{number:>{width}} {_MARK[line.kind]} {line.text}")
@@ -135,9 +143,9 @@ def pack_context(
         listed[diff.path] = _listed(diff, REASON_BUDGET, redactor)
     listing_share = min(sum(map(_listing_cost, listed.values())), budget_tokens // LISTING_SHARE)
     remaining = budget_tokens - estimate_text(
-        render(TEMPLATE, **metadata, files=(), listed=(), grouped=())
+        render(TEMPLATE, **metadata, files=(), listed=(), by_reason=(), grouped=())
     )
-    remaining -= listing_share
+    remaining -= listing_share + _headings_cost(tuple(listed.values()))
     packed: list[PackedFile] = []
     patch_tokens: dict[str, int] = {}
     for diff in candidates:
@@ -152,7 +160,14 @@ def pack_context(
     packed.sort(key=lambda f: f.path)  # file order in the message follows the tree, not the rank
     ordered_listing = tuple(sorted(listed.values(), key=lambda f: f.path))
     named, grouped = _name_within(ordered_listing, listing_share + max(remaining, 0), redactor)
-    text = render(TEMPLATE, **metadata, files=packed, listed=named, grouped=grouped)
+    text = render(
+        TEMPLATE,
+        **metadata,
+        files=packed,
+        listed=named,
+        by_reason=_by_reason(named),
+        grouped=grouped,
+    )
     coverage = _coverage(snapshot, packed, ordered_listing, notes)
     return PackedContext(
         text=text,
@@ -228,9 +243,8 @@ def _listed(diff: FileDiff, reason: str, redactor: Redactor) -> ListedFile:
 
 
 def _packed(diff: FileDiff, redactor: Redactor) -> PackedFile:
-    patch = hygiene.wrap(
-        render_patch(diff), kind="patch", redactor=redactor, label=diff.path, markdown=False
-    )
+    # No `from=` label: the heading right above the block names the file.
+    patch = hygiene.wrap(render_patch(diff), kind="patch", redactor=redactor, markdown=False)
     return PackedFile(
         path=diff.path,
         label=hygiene.quoted(diff.path, redactor),
@@ -243,11 +257,30 @@ def _packed(diff: FileDiff, redactor: Redactor) -> PackedFile:
 
 
 def _packed_cost(item: PackedFile) -> int:
-    return estimate_text(item.patch) + 2 * estimate_text(item.label) + _FILE_OVERHEAD
+    heading = f"### {item.label} ({item.status}, +{item.additions} -{item.deletions})"
+    return estimate_text(item.patch) + _name_cost(heading)
 
 
 def _listing_cost(item: ListedFile) -> int:
-    return estimate_text(item.label) + estimate_text(item.reason) + 8
+    # The reason is said once per group of files (`_by_reason`), not on each file's line.
+    return _name_cost(f"- {item.label} ({item.status}, +{item.additions} -{item.deletions})")
+
+
+def _name_cost(line: str) -> int:
+    return math.ceil((len(line) + 1) / _NAME_CHARS_PER_TOKEN)  # + 1: its line break
+
+
+def _by_reason(listing: Sequence[ListedFile]) -> tuple[tuple[str, tuple[ListedFile, ...]], ...]:
+    """The named files under one heading per reason, in the order of `_REASONS` (others last)."""
+    groups: dict[str, list[ListedFile]] = {}
+    for item in listing:
+        groups.setdefault(item.reason, []).append(item)
+    order = sorted(groups, key=lambda r: (_REASONS.index(r) if r in _REASONS else len(_REASONS), r))
+    return tuple((reason, tuple(groups[reason])) for reason in order)
+
+
+def _headings_cost(listing: Sequence[ListedFile]) -> int:
+    return sum(estimate_text(reason) + 4 for reason in {item.reason for item in listing})
 
 
 def _metadata(snapshot: PRSnapshot, redactor: Redactor) -> tuple[dict[str, object], list[str]]:

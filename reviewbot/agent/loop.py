@@ -36,17 +36,25 @@ A tool result counts as seen by the agent (`Toolbox.delivered`) only once a requ
 that carries it is answered: the results of the turn that ends the run are kept in
 the conversation record but never reached the model.
 
-Prompt caching: breakpoints on the last tool, on the system block and on the PR
-context block (the first block of the first user message) — the prefix that is
-byte-identical on every turn and for every agent with the same surface — plus one
-that moves to the newest message, so each turn reads the previous turn's
-conversation from the cache. An agent's own `brief` (a reviewer's focus) is a
-second block after the context, outside that shared prefix.
+Prompt caching (at most 4 breakpoints; the API looks back at most 20 blocks from
+each one for an earlier cache entry, and writes one only at a breakpoint):
+- the system block: it caches the tools with it (they come first and never change
+  without it), so the tools need no breakpoint of their own;
+- the PR context block (the first block of the first user message): with the tools
+  and the system prompt, the prefix that is byte-identical on every turn and for
+  every agent of a run; an agent's own `brief` (its role, a reviewer's focus, the
+  nodes to verify) is a second block after it, outside that shared prefix;
+- from the second request on, the newest message's last block, so the next request
+  reads this one's whole conversation (on the first request the brief is left
+  uncached: an agent that stops there, the verifier of one node, would pay for a
+  write nobody reads);
+- the block that was newest in the previous request: the read hits that entry
+  exactly, however many blocks a turn of parallel tool calls added since.
+The first message itself carries only the context's marker, on every request.
 """
 
 from __future__ import annotations
 
-import copy
 import logging
 import time
 from collections.abc import Callable
@@ -144,6 +152,7 @@ class _State:
     tool_calls: int = 0
     cutoffs: int = 0
     notes: list[str] = field(default_factory=list)
+    cached: int | None = None  # the message marked newest in the previous request
 
 
 class ToolLoop:
@@ -178,7 +187,7 @@ class ToolLoop:
         `brief` is this agent's own instruction (a reviewer's focus); it follows the
         context in the first message so the cached prefix stays shared between agents.
         """
-        tools = _cached_tools(self._toolbox.tool_params())
+        tools = tuple(self._toolbox.tool_params())
         system_blocks = (
             {"type": "text", "text": self._redact(system), "cache_control": EPHEMERAL},
         )
@@ -245,12 +254,14 @@ class ToolLoop:
             self._limits.response_max_tokens, self._limits.max_output_tokens - spent_out
         )
         remaining = self._limits.deadline - self._clock()
+        messages = _with_breakpoints(state.messages, previous=state.cached)
+        state.cached = len(state.messages) - 1
         return ModelRequest(
             model=self.model,
             max_tokens=max(max_tokens, 1),
             system=system,
             tools=tools,
-            messages=_with_moving_breakpoint(state.messages),
+            messages=messages,
             timeout=max(remaining, 0.0),
         )
 
@@ -396,22 +407,24 @@ def _result(tool_use_id: str, result: ToolResult, redact: Redactor) -> JSON:
     return block
 
 
-def _cached_tools(params: list[JSON]) -> tuple[JSON, ...]:
-    tools = [copy.deepcopy(p) for p in params]
-    if tools:
-        tools[-1]["cache_control"] = EPHEMERAL
-    return tuple(tools)
+def _with_breakpoints(messages: list[JSON], *, previous: int | None) -> tuple[JSON, ...]:
+    """The messages, with a breakpoint on the newest one's last block and on the `previous` one's.
+
+    With the system and context breakpoints that makes at most 4. Copies: the
+    conversation kept in the state never carries a marker, so each request's bytes
+    before its markers are the same as the last one's.
+    """
+    marked = list(messages)
+    for index in {len(messages) - 1, previous}:
+        if index is not None and 0 < index < len(messages):
+            marked[index] = _marked(messages[index])
+    return tuple(marked)
 
 
-def _with_moving_breakpoint(messages: list[JSON]) -> tuple[JSON, ...]:
-    """The messages, the newest with a cache breakpoint on its last block (at most 4 in all)."""
-    if len(messages) < 2:
-        return tuple(messages)
-    last = messages[-1]
-    content = last["content"]
+def _marked(message: JSON) -> JSON:
+    content = message["content"]
     if isinstance(content, str):
         content = [{"type": "text", "text": content}]
     if not content or content[-1].get("type") not in _CACHEABLE:
-        return tuple(messages)
-    marked = [*content[:-1], {**content[-1], "cache_control": EPHEMERAL}]
-    return (*messages[:-1], {**last, "content": marked})
+        return message
+    return {**message, "content": [*content[:-1], {**content[-1], "cache_control": EPHEMERAL}]}

@@ -211,10 +211,19 @@ class _Panel:
             brief="",
             context=self.packed.text,
             after=nodes,
+            targets=tuple(n.id for n in targets),
         )
 
     def _run_agent(
-        self, *, name: str, role: Role, model: str, brief: str, context: str, after: str = ""
+        self,
+        *,
+        name: str,
+        role: Role,
+        model: str,
+        brief: str,
+        context: str,
+        after: str = "",
+        targets: Sequence[str] = (),
     ) -> AgentReport:
         if self.client is None:
             return _not_started(name, role, model, StopReason.NO_CREDENTIALS, NO_CREDENTIALS)
@@ -228,6 +237,7 @@ class _Panel:
             store=self.store,
             operator=self.operator,
             seen=self.packed.in_context,
+            targets=targets,  # the verifier's run ends once it judged each of them
         )
         loop = ToolLoop(
             agent=name,

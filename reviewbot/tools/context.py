@@ -121,6 +121,8 @@ class ToolContext:
     operator: Operator
     seen: set[str]
     max_output_chars: int
+    # The nodes this agent was given to judge (the verifier's); judging the last ends its run.
+    targets: frozenset[str] = frozenset()
     root: Path = field(init=False)
     proposal: Proposal | None = None
     plan: Plan | None = None

@@ -44,8 +44,31 @@ class ToolSpec:
         return {
             "name": self.name,
             "description": self.description,
-            "input_schema": self_contained(self.input_model.model_json_schema()),
+            "input_schema": for_the_model(self_contained(self.input_model.model_json_schema())),
         }
+
+
+def for_the_model(schema: Any, *, names: bool = False) -> Any:
+    """`schema` without what pydantic adds for developers: each `title` and the models' docstrings.
+
+    A title repeats its property's name ("path" → "Path"); an object schema's
+    `description` is its class docstring, written for developers (a field's
+    `Field(description=…)`, the prompt text, is kept). They would be sent, and
+    read from the cache, on every request of every agent. `names`: `schema` is a
+    `properties` mapping, whose keys are field names (a field may be named `title`).
+    """
+    if isinstance(schema, list):
+        return [for_the_model(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if names:
+        return {key: for_the_model(value) for key, value in schema.items()}
+    developer = {"title"} | ({"description"} if schema.get("type") == "object" else set())
+    return {
+        key: for_the_model(value, names=key == "properties")
+        for key, value in schema.items()
+        if not (key in developer and isinstance(value, str))
+    }
 
 
 _DEFS = "$defs"

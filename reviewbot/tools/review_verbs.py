@@ -181,18 +181,40 @@ def confirm_review_node(ctx: ToolContext, args: NodeJudgementInput) -> ToolResul
         )
     after = _apply(node, Event(action=Action.CONFIRM, by=ctx.agent, reason=args.reason))
     if after == node:
-        return ToolResult(content=f"no change: you already confirmed {node.id}")
+        return _judged(ctx, f"no change: you already confirmed {node.id}")
     ctx.store.replace(after)
-    return ToolResult(content=f"confirmed {node.id}: it is now {after.status.value}")
+    return _judged(ctx, f"confirmed {node.id}: it is now {after.status.value}")
 
 
 def dispute_review_node(ctx: ToolContext, args: NodeJudgementInput) -> ToolResult:
     node = _node(ctx, args.id)
     after = _apply(node, Event(action=Action.DISPUTE, by=ctx.agent, reason=args.reason))
     ctx.store.replace(after)
-    return ToolResult(
-        content=f"dispute recorded on {node.id}; it stays {after.status.value} and the dispute is shown"
+    return _judged(
+        ctx,
+        f"dispute recorded on {node.id}; it stays {after.status.value} and the dispute is shown",
     )
+
+
+def _judged(ctx: ToolContext, content: str) -> ToolResult:
+    """A judgement's result; the last of the nodes the agent was given to judge ends its run.
+
+    Its task done, the agent would only be asked once more to say so: a request that
+    re-reads the whole cached prefix for nothing. Results of the turn's other calls still run.
+    """
+    if not ctx.targets or any(not _judged_by(ctx, id) for id in ctx.targets):
+        return ToolResult(content=content)
+    return ToolResult(
+        content=f"{content}; every node you were given is judged, so your run ends here",
+        ends_run=True,
+    )
+
+
+def _judged_by(ctx: ToolContext, id: str) -> bool:
+    node = ctx.store.get(id)
+    if node is None:
+        return True  # nothing left to judge
+    return ctx.agent in node.confirmed_by or any(d.by == ctx.agent for d in node.disputes)
 
 
 def _node(ctx: ToolContext, id: str) -> ReviewNode:

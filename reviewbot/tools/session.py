@@ -44,6 +44,7 @@ class ReviewSession:
         store: NodeStore,
         operator: Operator,
         seen: Iterable[str] = (),
+        targets: Iterable[str] = (),
         max_output_chars: int = 20_000,
     ) -> None:
         self.profile: CapabilityProfile = PROFILES[mode]
@@ -55,6 +56,7 @@ class ReviewSession:
             store=store,
             operator=operator,
             seen={normalise(path) for path in seen},
+            targets=frozenset(targets),
             max_output_chars=max_output_chars,
         )
         self._transcript: list[GuardRecord] = []

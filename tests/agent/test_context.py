@@ -20,6 +20,7 @@ from reviewbot.redact import MASK, Redactor
 from reviewbot.sources.diff_index import FileStatus
 from reviewbot.sources.snapshot import PRComment
 from tests.agent.factories import file_diff, index, snapshot
+from tests.fakes.messages_api import count_tokens
 
 PATCH = "@@ -10,3 +10,4 @@ def f():\n context\n-deleted\n+added\n+added2\n context2\n"
 
@@ -46,7 +47,7 @@ class TestRenderPatch:
     def test_head_line_numbers_on_added_and_context_lines(self):
         """Added and context lines carry their head line number; deleted lines their base one."""
         assert render_patch(file_diff("a.py", PATCH)) == (
-            "@@ -10,3 +10,4 @@ def f():\n"
+            "@@ def f():\n"
             "  10   context\n"
             "  11 - deleted\n"
             "  11 + added\n"
@@ -196,12 +197,22 @@ class TestHugeListings:
         assert packed.tokens <= 20_000 * 1.1
         assert packed.in_context, "small patches still get in"
         assert "More changed files, too many to name here" in packed.text
-        named = packed.text.count(REASON_BUDGET)
         section = packed.text.split("too many to name here", 1)[1]
+        named = len(re.findall(r'^- "', packed.text.split("too many to name here", 1)[0], re.M))
         counted = sum(int(n) for n in re.findall(r"^- .*: (\d+) file\(s\), \+", section, re.M))
         assert re.search(r"^- \(\d+ other directories\): ", section, re.M)
         assert len(packed.in_context) + named + counted == 3_000
         assert len(packed.coverage.files_listed) == 3_000 - len(packed.in_context)
+
+    def test_the_named_files_keep_to_their_share_by_the_apis_count(self):
+        """Path names cost many tokens a character: the named listing stays within its quarter by the API's count."""
+        files = [
+            file_diff(f"pkg_{i % 60}/sub_{i % 7}/mod_{i}.py", lines_patch(40)) for i in range(3_000)
+        ]
+        packed = pack(index(*files), budget=20_000)
+        named = packed.text.split("## Changed files without their patch here", 1)[1]
+        named = named.split("More changed files, too many to name here", 1)[0]
+        assert count_tokens({"text": named}) <= 20_000 // 4
 
     def test_a_secret_in_a_counted_directory_name_is_masked(self):
         """Directory names in the per-directory counts go through the run's redactor."""
@@ -217,4 +228,77 @@ class TestHugeListings:
         files = [file_diff(f"src/m{i}.py", lines_patch(400)) for i in range(30)]
         packed = pack(index(*files), budget=8_000)
         assert "too many to name here" not in packed.text
-        assert packed.text.count(REASON_BUDGET) == 30 - len(packed.in_context)
+        assert len(re.findall(r'^- "src/', packed.text, re.M)) == 30 - len(packed.in_context)
+
+
+MULTI = (
+    "@@ -3,3 +3,4 @@ class Parser:\n keep = 1\n-old = 2\n+new = 2\n+extra = 3\n tail = 4\n"
+    "@@ -40,3 +41,2 @@\n a = 1\n-gone = 2\n b = 3\n"
+    "@@ -9998,2 +9998,3 @@ def far():\n x = 1\n+y = 2\n z = 3\n"
+)
+
+
+def _file_blocks(text: str) -> dict[str, str]:
+    """Each packed file's heading and patch block, keyed by the path in its heading."""
+    blocks = {}
+    for chunk in text.split("\n### ")[1:]:
+        path = re.match(r'"([^"]+)"', chunk).group(1)
+        blocks[path] = chunk.split("</untrusted_data>", 1)[0]
+    return blocks
+
+
+class TestPackedFormat:
+    def test_every_hunk_line_and_its_number_is_in_the_packed_context(self):
+        """For each file the context claims packed: every hunk, every line, its number and mark."""
+        files = [
+            file_diff("src/multi.py", MULTI),
+            file_diff("src/small.py", PATCH),
+            file_diff("src/new.py", lines_patch(12), status=FileStatus.ADDED),
+            file_diff("src/moved.py", PATCH, status=FileStatus.RENAMED, old_path="src/was.py"),
+        ]
+        packed = pack(index(*files))
+        assert set(packed.in_context) == {f.path for f in files}
+        blocks = _file_blocks(packed.text)
+        marks = {"added": "+", "deleted": "-", "context": " "}
+        for diff in files:
+            block = blocks[diff.path].splitlines()
+            assert sum(1 for line in block if line.startswith("@@")) == len(diff.hunks)
+            shown = iter(block)
+            for hunk in diff.hunks:
+                assert next(ln for ln in shown if ln.startswith("@@")) == (
+                    f"@@ {hunk.section}" if hunk.section else "@@"
+                )
+                for line in hunk.lines:
+                    number = line.new_no if line.new_no is not None else line.old_no
+                    expected = f"{number} {marks[line.kind.value]} {line.text}"
+                    assert next(shown).strip() == expected.strip()
+        assert 'renamed from "src/was.py"' in blocks["src/moved.py"]
+
+    def test_each_reason_is_said_once_and_every_listed_file_is_named_under_it(self):
+        """Listed files are grouped under their reason; no file line repeats the reason."""
+        diff = index(
+            *(file_diff(f"big{n}.py", lines_patch(400), status=FileStatus.ADDED) for n in range(3)),
+            file_diff("img.png", None, binary=True),
+            file_diff("yarn.lock", PATCH),
+            file_diff("huge.py", None),
+        )
+        packed = pack(diff, budget=1_200, excluded=lambda p: p.endswith(".lock"))
+        listing = packed.text.split("## Changed files without their patch here", 1)[1]
+        sections = {}
+        for part in listing.split("\n\n"):
+            heading, *lines = part.strip().splitlines() or [""]
+            if heading.endswith(":") and lines:
+                sections[heading[0].lower() + heading[1:-1]] = [
+                    re.match(r'- "([^"]+)"', ln).group(1) for ln in lines
+                ]
+        for reason in (REASON_BUDGET, REASON_BINARY, REASON_EXCLUDED, REASON_NO_PATCH):
+            assert packed.text.count(reason[1:]) == 1
+        assert sections == {
+            REASON_BUDGET: ["big0.py", "big1.py", "big2.py"],
+            REASON_NO_PATCH: ["huge.py"],
+            REASON_EXCLUDED: ["yarn.lock"],
+            REASON_BINARY: ["img.png"],
+        }
+        assert {f.path: f.reason for f in packed.coverage.files_listed}[
+            "yarn.lock"
+        ] == REASON_EXCLUDED

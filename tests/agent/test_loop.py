@@ -533,16 +533,36 @@ class TestPromptCaching:
         assert len(fake.requests) == 4
         assert len(prefixes) == 1
 
-    def test_breakpoints_on_tools_system_context_and_newest_message(self, messages_api):
-        """Breakpoints sit on the last tool, the system block, the context and the newest message."""
+    def test_breakpoints_on_system_context_previous_and_newest_message(self, messages_api):
+        """Breakpoints: the system block (tools with it), the context, the previous and the newest message."""
         fake = self.conversation(messages_api)
-        for sent in fake.requests:
-            assert "cache_control" in sent["tools"][-1]
-            assert all("cache_control" not in t for t in sent["tools"][:-1])
+        for number, sent in enumerate(fake.requests):
+            assert all("cache_control" not in t for t in sent["tools"])
             assert "cache_control" in sent["system"][-1]
             assert "cache_control" in sent["messages"][0]["content"][-1]
+            marked = [
+                i
+                for i, message in enumerate(sent["messages"])
+                if "cache_control" in message["content"][-1]
+            ]
+            newest, previous = len(sent["messages"]) - 1, len(sent["messages"]) - 3
+            assert marked == [0] if number == 0 else sorted({0, previous, newest})
             assert json.dumps(sent).count("cache_control") <= 4
-        assert "cache_control" in fake.requests[-1]["messages"][-1]["content"][-1]
+
+    def test_a_turn_of_many_tool_calls_still_reads_the_conversation_before_it(self, messages_api):
+        """12 parallel calls add 25 blocks, past the API's 20-block lookback: the previous breakpoint is hit."""
+        calls = [tool_use("read_file", {"path": f"f{n}"}) for n in range(12)]
+        fake = messages_api(
+            reply(tool_use("read_file", {"path": "a"})),
+            reply(text("Reading them all."), *calls),
+            reply(tool_use("finalize_review", {})),
+        )
+        run(fake)
+        second, third = fake.usages[1], fake.usages[2]
+        # The third request reads everything the second one sent (its whole prefix) from the cache.
+        assert third["cache_read_input_tokens"] == (
+            second["cache_read_input_tokens"] + second["cache_creation_input_tokens"]
+        )
 
     def test_later_turns_read_the_prefix_from_the_cache(self, messages_api):
         """After the first turn, most input tokens are cache reads."""

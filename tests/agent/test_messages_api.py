@@ -200,6 +200,24 @@ class TestCaching:
         assert two["usage"]["cache_creation_input_tokens"] > 0
         assert two["usage"]["input_tokens"] == 0
 
+    @pytest.mark.parametrize(("added", "hit"), [(20, True), (21, False)])
+    def test_an_earlier_entry_is_found_at_most_20_blocks_back(self, added, hit):
+        """Like the API, a breakpoint looks back 20 blocks for an earlier entry, no further."""
+        start = {
+            "role": "user",
+            "content": [{"type": "text", "text": "PR " * 50, "cache_control": EPHEMERAL}],
+        }
+        more = [{"type": "text", "text": f"block {n}"} for n in range(added)]
+        more[-1] = {**more[-1], "cache_control": EPHEMERAL}
+        fake = FakeMessagesAPI([reply(text("a")), reply(text("b"))])
+        _, _, one = fake.handle(body(start, tools=False))
+        later = {"role": "user", "content": [{"type": "text", "text": "PR " * 50}, *more]}
+        _, _, two = fake.handle(body(later, tools=False))
+        first = one["usage"]["cache_creation_input_tokens"]
+        system = count_tokens({"system": {"type": "text", "text": "You review code. " * 20}})
+        # A miss still reads the system block: it is a breakpoint of its own.
+        assert two["usage"]["cache_read_input_tokens"] == (first if hit else system)
+
     def test_minimum_cacheable_prefix(self):
         """Below the minimum cacheable length nothing is cached, everything is input."""
         fake = FakeMessagesAPI([reply(text("a"))], min_cacheable_tokens=100_000)

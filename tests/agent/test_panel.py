@@ -117,8 +117,7 @@ class TestNormalReview:
                     "confirm_review_node",
                     {"id": "review-1", "reason": "line 7 divides by b unchecked"},
                 )
-            ),
-            reply(text("Verified.")),
+            ),  # the only node it was given: the verifier's run ends with this turn
         )
         outcome = review(checkout, fake)
         [found] = outcome.nodes
@@ -130,14 +129,14 @@ class TestNormalReview:
         assert found.confirmed_by == (VERIFIER,)
         assert [(a.name, a.stop_reason) for a in outcome.agents] == [
             ("review", StopReason.FINALIZED),
-            (VERIFIER, StopReason.END_TURN),
+            (VERIFIER, StopReason.FINALIZED),
         ]
         [axis] = outcome.axes
         assert (axis.name, axis.gated, axis.outcome) == ("review", True, Outcome.PASSED)
         assert outcome.proposals == (Verdict.HOLD,)
         assert [a.summary for a in outcome.agents] == ["One bug in divide().", None]
         assert verdict_of(outcome) is Verdict.HOLD
-        assert outcome.usage.requests == 4
+        assert outcome.usage.requests == 3
         assert outcome.coverage.files_in_context == 1
 
     def test_a_secret_in_the_summary_is_masked(self, checkout, messages_api):
@@ -184,8 +183,8 @@ class TestNormalReview:
             reply(finalize_call("hold")),
             reply(tool_use("read_file", {"path": "src/calc.py"})),
             reply(text("nothing more")),
+            reply(tool_use("read_file", {"path": "src/calc.py"})),
             reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "checked"})),
-            reply(text("Judged.")),
         )
         outcome = review(checkout, fake, config)
         assert [a.name for a in outcome.agents] == ["review", "security", VERIFIER]
@@ -330,7 +329,6 @@ class TestVerifier:
                     "dispute_review_node", {"id": "review-2", "reason": "None is handled on line 2"}
                 ),
             ),
-            reply(text("Judged both.")),
         )
         outcome = review(checkout, fake)
         nodes = {n.id: n for n in outcome.nodes}
@@ -348,13 +346,73 @@ class TestVerifier:
             reply(tool_use("add_review_node", node("P0"))),
             reply(text("One bug.")),
             reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "b unchecked"})),
-            reply(text("Confirmed.")),
         )
         dismiss = Event(action=Action.DISMISS, by="human:maintainer", reason="intended")
         outcome = review(checkout, fake, carry=lambda found: [apply(n, dismiss) for n in found])
         assert [n.status for n in outcome.nodes] == [Status.DISMISSED]
         assert outcome.axes[0].outcome is Outcome.PASSED
         assert verdict_of(outcome) is Verdict.SHIP
+
+    def test_the_verifier_stops_once_every_node_it_was_given_is_judged(
+        self, checkout, messages_api
+    ):
+        """Judging the last of its nodes ends the verifier's run: no request just to say it is done."""
+        second = node("P1", title="parse() accepts None") | {
+            "anchor": {
+                "path": "src/calc.py",
+                "start_line": 2,
+                "end_line": 2,
+                "quote": "    if value is None:",
+            }
+        }
+        fake = messages_api(
+            reply(tool_use("add_review_node", node("P1")), tool_use("add_review_node", second)),
+            reply(finalize_call("hold")),
+            reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "b unchecked"})),
+            reply(
+                tool_use("dispute_review_node", {"id": "review-2", "reason": "handled on line 2"}),
+                tool_use("read_file", {"path": "src/calc.py"}),  # the turn's other calls still run
+            ),
+        )
+        outcome = review(checkout, fake)
+        verifier = outcome.agents[-1]
+        assert (verifier.stop_reason, verifier.turns) == (StopReason.FINALIZED, 2)
+        assert len(fake.requests) == 4  # fake.verify(): no request after the last judgement
+        # After the first judgement one node was still to judge: that result did not end the run.
+        [first] = last_results(fake.requests[3])
+        assert first["content"] == "confirmed review-1: it is now consensusReady"
+        assert {n.id: n.status for n in outcome.nodes} == {
+            "review-1": Status.CONSENSUS_READY,
+            "review-2": Status.OPEN,
+        }
+
+    def test_a_refused_judgement_does_not_end_the_verifier(self, checkout, messages_api):
+        """A judgement the store refuses (an unknown id) leaves the node to judge: the run goes on."""
+        fake = messages_api(
+            reply(tool_use("add_review_node", node("P0"))),
+            reply(finalize_call("hold")),
+            reply(tool_use("confirm_review_node", {"id": "review-9", "reason": "b unchecked"})),
+            reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "b unchecked"})),
+        )
+        outcome = review(checkout, fake)
+        [refused] = last_results(fake.requests[3])
+        assert refused.get("is_error") is True
+        assert outcome.agents[-1].stop_reason is StopReason.FINALIZED
+        assert outcome.nodes[0].status is Status.CONSENSUS_READY
+
+    def test_a_reviewer_judging_a_peers_node_is_not_stopped(self, checkout, messages_api):
+        """Only the nodes an agent was given end its run: a reviewer's peer confirmation does not."""
+        config = ReviewConfig(reviewers=(ReviewerConfig(name="security"),))
+        fake = messages_api(
+            reply(tool_use("add_review_node", node("P2"))),
+            reply(finalize_call("ship")),
+            reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "b unchecked"})),
+            reply(finalize_call("hold")),
+        )
+        outcome = review(checkout, fake, config)
+        security = outcome.agents[1]
+        assert (security.name, security.turns) == ("security", 2)
+        assert outcome.nodes[0].confirmed_by == ("security",)
 
     def test_skipped_without_high_priority_nodes(self, checkout, messages_api):
         """With only P2/P3 nodes the verifier does not run at all."""
@@ -516,7 +574,6 @@ class TestFocusedReviewers:
             reply(tool_use("add_review_node", node("P0"))),
             reply(text("ok")),
             reply(tool_use("confirm_review_node", {"id": "style-1", "reason": "b can be 0"})),
-            reply(text("judged")),
         )
         outcome = review(checkout, fake, config)
         [found] = outcome.nodes

@@ -51,7 +51,6 @@ def block_script() -> list[Scripted]:
         reply(tool_use("add_review_node", P0)),
         reply(text("One P0.")),
         reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "eval of input"})),
-        reply(text("Confirmed.")),
     ]
 
 

@@ -61,7 +61,6 @@ def first_script() -> list[Scripted]:
         reply(tool_use("add_review_node", P0), tool_use("add_review_node", P2)),
         reply(tool_use("finalize_review", {"summary": "One P0.", "verdict": "block"})),
         reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "eval of input"})),
-        reply(text("Confirmed.")),
     ]
 
 

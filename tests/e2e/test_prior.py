@@ -69,7 +69,6 @@ def p0_judged(verdict: str) -> list:
         reply(tool_use("add_review_node", P0)),
         reply(text("One bug.")),
         reply(judge),
-        reply(text("Judged.")),
     ]
 
 
@@ -251,7 +250,7 @@ class TestWhoMayDecide:
         """The verifier confirms the P0 again, but the maintainer's /dismiss applies first: Ship."""
         run = runs.rereview_after_maintainer
         assert run.returncode == 0, run.stderr
-        assert len(run.model) == 4
+        assert len(run.model) == 3  # two reviewer turns; the verifier's one judges its only node
         assert run.outputs["verdict"] == "ship"
         assert axis(run, "review")["outcome"] == "passed"
         (node,) = run.report()["nodes"]
@@ -318,9 +317,9 @@ STYLE_AND_SECURITY = (
 
 
 def judged(reviewer: str, verdict: str) -> list:
-    """The verifier's reply about `reviewer`'s first node, then its closing text."""
+    """The verifier's reply about `reviewer`'s first node: its only one, so its run ends there."""
     tool = "confirm_review_node" if verdict == "confirm" else "dispute_review_node"
-    return [reply(tool_use(tool, {"id": f"{reviewer}-1", "reason": "read it"})), reply(text("ok"))]
+    return [reply(tool_use(tool, {"id": f"{reviewer}-1", "reason": "read it"}))]
 
 
 def raised(finding: dict) -> list:

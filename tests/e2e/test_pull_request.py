@@ -25,7 +25,7 @@ from tests.e2e.harness import (
     leaked,
     pull_request_event,
 )
-from tests.fakes.messages_api import Scripted, reply, text, tool_use
+from tests.fakes.messages_api import Scripted, reply, tool_use
 
 APP_BASE = "def run(command):\n    return command\n" + "".join(
     f"SETTING_{n} = {n}\n" for n in range(3, 31)
@@ -63,7 +63,6 @@ def review_script() -> list[Scripted]:
         reply(tool_use("add_review_node", P0), tool_use("add_review_node", OUTSIDE)),
         reply(tool_use("finalize_review", {"summary": "One P0.", "verdict": "block"})),
         reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "eval of input"})),
-        reply(text("Confirmed.")),
     ]
 
 
@@ -161,8 +160,8 @@ class TestFirstRun:
         assert "eval() on the command" in flow.first.step_summary
 
     def test_the_model_got_the_reviewer_and_the_verifier_requests(self, flow):
-        """Four Messages API requests: two reviewer turns, two verifier turns."""
-        assert len(flow.first.model) == 4
+        """Three Messages API requests: two reviewer turns, one verifier turn (it judged its node)."""
+        assert len(flow.first.model) == 3
         assert "confirm_review_node" in {t["name"] for t in flow.first.model[2]["tools"]}
 
     def test_no_secret_leaves_the_process(self, flow):

@@ -56,7 +56,7 @@ BY_SEVERITY = {
     "Medium": {"tp": 0, "fp": 1, "fn": 1, "precision": 0.0, "recall": 0.0, "f1": 0.0},
     "Low": {"tp": 1, "fp": 2, "fn": 0, "precision": 1 / 3, "recall": 1.0, "f1": 0.5},
 }
-REVIEWER_REQUESTS = 2 + 4  # A: two reviewer turns; B: two reviewer and two verifier turns
+REVIEWER_REQUESTS = 2 + 3  # A: two reviewer turns; B: two reviewer turns, one verifier turn
 JUDGE_REQUESTS = len(FINDINGS_A) + len(FINDINGS_B)
 
 

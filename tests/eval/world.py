@@ -151,7 +151,6 @@ def script_b() -> list[Scripted]:
         reply(*(tool_use("add_review_node", f) for f in FINDINGS_B)),
         reply(text("Reviewed.")),
         reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "the slice drops it"})),
-        reply(text("Verified.")),
         *(judge_reply(JUDGED_B) for _ in FINDINGS_B),
     ]
 

@@ -15,8 +15,10 @@ headers, response_json)`, so the same fake serves the adapter tests (through
 - Prompt caching: the prompt is flattened into blocks (tools → system → message
   blocks); the prefix up to each `cache_control` breakpoint is hashed and stored.
   A request reads from the cache the longest stored prefix ending at a block
-  boundary (up to its last breakpoint), writes the rest up to the last
-  breakpoint, and pays `input_tokens` for what follows it.
+  boundary at most `LOOKBACK` (20) blocks before one of its breakpoints — the real
+  API's lookback: an earlier entry further back from every breakpoint is missed —,
+  writes the rest up to the last breakpoint, and pays `input_tokens` for what
+  follows it.
 - Token counts use a method *different* from reviewbot's local estimator: one
   token per regex word or punctuation piece of the JSON text (`\\w+|[^\\w\\s]`), so
   comparing the API's count with the estimate means something.
@@ -39,6 +41,7 @@ import httpx
 JSON = dict[str, Any]
 _PIECE = re.compile(r"\w+|[^\w\s]")
 MAX_BREAKPOINTS = 4
+LOOKBACK = 20  # blocks before a breakpoint the API checks for an earlier cache entry
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +141,7 @@ class FakeMessagesAPI:
         self.headers: list[dict[str, str]] = []
         self.problems: list[str] = []
         self.stats = CacheStats()
+        self.usages: list[JSON] = []  # the usage of each answered request, in order
         self.busy_seconds = 0.0  # time spent inside the fake, for benchmarks
 
     # -- scripting ------------------------------------------------------------------
@@ -218,6 +222,7 @@ class FakeMessagesAPI:
         usage = self._usage(body)
         usage["output_tokens"] = count_tokens(content)
         self.stats.requests += 1
+        self.usages.append(dict(usage))
         self.stats.input_tokens += usage["input_tokens"]
         self.stats.output_tokens += usage["output_tokens"]
         self.stats.cache_read_tokens += usage["cache_read_input_tokens"]
@@ -251,7 +256,8 @@ class FakeMessagesAPI:
         if not breakpoints:
             return _usage_json(total, 0, 0)
         last = breakpoints[-1]
-        hit = max((i for i in range(last + 1) if hashes[i] in self._cache), default=-1)
+        looked_at = {i for bp in breakpoints for i in range(max(bp - LOOKBACK, 0), bp + 1)}
+        hit = max((i for i in looked_at if hashes[i] in self._cache), default=-1)
         read = ends[hit] if hit >= 0 else 0
         write = ends[last] - read
         for i in breakpoints:

@@ -32,7 +32,6 @@ def first_review() -> list[Scripted]:
         reply(tool_use("add_review_node", finding())),
         reply(text("eval on input.")),
         reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "eval of input"})),
-        reply(text("Confirmed.")),
     ]
 
 

@@ -41,7 +41,6 @@ def _block_script() -> list[Any]:
         reply(tool_use("add_review_node", finding())),
         reply(tool_use("finalize_review", {"summary": "One P0.", "verdict": "block"})),
         reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "eval of input"})),
-        reply(text("Checked.")),
     ]
 
 
@@ -97,7 +96,6 @@ class TestGitHubFaults:
             reply(tool_use("add_review_node", finding()), tool_use("add_review_node", util)),
             reply(tool_use("finalize_review", {"summary": "Two.", "verdict": "block"})),
             reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "eval of input"})),
-            reply(text("Checked.")),
         )
         world.github_server.handler = _refusing_comments_on("util.py", world.github)
         run = world.review("--post")

@@ -43,7 +43,6 @@ def _script(first: str) -> list[Any]:
         reply(tool_use("add_review_node", finding())),
         reply(text("Recorded too.")),
         reply(tool_use("confirm_review_node", {"id": f"{first}-1", "reason": "eval of input"})),
-        reply(text("Judged.")),
     ]
 
 
@@ -104,7 +103,6 @@ class TestGatedRaiser:
             reply(tool_use("add_review_node", finding())),
             reply(text("Recorded.")),
             reply(tool_use("confirm_review_node", {"id": "style-1", "reason": "eval of input"})),
-            reply(text("Judged.")),
         )
         run = world.review("--post")
         assert run.verdict == "ship"

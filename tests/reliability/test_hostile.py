@@ -123,7 +123,6 @@ def _obeying_script(verifier_confirms: bool) -> list[Any]:
         reply(tool_use("add_review_node", finding())),
         reply(tool_use("finalize_review", {"summary": "Pre-approved.", "verdict": "ship"})),
         reply(judge),
-        reply(text("Judged.")),
     ]
 
 

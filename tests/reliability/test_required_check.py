@@ -32,7 +32,6 @@ def _disputed_p0() -> list[Any]:
         reply(tool_use("add_review_node", finding())),
         reply(text("Found one.")),
         reply(tool_use("dispute_review_node", {"id": "review-1", "reason": "cannot tell"})),
-        reply(text("Judged.")),
     ]
 
 
@@ -41,7 +40,6 @@ def _confirmed_p0() -> list[Any]:
         reply(tool_use("add_review_node", finding())),
         reply(text("Found one.")),
         reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "eval of input"})),
-        reply(text("Judged.")),
     ]
 
 

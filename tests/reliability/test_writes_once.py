@@ -19,7 +19,7 @@ import pytest
 
 from reviewbot.publish.markers import NODE_TAG, find_markers
 from tests.fakes.github_api import bad_gateway
-from tests.fakes.messages_api import reply, text, tool_use
+from tests.fakes.messages_api import reply, tool_use
 from tests.fakes.server import Fault, Hangup, Lost, Request, Response
 from tests.reliability.test_faults import HEAD_UTIL, UTIL_QUOTE, _block_script
 from tests.reliability.world import HEAD_APP, NUMBER, REPO, World, finding
@@ -111,7 +111,6 @@ class TestStoredThenLost:
             reply(tool_use("add_review_node", finding()), tool_use("add_review_node", util)),
             reply(tool_use("finalize_review", {"summary": "Two.", "verdict": "block"})),
             reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "eval of input"})),
-            reply(text("Checked.")),
         )
         world.github_server.handler = _refusing_comments_on("util.py", world)
         world.github_server.fail_next("POST", REVIEWS, lost, when=_is_probe)

@@ -12,7 +12,7 @@ from reviewbot.nodes import Finding
 from reviewbot.sources.diff_index import DiffIndex
 from reviewbot.tools.ask_user import NoOperator
 from reviewbot.tools.context import Plan, ToolRetry
-from reviewbot.tools.registry import REGISTRY, self_contained
+from reviewbot.tools.registry import REGISTRY, for_the_model, self_contained
 from reviewbot.tools.session import NodeStore, ReviewSession, Workspace
 from reviewbot.tools.surface import Surface
 from reviewbot.tools.toolbox import ToolResult
@@ -36,8 +36,28 @@ class TestToolParams:
     def test_add_review_node_schema_is_the_boundary_model(self, repo):
         """The schema the model gets is generated from Finding, the model the boundary uses."""
         params = {p["name"]: p for p in make_session(repo).tool_params()}
-        expected = self_contained(Finding.model_json_schema())
+        expected = for_the_model(self_contained(Finding.model_json_schema()))
         assert params["add_review_node"]["input_schema"] == expected
+
+    def test_schemas_keep_the_prompt_text_and_drop_what_pydantic_adds(self, repo):
+        """No title, no model docstring; every field, constraint and field description is kept."""
+        params = {p["name"]: p for p in make_session(repo).tool_params()}
+        full = self_contained(Finding.model_json_schema())
+        sent = params["add_review_node"]["input_schema"]
+        assert '"title": "' not in json.dumps(sent)  # `"title": {` is the Finding's field
+        assert "description" not in sent
+        assert sent["properties"].keys() == full["properties"].keys()
+        assert "title" in sent["properties"]
+        assert "title" in sent["required"]
+        anchor = sent["properties"]["anchor"]
+        assert anchor["description"] == full["properties"]["anchor"]["description"]
+        assert "description" not in anchor["anyOf"][0]  # the Anchor class's docstring
+        for name, field in full["properties"].items():
+            kept = sent["properties"][name]
+            assert kept.get("description") == field.get("description")
+            assert {k: v for k, v in field.items() if k != "title" and k != "anyOf"} == {
+                k: v for k, v in kept.items() if k != "anyOf"
+            }
 
     def test_byte_stable_even_when_the_caller_mutates_them(self, repo):
         """The loop may add cache_control to its copy; the next turn's params are unchanged."""
