@@ -12,15 +12,14 @@ whose agents the Messages API stopped, after the Hold was printed and published
 from __future__ import annotations
 
 import inspect
-import io
 import logging
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 from click.core import ParameterSource
@@ -29,7 +28,15 @@ import reviewbot
 from reviewbot.errors import ExitCode, ReviewbotError, UsageError, exit_code_table
 from reviewbot.gate import FAIL_NEVER, FAIL_ON_CHOICES
 from reviewbot.logs import configure_logging
-from reviewbot.output import Format, default_report_path, encodes_unicode, prepare_file
+from reviewbot.output import (
+    Delivery,
+    Format,
+    default_report_path,
+    discard_stdout,
+    open_stream,
+    prepare_file,
+    stdout_emitter,
+)
 from reviewbot.redact import Redactor
 from reviewbot.review_target import TargetFlags, parse_target
 from reviewbot.settings import Settings
@@ -39,18 +46,35 @@ from reviewbot.settings import Settings
 if TYPE_CHECKING:
     from reviewbot.agent.progress import RichProgress, SilentProgress
     from reviewbot.app import RunOutcome
-    from reviewbot.report import Report
-    from reviewbot.sources.snapshot import PRSnapshot
     from reviewbot.tools.ask_user import Operator
 
     LiveProgress = RichProgress | SilentProgress
-    Emit = Callable[[Report, PRSnapshot | None], None]
 
 CONFIG_DEFAULT = ".reviewbot.toml"  # reviewbot.config.CONFIG_FILE, without importing pydantic
 log = logging.getLogger("reviewbot")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class _Manners(click.Group):
+    """Every command: Ctrl-C is 130 and a reader that quit is 141, as `review` documents.
+
+    Left to click, an interrupt is "Aborted!" and a closed pipe exit 1: the code of `--fail-on`.
+    """
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("\nreviewbot: interrupted", err=True)
+            sys.exit(ExitCode.INTERRUPTED)
+        except BrokenPipeError:  # `reviewbot schema | head -1`
+            discard_stdout()
+            sys.exit(ExitCode.CLOSED_STDOUT)
+
+
+@click.group(
+    cls=_Manners,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.option(
     "-V",
     "--version",
@@ -229,11 +253,11 @@ def _review(opts: _ReviewOptions, ctx: click.Context) -> None:
         operator=_operator(opts.non_interactive),
         clients=ctx.find_object(Clients) or Clients(),
     )
-    delivery = _Delivery()
+    delivery = Delivery()
     with _last_resort(opts.verbose, settings.redactor, progress):
-        with _stream(opts.output) as stream:
+        with open_stream(opts.output) as stream:
             outcome = run(
-                target, settings, job, _emitter(Format(opts.fmt), stream, settings, delivery)
+                target, settings, job, stdout_emitter(Format(opts.fmt), stream, settings, delivery)
             )
         _finish(outcome, settings, report_path, opts.fail_on)
     if delivery.closed:  # everything else went well: say only that the reader missed output
@@ -442,65 +466,6 @@ def _config_choice(
     # The Action always sets REVIEWBOT_CONFIG: to the default name unless configured otherwise.
     default = given.strip() in (CONFIG_FILE, f"./{CONFIG_FILE}")
     return path, source is ParameterSource.ENVIRONMENT and not default
-
-
-@dataclass(slots=True)
-class _Delivery:
-    """Whether stdout's reader got the output: a closed pipe is noted, never a crash."""
-
-    closed: bool = False
-
-
-@contextmanager
-def _stream(output: Path | None) -> Iterator[TextIO]:
-    """stdout, or the -o file (checked and created first, closed at the end)."""
-    if output is None:
-        yield _stdout()
-        return
-    prepare_file(output, "the output")
-    try:
-        stream = output.open("w", encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot write the output to {output}: {exc.strerror}") from exc
-    with stream:
-        yield stream
-
-
-def _emitter(fmt: Format, stream: TextIO, settings: Settings, delivery: _Delivery) -> Emit:
-    from reviewbot.output import emitter
-
-    emit = emitter(fmt, stream, settings.redactor)
-    if stream is not sys.stdout:
-        return emit
-
-    def deliver(report: Report, snapshot: PRSnapshot | None) -> None:
-        # The review is done (and published) when it is printed: a reader that quit early
-        # (`| head -1`) must not cost the report file, the outputs or the exit code.
-        try:
-            emit(report, snapshot)
-        except BrokenPipeError:
-            delivery.closed = True
-            _discard_stdout()
-
-    return deliver
-
-
-def _stdout() -> TextIO:
-    """stdout, where a character it cannot encode (a cp1252 console) becomes `?`, not a crash."""
-    if not encodes_unicode(sys.stdout) and isinstance(sys.stdout, io.TextIOWrapper):
-        sys.stdout.reconfigure(errors="replace")
-    return sys.stdout
-
-
-def _discard_stdout() -> None:
-    # Python flushes stdout once more at exit; aimed at /dev/null, that flush cannot fail.
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    try:
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError):  # a stdout without a descriptor (tests): nothing to flush
-        pass
-    finally:
-        os.close(devnull)
 
 
 @contextmanager

@@ -7,9 +7,13 @@ model (that is publishing and the agents).
 from __future__ import annotations
 
 import codecs
+import io
 import json
 import os
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -128,3 +132,62 @@ def _append(path: Path, text: str) -> None:
             out.write(text)
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror}") from exc
+
+
+@dataclass(slots=True)
+class Delivery:
+    """Whether stdout's reader got the output: a closed pipe is noted, never a crash."""
+
+    closed: bool = False
+
+
+@contextmanager
+def open_stream(output: Path | None) -> Iterator[TextIO]:
+    """stdout, or the -o file (checked and created first, closed at the end)."""
+    if output is None:
+        yield safe_stdout()
+        return
+    prepare_file(output, "the output")
+    try:
+        stream = output.open("w", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write the output to {output}: {exc.strerror}") from exc
+    with stream:
+        yield stream
+
+
+def stdout_emitter(
+    fmt: Format, stream: TextIO, settings: Settings, delivery: Delivery
+) -> Callable[[Report, PRSnapshot | None], None]:
+    emit = emitter(fmt, stream, settings.redactor)
+    if stream is not sys.stdout:
+        return emit
+
+    def deliver(report: Report, snapshot: PRSnapshot | None) -> None:
+        # The review is done (and published) when it is printed: a reader that quit early
+        # (`| head -1`) must not cost the report file, the outputs or the exit code.
+        try:
+            emit(report, snapshot)
+        except BrokenPipeError:
+            delivery.closed = True
+            discard_stdout()
+
+    return deliver
+
+
+def safe_stdout() -> TextIO:
+    """stdout, where a character it cannot encode (a cp1252 console) becomes `?`, not a crash."""
+    if not encodes_unicode(sys.stdout) and isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(errors="replace")
+    return sys.stdout
+
+
+def discard_stdout() -> None:
+    # Python flushes stdout once more at exit; aimed at /dev/null, that flush cannot fail.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # a stdout without a descriptor (tests): nothing to flush
+        pass
+    finally:
+        os.close(devnull)
