@@ -27,6 +27,7 @@ from typing import Any
 
 from github import Auth, Github, GithubException, GithubRetry, RateLimitExceededException
 from github.GithubException import RateLimitExceededExceedsMaxWait
+from github.Requester import Requester
 
 from reviewbot.rest import (
     MAX_PAGES,
@@ -87,7 +88,9 @@ class WriteOnceRetry(GithubRetry):
     re-raises any other 403 — or 429 with `Retry-After`), which stores nothing, and
     after a connection that never opened (urllib3 retries those for any method). Any
     other failure reaches `write_once`, which reads back before writing again. PUT,
-    PATCH and DELETE of the same content are idempotent and keep their retries.
+    PATCH and DELETE of the same content are idempotent and keep their retries — except
+    the PATCH that appends annotations to a check run (`appending`). The methods it
+    retries blindly are `allowed_methods`.
 
     A 429 is retried for every method, as GitHub asks: after `Retry-After`, else at
     `x-ratelimit-reset` when `x-ratelimit-remaining` is 0, else after the secondary
@@ -101,9 +104,18 @@ class WriteOnceRetry(GithubRetry):
     def is_retry(self, method: str, status_code: int, has_retry_after: bool = False) -> bool:
         if status_code == 429:
             return True
-        if method.upper() in IDEMPOTENT_METHODS:
+        if method.upper() in (self.allowed_methods or ()):
             return super().is_retry(method, status_code, has_retry_after)
         return status_code == 403
+
+    def appending(self) -> WriteOnceRetry:
+        """This policy for writes GitHub appends (a check run's annotations): PATCH as a POST.
+
+        Each such PATCH adds what it carries, so a blind repeat after a lost answer would
+        add it twice; the publisher reads back instead (publish/annotations.py).
+        """
+        allowed = frozenset(self.allowed_methods or ()) - {"PATCH"}
+        return self.new(allowed_methods=allowed)
 
     def increment(
         self,
@@ -141,6 +153,7 @@ class PyGithubClient:
     def __init__(self, client: Github, base_url: str) -> None:
         self._client = client
         self._requester = client.requester
+        self._appender: Requester | None = None
         self._base_url = base_url
 
     @property
@@ -212,6 +225,14 @@ class PyGithubClient:
             path=path,
         ) from lost
 
+    def append(self, path: str, body: Mapping[str, Any]) -> Any:
+        if self._appender is None:
+            kwargs = self._requester.kwargs
+            retry = kwargs["retry"]
+            kwargs["retry"] = retry.appending() if isinstance(retry, WriteOnceRetry) else 0
+            self._appender = Requester(**kwargs)
+        return self._send("PATCH", path, body=body, requester=self._appender)[1]
+
     def delete(self, path: str) -> None:
         with contextlib.suppress(RefusedNotFound):  # already gone: a retry after a lost answer
             self._send("DELETE", path, empty_ok=True)
@@ -238,16 +259,19 @@ class PyGithubClient:
         body: Mapping[str, Any] | None = None,
         params: Mapping[str, Any] | None = None,
         empty_ok: bool = False,
+        requester: Requester | None = None,
     ) -> tuple[dict[str, Any], Any]:
+        appends = requester is not None
         try:
-            headers, data = self._requester.requestJsonAndCheck(
+            headers, data = (requester or self._requester).requestJsonAndCheck(
                 verb,
                 path,
                 parameters=dict(params) if params is not None else None,
                 input=dict(body) if body is not None else None,
             )
         except GithubException as exc:
-            if exc.status >= 500 and verb not in _READS:  # a POST is not retried: maybe stored
+            # A POST or an appending PATCH is not retried on a 5xx: it may have been stored.
+            if exc.status >= 500 and (verb == "POST" or appends):
                 raise self._unreachable(f"HTTP {exc.status}", verb, path) from exc
             raise _refusal(exc, verb=verb, path=path) from exc
         except (OSError, ValueError) as exc:

@@ -222,6 +222,9 @@ class Published(_Model):
     resolved: tuple[str, ...] = Field(
         default=(), description="Earlier nodes marked resolved by this run."
     )
+    annotated: tuple[str, ...] = Field(
+        default=(), description="Node ids carried as annotations of the `reviewbot` check run."
+    )
     notes: tuple[str, ...] = ()
 
 

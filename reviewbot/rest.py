@@ -62,6 +62,11 @@ class GitHubClient(Protocol):
         """POST `body` once; after a lost answer, `find` it on GitHub and post again only if absent."""
         ...
 
+    def append(self, path: str, body: Mapping[str, Any]) -> Any:
+        """PATCH a write GitHub appends (a check run's annotations): never repeated by the
+        client; a lost answer is `GitHubUnreachable`, and the caller reads back."""
+        ...
+
     def delete(self, path: str) -> None:
         """DELETE, where a 404 means done (a retry after a lost answer finds it gone)."""
         ...

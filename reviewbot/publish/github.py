@@ -11,7 +11,10 @@ a run makes are the ones listed here:
     2      PATCH /pulls/comments/{id}, PUT /pulls/{n}/reviews/{id}
                                                    vanished findings marked resolved (≤ 10 edits a run)
     3      PATCH /issues/comments/{id} or POST /issues/{n}/comments    the summary, edited in place
-    4      POST /check-runs  (403 → POST /statuses/{sha})             the verdict for branch protection
+    4      POST /check-runs  (403 → POST /statuses/{sha})             the verdict for branch protection,
+                                                   with the first 50 findings as annotations
+    5      PATCH /check-runs/{id}                  the next annotations, 50 a request (≤ 2 PATCHes:
+                                                   ≤ 150 a run, see publish/annotations.py)
 
 The check's conclusion is gate.py's; which vanished findings resolve is
 resolution.py's. A Ship with partial coverage is posted as COMMENT, never APPROVE.
@@ -23,7 +26,11 @@ key of its content), the summary's marker, the check run's `external_id`, the
 status's context and text, the bot's PENDING probe — and posts again only when it is
 absent. A write that cannot be confirmed ends the run with one line (exit 5). PUT,
 PATCH and DELETE are idempotent and retried as they are; a DELETE answered 404 was
-already done.
+already done. The exception is the PATCH that appends annotations (GitHub adds what
+each one carries): it is never repeated by the client (`GitHubClient.append`); after a
+lost answer the check run's `output.annotations_count` is read back and only the
+annotations GitHub does not hold are sent again. A commit status (the fallback)
+carries no annotations: the publisher's notes say so.
 
 Failure paths add calls that do not grow with the findings either: an approval
 GitHub refuses is re-posted as COMMENT; a 422 for the review (GitHub does not say
@@ -43,10 +50,18 @@ from reviewbot.config import PublishConfig
 from reviewbot.nodes.boundary import read_boundary
 from reviewbot.nodes.history import CommentRecord, PriorNode, Where, location
 from reviewbot.nodes.model import ReviewNode
+from reviewbot.publish.annotations import (
+    PER_REQUEST,
+    Annotation,
+    Annotations,
+    plan_annotations,
+    remaining,
+)
 from reviewbot.publish.body import (
     MAX_CHECK_TEXT,
     TRUNCATED_CHECK,
     finish,
+    inert_for,
     summary_body,
 )
 from reviewbot.publish.gate import Conclusion, check_title, gate, status_description
@@ -64,6 +79,7 @@ from reviewbot.publish.resolution import resolvable, resolved_body, vanished
 from reviewbot.publish.review_write import Posted, ReviewWriter
 from reviewbot.publish.seal import Sealer
 from reviewbot.publish.shapes import (
+    CheckRun,
     Created,
     IssueComment,
     RepoApi,
@@ -74,12 +90,13 @@ from reviewbot.publish.shapes import (
 )
 from reviewbot.redact import Redactor
 from reviewbot.report import Published, PublishedComment, Report
-from reviewbot.rest import GitHubClient, GitHubRefusal
+from reviewbot.rest import GitHubClient, GitHubRefusal, GitHubUnreachable
 from reviewbot.sources.github import fetch_comment_records
 from reviewbot.sources.snapshot import PRComment, PRSnapshot
 
 CHECK_NAME = "reviewbot"
 MAX_RESOLVE_EDITS = 10  # per run; the rest are marked on the next run (writes stay O(1))
+APPEND_ATTEMPTS = 3  # lost answers in a row to an annotations PATCH before the run gives up
 
 
 class GitHubPublisher:
@@ -178,9 +195,21 @@ class GitHubPublisher:
         summary_id = self._upsert_summary(
             report, posted.plan, [p.node for p in gone], marker, link_of, notes, prior
         )
-        check_id, status, conclusion = self._set_check(
-            report, snapshot.head_sha, posted.plan, link_of
+        annotations = plan_annotations(
+            report.nodes,
+            snapshot.diff,
+            head_sha=snapshot.head_sha,
+            inert=inert_for(self.redact, link_of),
         )
+        check_id, status, conclusion, annotated = self._set_check(
+            report, snapshot.head_sha, posted.plan, link_of, annotations
+        )
+        if status and annotations.items:
+            notes.append(
+                f"Check runs are not permitted for this token: the verdict is a commit status, "
+                f"which carries no annotations ({len(annotations.items)} finding(s) were not "
+                "annotated; they are in the review and the summary)."
+            )
         return Published(
             review_id=posted.review.id if posted.review else None,
             review_url=posted.review.html_url if posted.review else None,
@@ -193,6 +222,7 @@ class GitHubPublisher:
             in_body=tuple(item.node.id for item in posted.plan.body) if posted.review else (),
             already_posted=tuple(node.id for node in posted.plan.already_posted),
             resolved=tuple(p.node.id for p in gone),
+            annotated=annotated,
             notes=tuple(notes),
         )
 
@@ -309,9 +339,15 @@ class GitHubPublisher:
         return Created.model_validate(data).id
 
     def _set_check(
-        self, report: Report, head_sha: str, plan: ReviewPlan, link_of: LinkBuilder
-    ) -> tuple[int | None, bool, Conclusion]:
-        """A check run carrying the verdict; a commit status when check runs are not permitted."""
+        self,
+        report: Report,
+        head_sha: str,
+        plan: ReviewPlan,
+        link_of: LinkBuilder,
+        annotations: Annotations,
+    ) -> tuple[int | None, bool, Conclusion, tuple[str, ...]]:
+        """A check run carrying the verdict and the annotations; a commit status when check runs
+        are not permitted. Also returns the ids of the nodes annotated."""
         conclusion, qualifier = gate(report, advisory_hold=self.config.advisory_hold)
         # GitHub shows the title as plain text: untrusted reasons only lose invisibles and newlines.
         title = finish(plain(check_title(report, qualifier)), self.redact, limit=1_000)
@@ -322,13 +358,16 @@ class GitHubPublisher:
             redactor=self.redact,
             limit=MAX_CHECK_TEXT,
             pointer=TRUNCATED_CHECK,
+            notes=annotations.notes(),
         )
+        output = {"title": title, "summary": summary}
+        first = annotations.items[:PER_REQUEST]
         payload: dict[str, Any] = {
             "name": CHECK_NAME,
             "head_sha": head_sha,
             "status": "completed",
             "conclusion": conclusion,
-            "output": {"title": title, "summary": summary},
+            "output": {**output, **({"annotations": _payloads(first)} if first else {})},
         }
         payload["external_id"] = f"{CHECK_NAME}:{head_sha[:12]}:{key(payload)}"
 
@@ -358,8 +397,40 @@ class GitHubPublisher:
             self._api.write_once(
                 f"/statuses/{head_sha}", status, find=lambda: self._find_status(head_sha, status)
             )
-            return None, True, conclusion
-        return Created.model_validate(data).id, False, conclusion
+            return None, True, conclusion, ()
+        run = CheckRun.model_validate(data)
+        stored = self._annotate(run, output, annotations.items, sent=len(first))
+        return run.id, False, conclusion, tuple(a.node_id for a in annotations.items[:stored])
+
+    def _annotate(
+        self, run: CheckRun, output: dict[str, Any], items: Sequence[Annotation], *, sent: int
+    ) -> int:
+        """Append the annotations `run` does not hold yet, 50 a PATCH; how many it holds.
+
+        GitHub appends what each PATCH carries, so after a lost answer the count GitHub
+        reports is read back and only the annotations it lacks are sent again.
+        """
+        path = f"/check-runs/{run.id}"
+        # The created (or read-back) run is the one whose external_id covers the first batch.
+        stored = max(run.annotations or 0, sent)
+        misses = 0  # lost answers in a row whose batch the read-back did not find
+        for _ in range(len(remaining(items, stored)) * APPEND_ATTEMPTS):
+            batches = remaining(items, stored)
+            if not batches:
+                break
+            body = {"output": {**output, "annotations": _payloads(batches[0])}}
+            try:
+                answer = CheckRun.model_validate(self._api.append(path, body))
+            except GitHubUnreachable:
+                found = CheckRun.model_validate(self._api.get(path, {})).annotations or 0
+                misses = misses + 1 if found <= stored else 0
+                if misses >= APPEND_ATTEMPTS:
+                    raise
+                stored = max(found, stored)
+                continue
+            misses = 0
+            stored = max(answer.annotations or 0, stored + len(batches[0]))
+        return min(stored, len(items))
 
     def _find_status(self, head_sha: str, status: dict[str, Any]) -> Any | None:
         """The bot's newest status of `head_sha` with this context, if it says what we post.
@@ -373,6 +444,10 @@ class GitHubPublisher:
                 same = (item.state, item.description) == (status["state"], status["description"])
                 return item.model_dump() if same else None
         return None
+
+
+def _payloads(batch: Sequence[Annotation]) -> list[dict[str, Any]]:
+    return [annotation.payload() for annotation in batch]
 
 
 def _web_url(snapshot: PRSnapshot) -> str:

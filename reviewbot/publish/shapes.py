@@ -62,6 +62,19 @@ class Created(Shape):
     html_url: str | None = None
 
 
+class CheckOutput(Shape):
+    annotations_count: int | None = None
+
+
+class CheckRun(Shape):
+    id: int
+    output: CheckOutput | None = None
+
+    @property
+    def annotations(self) -> int | None:
+        return self.output.annotations_count if self.output else None
+
+
 _S = TypeVar("_S", bound=Shape)
 
 
@@ -100,6 +113,9 @@ class RepoApi:
 
     def write_once(self, path: str, body: dict[str, Any], *, find: Callable[[], Any | None]) -> Any:
         return self.client.write_once(self.base + path, body, find=find)
+
+    def append(self, path: str, body: dict[str, Any]) -> Any:
+        return self.client.append(self.base + path, body)
 
     def delete(self, path: str) -> None:
         self.client.delete(self.base + path)
