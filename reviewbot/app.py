@@ -37,9 +37,11 @@ from reviewbot.config import CONFIG_FILE, ReviewConfig
 from reviewbot.errors import AuthError, ReviewbotError, UsageError
 from reviewbot.event import EventName, EventPlan, PlanAction, plan_event_json
 from reviewbot.fork_safe import PRReference
+from reviewbot.github_api import make_client
 from reviewbot.publish.github import GitHubPublisher
 from reviewbot.publish.seal import Sealer
 from reviewbot.report import Report
+from reviewbot.rest import GitHubClient
 from reviewbot.review import Agents, refold, review_snapshot
 from reviewbot.review_target import (
     EventTarget,
@@ -53,7 +55,6 @@ from reviewbot.sources.ci import ci_axis, ci_not_run
 from reviewbot.sources.git_repo import local_snapshot, pr_checkout, uncommitted
 from reviewbot.sources.github import (
     PUBLIC_HOST,
-    GitHubClient,
     PRRef,
     PullRequestInfo,
     fetch_base_config,
@@ -62,7 +63,6 @@ from reviewbot.sources.github import (
     fetch_permission,
     fetch_pull_request,
     fetch_snapshot,
-    make_client,
     parse_pr_url,
 )
 from reviewbot.sources.snapshot import PRSnapshot

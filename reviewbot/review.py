@@ -21,8 +21,9 @@ from reviewbot.agent.panel import run_panel
 from reviewbot.agent.progress import Progress
 from reviewbot.config import is_excluded
 from reviewbot.nodes.boundary import Discarded
+from reviewbot.nodes.history import carry_over
 from reviewbot.nodes.model import ReviewNode, Status
-from reviewbot.publish.markers import PriorState, carry_over
+from reviewbot.publish.prior import PriorState
 from reviewbot.redact import Redactor
 from reviewbot.report import AgentReport, AxisReport, DiscardReport, PRInfo, Report
 from reviewbot.run import Coverage, Usage

@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "reviewbot"
 # library → the modules allowed to import it (paths relative to reviewbot/, prefixes allowed)
 ADAPTERS = {
     "anthropic": ("agent/client.py",),
-    "github": ("sources/github.py", "publish/github.py"),
+    "github": ("github_api.py",),
     "git": ("sources/git_repo.py", "tools/git_views.py"),
     "jinja2": ("render.py",),
     "click": ("cli.py",),

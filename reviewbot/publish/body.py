@@ -29,7 +29,7 @@ from pathlib import Path
 from reviewbot.nodes.model import Anchor, Kind, Priority, ReviewNode, Status
 from reviewbot.publish.inert import Inert, RepoLinks, neutralize
 from reviewbot.publish.markers import SummaryMarker, node_marker, summary_marker
-from reviewbot.publish.plan import BodyItem, LinkBuilder, Plan, Target
+from reviewbot.publish.plan import BodyItem, CommentTarget, LinkBuilder, ReviewPlan
 from reviewbot.publish.seal import SEAL_ROOM
 from reviewbot.publish.suggestion import read_head_text, render_suggestion
 from reviewbot.redact import Redactor
@@ -158,7 +158,7 @@ def _safe_cut(text: str, room: int) -> str:
 
 def inline_body(
     node: ReviewNode,
-    target: Target,
+    target: CommentTarget,
     *,
     head: HeadReader,
     redactor: Redactor,
@@ -256,7 +256,7 @@ def deciding(report: Report) -> list[str]:
 
 def review_body(
     report: Report,
-    plan: Plan,
+    plan: ReviewPlan,
     *,
     link_of: LinkBuilder | None,
     head: HeadReader = no_head,
@@ -281,7 +281,7 @@ class ReviewText:
 
 def review_text(
     report: Report,
-    plan: Plan,
+    plan: ReviewPlan,
     *,
     link_of: LinkBuilder | None,
     head: HeadReader = no_head,
@@ -361,7 +361,7 @@ class _Row:
     placed: str
 
 
-def _placements(plan: Plan | None) -> dict[str, str]:
+def _placements(plan: ReviewPlan | None) -> dict[str, str]:
     if plan is None:
         return {}
     placed = {item.node.id: "inline" for item in plan.inline}
@@ -488,7 +488,7 @@ def _usage(report: Report) -> str:
 def summary_body(
     report: Report,
     *,
-    plan: Plan | None = None,
+    plan: ReviewPlan | None = None,
     resolved: Sequence[ReviewNode] = (),
     marker: SummaryMarker | None = None,
     link_of: LinkBuilder | None = None,

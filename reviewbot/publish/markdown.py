@@ -8,7 +8,7 @@ on a PR with no earlier reviews. Must not: call GitHub.
 from __future__ import annotations
 
 from reviewbot.publish.body import summary_body
-from reviewbot.publish.plan import LinkBuilder, Plan, plan_review
+from reviewbot.publish.plan import LinkBuilder, ReviewPlan, plan_review
 from reviewbot.redact import Redactor
 from reviewbot.report import Report
 from reviewbot.sources.snapshot import PRSnapshot
@@ -23,7 +23,7 @@ def summary_markdown(
 ) -> str:
     """The summary markdown of `report` (redacted; no hidden marker: nothing reads it back)."""
     redact = redactor if redactor is not None else Redactor()
-    plan: Plan | None = None
+    plan: ReviewPlan | None = None
     link_of: LinkBuilder | None = None
     if snapshot is not None:
         if snapshot.repo is not None:

@@ -1,6 +1,6 @@
 """Where each review node goes: an inline comment, the review body, or the summary only.
 
-Pure: nodes + the diff index in, a `Plan` out. GitHub accepts an inline comment
+Pure: nodes + the diff index in, a `ReviewPlan` out. GitHub accepts an inline comment
 only on lines of one hunk of one side — RIGHT (the head: added or context lines,
 the default) or LEFT (the base: deleted or context lines, for a node anchored on
 code the PR deletes) — and one bad comment fails the whole review, so placement is
@@ -57,7 +57,7 @@ _REASON_TEXT = {
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Target:
+class CommentTarget:
     """Lines of one hunk GitHub accepts a comment on: `start..line` (start None for one line)."""
 
     path: str
@@ -74,7 +74,7 @@ class Target:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class InlineItem:
     node: ReviewNode
-    target: Target
+    target: CommentTarget
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -84,7 +84,7 @@ class BodyItem:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Plan:
+class ReviewPlan:
     inline: tuple[InlineItem, ...] = ()
     body: tuple[BodyItem, ...] = ()
     already_posted: tuple[ReviewNode, ...] = ()
@@ -94,7 +94,7 @@ class Plan:
     def new_count(self) -> int:
         return len(self.inline) + len(self.body)
 
-    def reject(self, node_ids: Iterable[str]) -> Plan:
+    def reject(self, node_ids: Iterable[str]) -> ReviewPlan:
         """Move inline items GitHub refused into the body: nothing is lost."""
         refused = set(node_ids)
         moved = tuple(
@@ -103,7 +103,7 @@ class Plan:
             if item.node.id in refused
         )
         kept = tuple(item for item in self.inline if item.node.id not in refused)
-        return Plan(
+        return ReviewPlan(
             inline=kept,
             body=(*self.body, *moved),
             already_posted=self.already_posted,
@@ -143,7 +143,7 @@ def priority_key(node: ReviewNode) -> tuple[int, float, str, int, str]:
     )
 
 
-def locate(anchor: Anchor, diff: DiffIndex) -> Target | BodyReason:
+def locate(anchor: Anchor, diff: DiffIndex) -> CommentTarget | BodyReason:
     """The comment target for `anchor`, narrowed when the rule allows, else why it cannot be inline."""
     file = diff.get(anchor.path)
     if file is None:
@@ -165,8 +165,8 @@ def locate(anchor: Anchor, diff: DiffIndex) -> Target | BodyReason:
     return _target(anchor.path, best[0], best[-1], side=side, narrowed=True)
 
 
-def _target(path: str, start: int, end: int, *, side: Side, narrowed: bool) -> Target:
-    return Target(
+def _target(path: str, start: int, end: int, *, side: Side, narrowed: bool) -> CommentTarget:
+    return CommentTarget(
         path=path,
         line=end,
         start_line=start if start < end else None,
@@ -181,7 +181,7 @@ def plan_review(
     *,
     max_inline: int,
     posted: frozenset[str] = frozenset(),
-) -> Plan:
+) -> ReviewPlan:
     """Place every node; see the module docstring for the rules."""
     inline: list[InlineItem] = []
     body: list[BodyItem] = []
@@ -204,6 +204,6 @@ def plan_review(
             body.append(BodyItem(node=node, reason=BodyReason.OVER_LIMIT))
         else:
             inline.append(InlineItem(node=node, target=place))
-    return Plan(
+    return ReviewPlan(
         inline=tuple(inline), body=tuple(body), already_posted=tuple(already), quiet=tuple(quiet)
     )

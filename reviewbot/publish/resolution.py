@@ -1,6 +1,13 @@
-"""The body of an earlier comment once its vanished findings are marked resolved in place.
+"""Earlier findings this run no longer reports: which count as fixed, and their edited comments.
 
-Owns: rewriting the markers' status, showing the resolution banner, and keeping the
+Earlier findings missing from this run are marked resolved only when the run
+could have found them: a new head, every reviewer agent ran to a normal end, the
+coverage was reported, and it covers the finding's file (`Coverage.covers`: a file
+no reviewer saw keeps its findings open; past GitHub's file-listing limit, nothing
+resolves). A run without a key, with a rejected key, a crash or an exhausted
+budget resolves nothing.
+
+Owns too: rewriting the markers' status, showing the resolution banner, and keeping the
 result within the body limit without ever cutting a marker. A cut marker would drop its
 finding out of the prior state (it would be posted again), and an unterminated
 `<!--` would hide the rest of the comment. The old seal is stripped first: it is
@@ -11,12 +18,16 @@ Must not: call GitHub or seal (that is `github.py` and `markers.seal_body`).
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
+from reviewbot.modes.profile import Role
+from reviewbot.nodes.history import OPEN_STATUSES, PriorNode
 from reviewbot.nodes.model import Status
 from reviewbot.publish.body import MAX_BODY, finish
 from reviewbot.publish.markers import rewrite_status, unsealed
+from reviewbot.publish.prior import PriorState
 from reviewbot.redact import Redactor
+from reviewbot.report import Report
 
 _OPENER, _CLOSER = "<!--", "-->"
 
@@ -69,3 +80,52 @@ def _without_prose(body: str, limit: int) -> str | None:
             size -= len(lines[index]) + 1
     kept = "\n".join(line for index, line in enumerate(lines) if index not in dropped)
     return kept if len(kept) <= limit else None
+
+
+def _could_resolve(report: Report) -> bool:
+    """Whether this run could find anything again: every reviewer ran to a normal end."""
+    reviewers = [agent for agent in report.agents if agent.role == Role.REVIEWER]
+    return (
+        bool(reviewers)
+        and all(agent.stop_reason.completed for agent in reviewers)
+        and report.coverage is not None
+    )
+
+
+def resolvable(report: Report, vanished: Sequence[PriorNode]) -> tuple[list[PriorNode], list[str]]:
+    """The vanished findings that count as fixed, and notes on those that stay open.
+
+    Per file: a finding resolves only when this run saw where it was (`Coverage.covers`),
+    so padding one file past the context budget resolves nothing in that file.
+    """
+    if not vanished:
+        return [], []
+    coverage = report.coverage
+    if coverage is None or not _could_resolve(report):
+        return [], [
+            f"{len(vanished)} earlier finding(s) were not reported again, but this run did not "
+            "review the whole PR to a normal end, so none is marked resolved."
+        ]
+    seen: list[PriorNode] = []
+    unseen: list[PriorNode] = []
+    for prior in vanished:
+        path = prior.node.anchor.path if prior.node.anchor else None
+        (seen if coverage.covers(path) else unseen).append(prior)
+    if not unseen:
+        return seen, []
+    return seen, [
+        f"{len(unseen)} earlier finding(s) were not reported again, but they are in files (or "
+        "about parts of the PR) this run did not see, so they stay open."
+    ]
+
+
+def vanished(report: Report, prior: PriorState, head_sha: str) -> list[PriorNode]:
+    """Earlier findings absent from this run, on a NEW head (the same head proves nothing fixed)."""
+    current = {node.fingerprint for node in report.nodes}
+    out = []
+    for fingerprint, found in prior.by_fingerprint().items():
+        node = found.node
+        same_head = node.commit_sha is not None and head_sha.startswith(node.commit_sha)
+        if fingerprint not in current and node.status in OPEN_STATUSES and not same_head:
+            out.append(found)
+    return out

@@ -1,60 +1,41 @@
-"""The read side of GitHub (PyGithub): PR URLs, the client, the PR snapshot, CI checks.
+"""The read side of GitHub: PR URLs, the PR snapshot, its comments, CI checks, who may act.
 
-Owns: parsing a PR URL into a `PRRef`, building the `github.Github` client (retries
-for 5xx and secondary rate limits, timeouts), reading a PR (metadata, the changed
-files through the paginated files API, commits, `.reviewbot.toml` from the BASE
-commit) and the head commit's check runs and statuses. The files and commits are
-those of the head SHA the run checked out: the files API answers for the PR's head
-of the moment, so a listing naming another head is replaced by the compare API's,
-pinned to both SHAs. The PR's comments are read
-once, by the publisher (publish/github.py), and handed to `fetch_snapshot`. PyGithub objects
-never leave this module: callers get reviewbot types, and every PyGithub or
-`requests` failure is re-raised as a `reviewbot.errors` error with a one-line
-message.
+Owns: parsing a PR URL into a `PRRef`, reading a PR (metadata, the changed files
+through the paginated files API, commits, `.reviewbot.toml` from the BASE commit),
+its comments (as `CommentRecord`s, read once per run by the publisher and handed to
+`fetch_snapshot` for the model's context), the head commit's check runs and
+statuses, and the permission API. The files and commits are those of the head SHA
+the run checked out: the files API answers for the PR's head of the moment, so a
+listing naming another head is replaced by the compare API's, pinned to both SHAs.
+Every call goes through the `GitHubClient` Protocol (reviewbot/rest.py; the one
+implementation, github_api.py, owns PyGithub, retries and the error mapping), and
+each answer is read into a pydantic shape: callers get reviewbot types only.
 
-Must not: write to GitHub (publish/github.py does), read the environment (the
-composition root passes `api_url` and `token` in), run git (git_repo.py does the
-checkout), or ask for the PR with the diff media type (GitHub answers 406 past
-300 files or 20,000 lines; the files API has no such limit below 3,000 files).
+Must not: write to GitHub (publish/github.py does), import PyGithub, read the
+environment, run git (git_repo.py does the checkout), or ask for the PR with the diff
+media type (GitHub answers 406 past 300 files or 20,000 lines; the files API has no
+such limit below 3,000 files).
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import logging
 import re
-import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from typing import Any, TypeVar
+from urllib.parse import parse_qs, quote, urlsplit
 
-from github import (
-    Auth,
-    BadCredentialsException,
-    Github,
-    GithubException,
-    GithubRetry,
-    RateLimitExceededException,
-    UnknownObjectException,
-)
-from github.CommitStatus import CommitStatus
-from github.ContentFile import ContentFile
-from github.File import File
-from github.GithubException import RateLimitExceededExceedsMaxWait
-from github.PaginatedList import PaginatedList
-from github.PullRequest import PullRequest
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from reviewbot.config import CONFIG_FILE, ReviewConfig, config_missing, config_origin, load_config
-from reviewbot.errors import (
-    AuthError,
-    ConfigError,
-    GitHubAPIError,
-    NetworkError,
-    NotFoundError,
-    UsageError,
-)
+from reviewbot.errors import ConfigError, NetworkError, NotFoundError, UsageError
+from reviewbot.nodes.history import CommentRecord, Where
+from reviewbot.rest import GitHubClient, GitHubRefusal, RefusedNotFound
 from reviewbot.sources.ci import CheckKind, CheckState, CheckStatus
 from reviewbot.sources.diff_index import DiffIndex, FileDiff, FileStatus, file_diff_from_patch
 from reviewbot.sources.snapshot import Origin, PRComment, PRCommit, PRSnapshot
@@ -62,7 +43,6 @@ from reviewbot.sources.snapshot import Origin, PRComment, PRCommit, PRSnapshot
 PUBLIC_HOST = "github.com"
 PUBLIC_API = "https://api.github.com"
 FILES_LISTING_LIMIT = 3_000  # GET /pulls/{n}/files lists no more, whatever the PR has
-PER_PAGE = 100  # the maximum GitHub allows
 
 _EXPECTED_URL = "https://github.com/OWNER/REPO/pull/NUMBER"
 _OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
@@ -131,156 +111,135 @@ def _default_api_url(scheme: str, netloc: str) -> str:
     return PUBLIC_API if netloc == PUBLIC_HOST else f"{scheme}://{netloc}/api/v3"
 
 
-# ------------------------------------------------------------------ the client
+# ------------------------------------------------------------------ GitHub's answers
 
 
-def make_client(
-    api_url: str,
-    token: str | None,
-    *,
-    timeout: int = 30,
-    retries: int = 5,
-    backoff: float = 1.0,
-    pace_seconds: float = 0,
-    max_rate_limit_wait: float = 300.0,
-) -> Github:
-    """A PyGithub client; makes no request.
-
-    Retries 5xx with exponential backoff and rate limits after `Retry-After` or
-    `x-ratelimit-reset` (GithubRetry), gives up when a rate limit asks for more than
-    `max_rate_limit_wait` seconds, and spaces requests by `pace_seconds` (none by
-    default: a review makes a few dozen sequential requests at most). A POST is
-    never retried blindly (`WriteOnceRetry`).
-    """
-    retry = WriteOnceRetry(
-        total=retries,
-        backoff_factor=backoff,
-        max_rate_limit_wait=max_rate_limit_wait,
-    )
-    return Github(
-        auth=Auth.Token(token) if token else None,
-        base_url=api_url,
-        timeout=timeout,
-        user_agent="reviewbot",
-        per_page=PER_PAGE,
-        retry=retry,
-        seconds_between_requests=pace_seconds or None,
-        seconds_between_writes=None,
-        lazy=True,  # objects are fetched when read, so building a Repository costs nothing
-    )
+class _Shape(BaseModel):
+    # GitHub adds response fields over time; a new field must not break a review.
+    model_config = ConfigDict(frozen=True, extra="ignore")
 
 
-IDEMPOTENT_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "PATCH", "DELETE"})
+class _User(_Shape):
+    login: str
 
 
-class WriteOnceRetry(GithubRetry):
-    """GithubRetry, minus its blind retries of POST (PyGithub's default includes POST).
-
-    A POST that GitHub stored but whose answer was lost (a 502, a reset, a timeout)
-    would be made twice: two reviews, two summaries, two check runs. So a POST is
-    retried only after a rate-limit refusal (403 — GithubRetry reads its body and
-    re-raises any other 403 — or 429 with `Retry-After`), which stores nothing, and
-    after a connection that never opened (urllib3 retries those for any method). Any
-    other failure reaches the publisher, which reads back before writing again. PUT,
-    PATCH and DELETE of the same content are idempotent and keep their retries — except
-    the PATCH that appends annotations to a check run (`appending`). The methods it
-    retries blindly are `allowed_methods`.
-
-    A 429 is retried for every method, as GitHub asks: after `Retry-After`, else at
-    `x-ratelimit-reset` when `x-ratelimit-remaining` is 0, else after the secondary
-    wait (GithubRetry reads these only on a 403).
-    """
-
-    def __init__(self, **kwargs: Any) -> None:
-        kwargs.setdefault("allowed_methods", IDEMPOTENT_METHODS)
-        super().__init__(**kwargs)
-
-    def is_retry(self, method: str, status_code: int, has_retry_after: bool = False) -> bool:
-        if status_code == 429:
-            return True
-        if method.upper() in (self.allowed_methods or ()):
-            return super().is_retry(method, status_code, has_retry_after)
-        return status_code == 403
-
-    def appending(self) -> WriteOnceRetry:
-        """This policy for writes GitHub appends (a check run's annotations): PATCH as a POST.
-
-        Each such PATCH adds what it carries, so a blind repeat after a lost answer would
-        add it twice; the publisher reads back instead (publish/annotations.py).
-        """
-        allowed = frozenset(self.allowed_methods or ()) - {"PATCH"}
-        return self.new(allowed_methods=allowed)
-
-    def increment(
-        self,
-        method: str | None = None,
-        url: str | None = None,
-        response: Any = None,
-        error: Exception | None = None,
-        _pool: Any = None,
-        _stacktrace: Any = None,
-    ) -> Any:  # urllib3's Retry (urllib3 is PyGithub's transport, not imported here)
-        retry = super().increment(method, url, response, error, _pool, _stacktrace)
-        if response is None or response.status != 429 or response.headers.get("Retry-After"):
-            return retry  # urllib3 sleeps for Retry-After itself
-        wait = _rate_limit_wait(response.headers, self.secondary_rate_wait)
-        if self.max_rate_limit_wait is not None and wait > self.max_rate_limit_wait:
-            raise RateLimitExceededExceedsMaxWait(
-                429, "rate limited", dict(response.headers), wait=wait
-            )
-        backoff = max(wait, retry.get_backoff_time())
-        retry.get_backoff_time = lambda: backoff  # type: ignore[method-assign]
-        return retry
+class _RepoRef(_Shape):
+    full_name: str
+    clone_url: str = ""
 
 
-def _rate_limit_wait(headers: Any, secondary: float) -> float:
-    """Seconds until GitHub lets the token in again, from a 429's rate-limit headers."""
-    remaining, reset = headers.get("x-ratelimit-remaining"), headers.get("x-ratelimit-reset")
-    if remaining == "0" and reset and str(reset).isdigit():
-        return max(int(reset) - time.time(), 0.0) + 1  # +1: the reset second is not exact
-    return secondary
+class _Branch(_Shape):
+    ref: str
+    sha: str
+    repo: _RepoRef | None = None  # None when the fork was deleted
 
 
-# ------------------------------------------------------------------ errors
+class _Pull(_Shape):
+    title: str | None = None
+    body: str | None = None
+    user: _User | None = None
+    base: _Branch
+    head: _Branch
+    draft: bool | None = None
+    state: str
+    changed_files: int = 0
 
 
-def _one_line(text: object) -> str:
-    return " ".join(str(text).split())
+class _File(_Shape):
+    filename: str
+    status: str = "modified"
+    sha: str | None = None
+    additions: int = 0
+    deletions: int = 0
+    patch: str | None = None
+    previous_filename: str | None = None
+    contents_url: str | None = None
 
 
-def _github_message(exc: GithubException) -> str:
-    data = exc.data
-    message = data.get("message") if isinstance(data, dict) else None
-    return _one_line(message or exc.message or f"HTTP {exc.status}")
+class _GitAuthor(_Shape):
+    name: str | None = None
+
+
+class _GitCommit(_Shape):
+    message: str = ""
+    author: _GitAuthor | None = None
+
+
+class _Commit(_Shape):
+    sha: str
+    commit: _GitCommit
+
+
+class _Content(_Shape):
+    type: str
+    encoding: str | None = None
+    content: str | None = None
+
+
+class _CheckRun(_Shape):
+    name: str
+    status: str | None = None
+    conclusion: str | None = None
+    html_url: str | None = None
+
+
+class _Status(_Shape):
+    context: str
+    state: str | None = None
+    target_url: str | None = None
+
+
+class _ReviewComment(_Shape):
+    id: int
+    body: str | None = None
+    user: _User | None = None
+    in_reply_to_id: int | None = None
+    path: str | None = None
+    line: int | None = None
+    start_line: int | None = None
+
+
+class _Review(_Shape):
+    id: int
+    body: str | None = None
+    user: _User | None = None
+    state: str | None = None
+
+
+class _IssueComment(_Shape):
+    id: int
+    body: str | None = None
+    user: _User | None = None
+
+
+_S = TypeVar("_S", bound=_Shape)
+
+
+def _one(data: object, shape: type[_S], *, what: str) -> _S:
+    try:
+        return shape.model_validate(data)
+    except ValidationError as exc:
+        raise NetworkError(f"GitHub sent a malformed {what}: {exc.errors()[0]['msg']}") from exc
+
+
+def _each(items: list[Any], shape: type[_S]) -> list[_S]:
+    """Items of a listing as `shape`; an item GitHub sent malformed is skipped, not fatal."""
+    out = []
+    for item in items:
+        try:
+            out.append(shape.model_validate(item))
+        except ValidationError:
+            continue
+    return out
 
 
 @contextmanager
-def _github_errors(*, not_found: str, api_url: str) -> Iterator[None]:
-    """Map PyGithub and `requests` failures to reviewbot errors with one-line messages."""
+def _not_found_as(message: str) -> Iterator[None]:
+    """A 404 said in the reader's words (which object, and what to check)."""
     try:
         yield
-    except UnknownObjectException as exc:
-        raise NotFoundError(not_found) from exc
-    except BadCredentialsException as exc:
-        raise AuthError("GitHub rejected the token — check GITHUB_TOKEN") from exc
-    except RateLimitExceededException as exc:
-        raise GitHubAPIError(
-            f"GitHub rate limit exceeded ({_github_message(exc)}) — retry later, or use a token with a higher limit"
-        ) from exc
-    except GithubException as exc:
-        if exc.status == 404:  # PyGithub only maps the message "Not Found" to UnknownObject
-            raise NotFoundError(not_found) from exc
-        if exc.status == 401:
-            raise AuthError("GitHub rejected the token — check GITHUB_TOKEN") from exc
-        if exc.status == 403:
-            raise AuthError(
-                f"GitHub refused access ({_github_message(exc)}) — the token needs read access to this repository's pull requests, contents and checks"
-            ) from exc
-        raise GitHubAPIError(f"GitHub answered {exc.status}: {_github_message(exc)}") from exc
-    except OSError as exc:  # requests' ConnectionError, Timeout and RetryError are OSErrors
-        raise NetworkError(
-            f"GitHub at {api_url} could not be reached or kept failing: {_one_line(exc)}"
-        ) from exc
+    except RefusedNotFound as exc:
+        raise NotFoundError(message) from exc
 
 
 def _not_found_message(ref: PRRef) -> str:
@@ -310,16 +269,20 @@ class PullRequestInfo:
     clone_url: str  # of the BASE repository: refs/pull/N/head exists there, forks included
 
 
-def fetch_pull_request(client: Github, ref: PRRef) -> PullRequestInfo:
+def _repo_path(full_name: str) -> str:
+    return f"/repos/{full_name}"
+
+
+def fetch_pull_request(client: GitHubClient, ref: PRRef) -> PullRequestInfo:
     """GET /repos/{o}/{r}/pulls/{n} (JSON, never the diff media type)."""
-    with _github_errors(not_found=_not_found_message(ref), api_url=ref.api_url):
-        pull = client.get_repo(ref.full_name).get_pull(ref.number)
-        return _info(ref, pull)
+    with _not_found_as(_not_found_message(ref)):
+        data = client.get(f"{_repo_path(ref.full_name)}/pulls/{ref.number}")
+    return _info(ref, _one(data, _Pull, what="pull request"))
 
 
-def _info(ref: PRRef, pull: PullRequest) -> PullRequestInfo:
+def _info(ref: PRRef, pull: _Pull) -> PullRequestInfo:
     head_repo = pull.head.repo.full_name if pull.head.repo is not None else None
-    base_repo = pull.base.repo.full_name
+    base_repo = pull.base.repo.full_name if pull.base.repo is not None else ref.full_name
     return PullRequestInfo(
         ref=ref,
         title=pull.title or "",
@@ -334,17 +297,17 @@ def _info(ref: PRRef, pull: PullRequest) -> PullRequestInfo:
         fork=head_repo != base_repo,
         state=pull.state,
         changed_files=pull.changed_files,
-        clone_url=pull.base.repo.clone_url,
+        clone_url=pull.base.repo.clone_url if pull.base.repo is not None else "",
     )
 
 
-def _login(user: Any) -> str:
+def _login(user: _User | None) -> str:
     # A deleted account comes back as null; GitHub shows it as "ghost".
-    return str(user.login) if user is not None else "ghost"
+    return user.login if user is not None else "ghost"
 
 
 def fetch_snapshot(
-    client: Github,
+    client: GitHubClient,
     info: PullRequestInfo,
     *,
     checkout: Path,
@@ -360,10 +323,10 @@ def fetch_snapshot(
     PR's real count.
     """
     ref = info.ref
-    with _github_errors(not_found=_not_found_message(ref), api_url=ref.api_url):
-        repository = client.get_repo(ref.full_name)
-        pull = repository.get_pull(ref.number)
-        listed, commits = list(pull.get_files()), list(pull.get_commits())
+    pull = f"{_repo_path(ref.full_name)}/pulls/{ref.number}"
+    with _not_found_as(_not_found_message(ref)):
+        listed = _each(client.pages(f"{pull}/files"), _File)
+        commits = _each(client.pages(f"{pull}/commits"), _Commit)
         shas = [c.sha for c in commits]
         moved = _listed_head(listed, info.head_sha)
         if moved is not None or info.head_sha not in shas:
@@ -377,15 +340,18 @@ def fetch_snapshot(
                 if moved
                 else "a push since, or more commits than GitHub lists",
             )
-            comparison = repository.compare(info.base_sha, info.head_sha)
-            listed, commits = list(comparison.files), list(comparison.commits)
+            listed, commits = _compare(client, ref, info.base_sha, info.head_sha)
         else:
             commits = commits[: shas.index(info.head_sha) + 1]  # later ones were pushed since
-        files = _diff_index(listed, total=info.changed_files)
-        pr_commits = tuple(
-            PRCommit(sha=c.sha, message=c.commit.message, author=c.commit.author.name)
-            for c in commits
+    files = _diff_index(listed, total=info.changed_files)
+    pr_commits = tuple(
+        PRCommit(
+            sha=c.sha,
+            message=c.commit.message,
+            author=(c.commit.author.name if c.commit.author else None) or "",
         )
+        for c in commits
+    )
     return PRSnapshot(
         origin=Origin.GITHUB,
         url=ref.html_url,
@@ -408,7 +374,17 @@ def fetch_snapshot(
     )
 
 
-def _listed_head(listing: Sequence[File], head_sha: str) -> str | None:
+def _compare(
+    client: GitHubClient, ref: PRRef, base: str, head: str
+) -> tuple[list[_File], list[_Commit]]:
+    """GET /compare/base...head: the files (first page) and the commits (every page)."""
+    path = f"{_repo_path(ref.full_name)}/compare/{quote(base)}...{quote(head)}"
+    first, commits = client.first_and_rest(path, "commits")
+    files = first.get("files") if isinstance(first, dict) else None
+    return _each(files if isinstance(files, list) else [], _File), _each(commits, _Commit)
+
+
+def _listed_head(listing: Sequence[_File], head_sha: str) -> str | None:
     """The other commit a files listing answered for, or None when it is `head_sha`'s.
 
     Each listed file's `contents_url` ends in `?ref=<the head the listing was made for>`.
@@ -424,7 +400,7 @@ def _listed_head(listing: Sequence[File], head_sha: str) -> str | None:
     return None
 
 
-def _diff_index(listing: Sequence[File], *, total: int) -> DiffIndex:
+def _diff_index(listing: Sequence[_File], *, total: int) -> DiffIndex:
     files: dict[str, FileDiff] = {}
     for item in listing:
         diff = _file_diff(item)
@@ -444,7 +420,7 @@ _GITHUB_STATUS = {
 _SUBMODULE_LINE = re.compile(r"^[-+]Subproject commit [0-9a-f]{40}$")
 
 
-def _file_diff(item: File) -> FileDiff:
+def _file_diff(item: _File) -> FileDiff:
     # No patch: too large, binary, empty, or no content change. file_diff_from_patch tells
     # which from the counts, the status and the blob SHA (its one rule for a missing patch).
     patch: str | None = item.patch or None
@@ -477,7 +453,7 @@ def _is_submodule(patch: str | None) -> bool:
 
 
 def fetch_base_config(
-    client: Github, info: PullRequestInfo, *, path: str = CONFIG_FILE, required: bool = False
+    client: GitHubClient, info: PullRequestInfo, *, path: str = CONFIG_FILE, required: bool = False
 ) -> ReviewConfig:
     """`.reviewbot.toml` at the BASE commit (never the head: the PR must not set its own policy).
 
@@ -485,21 +461,67 @@ def fetch_base_config(
     """
     ref, origin = info.ref, config_origin(info.base_ref, path)
     try:
-        with _github_errors(not_found="", api_url=ref.api_url):
-            found = client.get_repo(ref.full_name).get_contents(path, ref=info.base_sha)
-    except NotFoundError:
+        found = client.get(
+            f"{_repo_path(ref.full_name)}/contents/{quote(path)}", {"ref": info.base_sha}
+        )
+    except RefusedNotFound:
         if required:
             raise config_missing(origin) from None
         return ReviewConfig()
-    if not isinstance(found, ContentFile) or found.type != "file":
+    try:
+        content = _Content.model_validate(found)
+    except ValidationError:
+        content = None  # a directory is listed as an array
+    if content is None or content.type != "file":
         raise ConfigError(f"{origin}: is not a file")
-    if found.encoding != "base64":  # the contents API leaves files over 1 MB unencoded
+    if content.encoding != "base64":  # the contents API leaves files over 1 MB unencoded
         raise ConfigError(f"{origin}: is too large to be a configuration file")
     try:
-        text = found.decoded_content.decode("utf-8")
-    except UnicodeDecodeError as exc:
+        text = base64.b64decode(content.content or "").decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError) as exc:
         raise ConfigError(f"{origin}: is not valid UTF-8") from exc
     return load_config(text, origin=origin)
+
+
+# ------------------------------------------------------------------ the PR's comments
+
+
+def fetch_comment_records(client: GitHubClient, repo: str, number: int) -> list[CommentRecord]:
+    """The PR's inline comments, reviews and discussion comments, in the order GitHub lists them."""
+    base = f"{_repo_path(repo)}"
+    records = [
+        CommentRecord(
+            id=c.id,
+            where=Where.INLINE,
+            author=c.user.login if c.user else None,
+            body=c.body or "",
+            in_reply_to=c.in_reply_to_id,
+            path=c.path,
+            line=c.line,
+            start_line=c.start_line,
+        )
+        for c in _each(client.pages(f"{base}/pulls/{number}/comments"), _ReviewComment)
+    ]
+    records += [
+        CommentRecord(
+            id=r.id,
+            where=Where.REVIEW,
+            author=r.user.login if r.user else None,
+            body=r.body or "",
+            state=r.state,
+        )
+        for r in _each(client.pages(f"{base}/pulls/{number}/reviews"), _Review)
+    ]
+    records += [
+        CommentRecord(
+            id=c.id,
+            where=Where.ISSUE,
+            author=c.user.login if c.user else None,
+            body=c.body or "",
+        )
+        for c in _each(client.pages(f"{base}/issues/{number}/comments"), _IssueComment)
+    ]
+    return records
 
 
 # ------------------------------------------------------------------ CI
@@ -514,30 +536,27 @@ _RUNNING = {
 }
 
 
-def fetch_ci_checks(client: Github, repo: str, head_sha: str) -> list[CheckState]:
+def fetch_ci_checks(client: GitHubClient, repo: str, head_sha: str) -> list[CheckState]:
     """The check runs (latest per name) and commit statuses (latest per context) of `head_sha`."""
-    api_url = client.requester.base_url
-    with _github_errors(not_found=f"commit {head_sha} not found in {repo}", api_url=api_url):
-        repository = client.get_repo(repo)
-        runs = [_check_run_state(run) for run in repository.get_commit(head_sha).get_check_runs()]
-        listing = PaginatedList(
-            CommitStatus, client.requester, f"{repository.url}/statuses/{head_sha}", None
-        )
-        latest: dict[str, CheckState] = {}
-        for status in listing:  # newest first: the first one seen per context is current
-            latest.setdefault(status.context, _status_state(status))
-    return [*runs, *latest.values()]
+    commit = f"{_repo_path(repo)}/commits/{head_sha}"
+    with _not_found_as(f"commit {head_sha} not found in {repo}"):
+        runs = _each(client.pages(f"{commit}/check-runs", key="check_runs"), _CheckRun)
+        statuses = _each(client.pages(f"{_repo_path(repo)}/statuses/{head_sha}"), _Status)
+    latest: dict[str, CheckState] = {}
+    for status in statuses:  # newest first: the first one seen per context is current
+        latest.setdefault(status.context, _status_state(status))
+    return [*map(_check_run_state, runs), *latest.values()]
 
 
-def _check_run_state(run: Any) -> CheckState:
+def _check_run_state(run: _CheckRun) -> CheckState:
     if run.status == "completed":
         status = _parse_status(run.conclusion, default=CheckStatus.PENDING)
     else:
-        status = _RUNNING.get(run.status, CheckStatus.PENDING)
+        status = _RUNNING.get(run.status or "", CheckStatus.PENDING)
     return CheckState(name=run.name, status=status, kind=CheckKind.CHECK_RUN, url=run.html_url)
 
 
-def _status_state(status: CommitStatus) -> CheckState:
+def _status_state(status: _Status) -> CheckState:
     return CheckState(
         name=status.context,
         status=_parse_status(status.state, default=CheckStatus.PENDING),
@@ -556,28 +575,24 @@ def _parse_status(value: str | None, *, default: CheckStatus) -> CheckStatus:
 
 # ------------------------------------------------------------------ who is asking
 
-GitHubClient = Github  # the type callers hold without importing PyGithub themselves
 
-
-def fetch_login(client: Github) -> str | None:
+def fetch_login(client: GitHubClient) -> str | None:
     """The token's own login (GET /user); None when the token may not ask (GITHUB_TOKEN, apps)."""
     try:
-        return str(client.get_user().login)
-    except GithubException:
+        data = client.get("/user")
+    except GitHubRefusal:
         return None
-    except OSError as exc:
-        api_url = client.requester.base_url
-        raise NetworkError(
-            f"GitHub at {api_url} could not be reached or kept failing: {_one_line(exc)}"
-        ) from exc
+    try:
+        return _User.model_validate(data).login
+    except ValidationError:
+        return None
 
 
-def fetch_permission(client: Github, repo: str, user: str) -> str:
+def fetch_permission(client: GitHubClient, repo: str, user: str) -> str:
     """`admin`, `write`, `read` or `none`: what `user` may do on `repo`."""
-    with _github_errors(
-        not_found=f"repository {repo} not found", api_url=client.requester.base_url
-    ):
-        try:
-            return str(client.get_repo(repo).get_collaborator_permission(user))
-        except UnknownObjectException:
-            return "none"  # GitHub answers 404 for a user who is not a collaborator
+    try:
+        data = client.get(f"{_repo_path(repo)}/collaborators/{quote(user)}/permission")
+    except RefusedNotFound:
+        return "none"  # GitHub answers 404 for a user who is not a collaborator
+    permission = data.get("permission") if isinstance(data, dict) else None
+    return str(permission) if permission else "none"

@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 import responses
-from github import Auth, Github
 
 from reviewbot.app import GitHub
+from reviewbot.github_api import make_client
 
 API = "https://api.github.com:443"  # how PyGithub spells it
 REPO = "octo/app"
 
 
 def connection() -> GitHub:
-    client = Github(
-        auth=Auth.Token("ghs_" + "t" * 36),
-        retry=None,
-        seconds_between_requests=None,
-        seconds_between_writes=None,
-    )
+    client = make_client("https://api.github.com", "ghs_" + "t" * 36, retries=0, backoff=0)
     return GitHub(client=client, login="github-actions[bot]")
 
 

@@ -9,7 +9,9 @@ import pytest
 
 from reviewbot.config import ReviewConfig
 from reviewbot.nodes import Kind, Priority, ReviewNode, Status
-from reviewbot.publish.markers import CommentRecord, Trust, seal_body
+from reviewbot.nodes.history import CommentRecord
+from reviewbot.publish.markers import seal_body
+from reviewbot.publish.prior import Trust
 from reviewbot.publish.seal import Sealer
 from reviewbot.report import AgentReport, AxisReport, DiscardReport, PRInfo, ReasonReport, Report
 from reviewbot.run import Coverage, SkippedFile, StopReason, Usage

@@ -9,6 +9,7 @@ import pytest
 from cmarkgfm.cmark import Options
 
 from reviewbot.nodes import Priority, ReviewNode, Status
+from reviewbot.nodes.history import CommentRecord, Where
 from reviewbot.publish.body import (
     MAX_AGENT_SUMMARY,
     MAX_BODY,
@@ -30,17 +31,14 @@ from reviewbot.publish.markers import (
     NODE_TAG,
     SUMMARY_TAG,
     AxisMarker,
-    CommentRecord,
-    PriorState,
     SummaryMarker,
-    Where,
     find_markers,
     node_marker,
-    read_prior,
     rewrite_status,
     summary_marker,
 )
-from reviewbot.publish.plan import LinkBuilder, Target, plan_review
+from reviewbot.publish.plan import CommentTarget, LinkBuilder, plan_review
+from reviewbot.publish.prior import PriorState, read_prior
 from reviewbot.redact import MASK, Redactor
 from reviewbot.run import SkippedFile, UnseenFile
 from tests.publish.conftest import (
@@ -259,7 +257,7 @@ class TestForgedMarkersInUntrustedText:
         """A Python suggestion hiding a marker in a string is shown as a neutralised diff, never read."""
         real = node(id="review-1", priority=Priority.P0, lines=(3, 4))
         hostile = real.model_copy(update={"suggestion": f"x3 = '{_forged_marker(real)}'\nx4 = 40"})
-        target = Target(path="src/app.py", line=4, start_line=3)
+        target = CommentTarget(path="src/app.py", line=4, start_line=3)
         text = inline_body(hostile, target, head=checkout_reader(checkout), redactor=Redactor())
         assert "```suggestion" not in text
         assert "```diff" in text
@@ -281,7 +279,7 @@ class TestForgedMarkersInUntrustedText:
         else:
             anchor = real.anchor.model_copy(update={"quote": f"x3 = 3  # {forged}\nx4 = 4"})
             real = real.model_copy(update={"anchor": anchor})
-        narrowed = Target(path="src/app.py", line=3, narrowed=True)  # never committable
+        narrowed = CommentTarget(path="src/app.py", line=3, narrowed=True)  # never committable
         text = inline_body(real, narrowed, head=head, redactor=Redactor())
         assert "```diff\n-x3 = 3  # &lt;!--" in text
         assert [(p.node.id, p.node.status) for p in _bot_state([text]).nodes] == [
@@ -326,7 +324,7 @@ class TestMarkersAreRedacted:
     def test_secret_in_a_title_never_reaches_the_node_marker(self):
         """Title secrets are masked in the shown text and in the marker."""
         leaky = node(id="n", title=f"leaks {self.SECRET} and {self.TOKEN}")
-        target = Target(path="src/app.py", line=3)
+        target = CommentTarget(path="src/app.py", line=3)
         text = inline_body(leaky, target, head=no_head, redactor=Redactor.of([self.SECRET]))
         self.assert_masked(text)
         (marker,) = find_markers(text, NODE_TAG)

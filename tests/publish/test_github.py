@@ -8,14 +8,16 @@ from urllib.parse import urlsplit
 
 import pytest
 import responses
-from github import Auth, Github
 
 from reviewbot.config import PublishConfig
 from reviewbot.errors import AuthError, GitHubAPIError
+from reviewbot.github_api import make_client
 from reviewbot.nodes import Priority, Status
+from reviewbot.nodes.history import carry_over
 from reviewbot.publish.body import MAX_BODY, SEAL_ROOM
-from reviewbot.publish.github import GitHubPublisher, check_conclusion
-from reviewbot.publish.markers import carry_over, node_marker, seal_body
+from reviewbot.publish.gate import check_conclusion
+from reviewbot.publish.github import GitHubPublisher
+from reviewbot.publish.markers import node_marker, seal_body
 from reviewbot.redact import MASK, Redactor
 from reviewbot.report import AgentReport, Report
 from reviewbot.run import Coverage, StopReason, UnseenFile
@@ -61,13 +63,8 @@ def fake(rsps):
 
 
 def client():
-    # No retries and no pacing in tests; the composition root keeps PyGithub's defaults.
-    return Github(
-        auth=Auth.Token("ghs_" + "t" * 36),
-        retry=None,
-        seconds_between_requests=None,
-        seconds_between_writes=None,
-    )
+    # No retries and no pacing in tests; the composition root keeps the defaults.
+    return make_client("https://api.github.com", "ghs_" + "t" * 36, retries=0, backoff=0)
 
 
 def publisher(config=None, redactor=None):
@@ -563,7 +560,7 @@ class TestFallbacks:
             json={"message": "Bad credentials"},
             status=401,
         )
-        with pytest.raises(AuthError, match="Bad credentials; check GITHUB_TOKEN"):
+        with pytest.raises(AuthError, match=r"^GitHub rejected the token — check GITHUB_TOKEN$"):
             publisher().load_prior_state()
 
     def test_other_review_refusal_is_a_github_error(self, rsps, fake, checkout):

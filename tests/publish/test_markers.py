@@ -8,20 +8,18 @@ from dataclasses import replace
 import pytest
 
 from reviewbot.nodes import Status
+from reviewbot.nodes.history import CommentRecord, Where, carry_over
 from reviewbot.publish.inert import neutralize
 from reviewbot.publish.markers import (
     MAX_UNSEEN_MARKED,
     NODE_TAG,
-    CommentRecord,
     SummaryMarker,
-    Where,
-    carry_over,
     find_markers,
     node_marker,
-    read_prior,
     rewrite_status,
     summary_marker,
 )
+from reviewbot.publish.prior import read_prior
 from reviewbot.publish.seal import Sealer
 from reviewbot.redact import MASK, Redactor
 from reviewbot.run import UnseenFile

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reviewbot.nodes import Anchor, Priority, Status
-from reviewbot.publish.plan import BodyReason, LinkBuilder, Target, locate, plan_review
+from reviewbot.publish.plan import BodyReason, CommentTarget, LinkBuilder, locate, plan_review
 from reviewbot.sources.diff_index import DiffIndex, FileStatus, file_diff_from_patch
 from tests.publish.conftest import HEAD, REPO, every_kind, make_diff, node
 
@@ -20,13 +20,13 @@ class TestLocate:
     @pytest.mark.parametrize(
         ("lines", "expected"),
         [
-            ((3, 3), Target(path="src/app.py", line=3)),
-            ((3, 6), Target(path="src/app.py", line=6, start_line=3)),
-            ((1, 8), Target(path="src/app.py", line=8, start_line=1)),
-            ((7, 10), Target(path="src/app.py", line=8, start_line=7, narrowed=True)),
-            ((19, 21), Target(path="src/app.py", line=21, start_line=20, narrowed=True)),
-            ((8, 8), Target(path="src/app.py", line=8)),
-            ((6, 20), Target(path="src/app.py", line=8, start_line=6, narrowed=True)),
+            ((3, 3), CommentTarget(path="src/app.py", line=3)),
+            ((3, 6), CommentTarget(path="src/app.py", line=6, start_line=3)),
+            ((1, 8), CommentTarget(path="src/app.py", line=8, start_line=1)),
+            ((7, 10), CommentTarget(path="src/app.py", line=8, start_line=7, narrowed=True)),
+            ((19, 21), CommentTarget(path="src/app.py", line=21, start_line=20, narrowed=True)),
+            ((8, 8), CommentTarget(path="src/app.py", line=8)),
+            ((6, 20), CommentTarget(path="src/app.py", line=8, start_line=6, narrowed=True)),
             ((10, 21), BodyReason.OUTSIDE_DIFF),
             ((12, 14), BodyReason.OUTSIDE_DIFF),
             ((15, 20), BodyReason.OUTSIDE_DIFF),
@@ -72,9 +72,12 @@ class TestLocateOnTheBaseSide:
     @pytest.mark.parametrize(
         ("lines", "expected"),
         [
-            ((2, 3), Target(path="src/app.py", line=3, start_line=2, side="LEFT")),
-            ((4, 4), Target(path="src/app.py", line=4, side="LEFT")),
-            ((3, 6), Target(path="src/app.py", line=4, start_line=3, side="LEFT", narrowed=True)),
+            ((2, 3), CommentTarget(path="src/app.py", line=3, start_line=2, side="LEFT")),
+            ((4, 4), CommentTarget(path="src/app.py", line=4, side="LEFT")),
+            (
+                (3, 6),
+                CommentTarget(path="src/app.py", line=4, start_line=3, side="LEFT", narrowed=True),
+            ),
             ((9, 9), BodyReason.OUTSIDE_DIFF),
         ],
         ids=["deleted-range", "context-line", "narrowed", "outside"],
@@ -101,8 +104,8 @@ class TestPlanReview:
         inline = {item.node.id: item.target for item in plan.inline}
         body = {item.node.id: item.reason for item in plan.body}
         assert inline == {
-            "review-1": Target(path="src/app.py", line=4, start_line=3),
-            "review-2": Target(path="src/app.py", line=8, start_line=7, narrowed=True),
+            "review-1": CommentTarget(path="src/app.py", line=4, start_line=3),
+            "review-2": CommentTarget(path="src/app.py", line=8, start_line=7, narrowed=True),
         }
         assert body == {
             "review-3": BodyReason.OUTSIDE_DIFF,

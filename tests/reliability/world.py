@@ -36,8 +36,10 @@ from click.testing import CliRunner
 from reviewbot import app
 from reviewbot.agent.messages import ModelClient
 from reviewbot.cli import cli
+from reviewbot.github_api import make_client
+from reviewbot.rest import GitHubClient
 from reviewbot.settings import Settings
-from reviewbot.sources.github import GitHubClient, PRRef, make_client
+from reviewbot.sources.github import PRRef
 from tests.fakes.github_api import FakeGitHub, FakePull
 from tests.fakes.gitrepo import make_repo
 from tests.fakes.messages_api import FakeMessagesAPI, Scripted

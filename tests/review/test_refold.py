@@ -6,19 +6,17 @@ from dataclasses import replace
 from pathlib import Path
 
 from reviewbot.config import ReviewConfig, ReviewerConfig
+from reviewbot.nodes.history import CommentRecord, Where
 from reviewbot.nodes.model import Priority, Status
 from reviewbot.publish.markers import (
     SUMMARY_TAG,
-    CommentRecord,
     SummaryMarker,
-    Trust,
-    Where,
     dumps_marker,
     node_marker,
-    read_prior,
     seal_body,
     summary_marker,
 )
+from reviewbot.publish.prior import Trust, read_prior
 from reviewbot.publish.seal import Sealer
 from reviewbot.review import build_report, refold
 from reviewbot.run import Usage

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from reviewbot.nodes import Priority, ReviewNode, Status
+from reviewbot.nodes.history import HumanDecision, PriorNode, Where
 from reviewbot.nodes.lifecycle import Action, Event
-from reviewbot.publish.markers import HumanDecision, PriorNode, PriorState, Where
+from reviewbot.publish.prior import PriorState
 from reviewbot.review import unseen_standing
 from reviewbot.run import Coverage, UnseenFile
 from tests.nodes.factories import make_node

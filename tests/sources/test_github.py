@@ -24,6 +24,7 @@ from reviewbot.errors import (
     NotFoundError,
     UsageError,
 )
+from reviewbot.github_api import make_client
 from reviewbot.sources.ci import CheckKind, CheckStatus
 from reviewbot.sources.diff_index import FileStatus
 from reviewbot.sources.github import (
@@ -32,7 +33,6 @@ from reviewbot.sources.github import (
     fetch_ci_checks,
     fetch_pull_request,
     fetch_snapshot,
-    make_client,
     parse_pr_url,
 )
 from reviewbot.sources.snapshot import Origin, PRComment
@@ -300,8 +300,8 @@ class TestParsePrUrl:
 
 class TestClient:
     def test_construction_makes_no_request(self, gh):
-        """Building the client and a repository handle costs no request."""
-        make_client(API, TOKEN).get_repo(REPO).get_pull(2)
+        """Building the client costs no request."""
+        make_client(API, TOKEN)
         assert len(gh.calls) == 0
 
     def test_token_is_sent(self, gh, client, ref):

@@ -1,0 +1,121 @@
+"""GitHub's answers as the publisher reads them: only the fields it uses, and a write's key.
+
+Must not: call GitHub (publish/github.py and publish/review_write.py do).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from reviewbot.rest import GitHubClient
+
+
+class Shape(BaseModel):
+    # GitHub adds response fields over time; a new field must not break publishing.
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+
+class User(Shape):
+    login: str
+
+
+class ReviewComment(Shape):
+    id: int
+    body: str | None = None
+    user: User | None = None
+    in_reply_to_id: int | None = None
+    path: str | None = None
+    line: int | None = None
+    start_line: int | None = None
+    side: str | None = None  # RIGHT or LEFT; None for an outdated or file-level comment
+
+
+class IssueComment(Shape):
+    id: int
+    body: str | None = None
+    user: User | None = None
+    html_url: str | None = None
+
+
+class Review(Shape):
+    id: int
+    body: str | None = None
+    user: User | None = None
+    state: str | None = None
+    html_url: str | None = None
+
+
+class StatusShape(Shape):
+    context: str | None = None
+    state: str | None = None
+    description: str | None = None
+    creator: User | None = None
+
+
+class Created(Shape):
+    id: int
+    html_url: str | None = None
+
+
+class CheckOutput(Shape):
+    annotations_count: int | None = None
+
+
+class CheckRun(Shape):
+    id: int
+    output: CheckOutput | None = None
+
+    @property
+    def annotations(self) -> int | None:
+        return self.output.annotations_count if self.output else None
+
+
+_S = TypeVar("_S", bound=Shape)
+
+
+def shapes(items: list[Any], shape: type[_S]) -> list[_S]:
+    """Items of a listing as `shape`; an item GitHub sent malformed is skipped, not fatal."""
+    out = []
+    for item in items:
+        try:
+            out.append(shape.model_validate(item))
+        except ValidationError:
+            continue
+    return out
+
+
+def key(identity: object) -> str:
+    """A short hash of what one write says: equal writes, equal keys; any difference, another."""
+    text = json.dumps(identity, sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+class RepoApi:
+    """The client's calls with paths relative to `/repos/{repo}`."""
+
+    def __init__(self, client: GitHubClient, repo: str) -> None:
+        self.client = client
+        self.base = f"/repos/{repo}"
+
+    def call(self, verb: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        return self.client.call(verb, self.base + path, body)
+
+    def get(self, path: str, params: dict[str, Any]) -> Any:
+        return self.client.get(self.base + path, params)
+
+    def pages(self, path: str) -> list[Any]:
+        return self.client.pages(self.base + path)
+
+    def write_once(self, path: str, body: dict[str, Any], *, find: Callable[[], Any | None]) -> Any:
+        return self.client.write_once(self.base + path, body, find=find)
+
+    def append(self, path: str, body: dict[str, Any]) -> Any:
+        return self.client.append(self.base + path, body)
+
+    def delete(self, path: str) -> None:
+        self.client.delete(self.base + path)
