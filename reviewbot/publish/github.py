@@ -16,7 +16,7 @@ a run makes are the ones listed here:
     5      PATCH /check-runs/{id}                  the next annotations, 50 a request (≤ 2 PATCHes:
                                                    ≤ 150 a run, see publish/annotations.py)
 
-The check's conclusion is gate.py's; which vanished findings resolve is
+The check's conclusion is conclusion.py's; which vanished findings resolve is
 resolution.py's. A Ship with partial coverage is posted as COMMENT, never APPROVE.
 
 Every write happens once. The client never retries a POST blindly; when a write's
@@ -64,7 +64,12 @@ from reviewbot.publish.body import (
     inert_for,
     summary_body,
 )
-from reviewbot.publish.gate import Conclusion, check_title, gate, status_description
+from reviewbot.publish.conclusion import (
+    Conclusion,
+    check_title,
+    conclusion_and_qualifier,
+    status_description,
+)
 from reviewbot.publish.inert import plain
 from reviewbot.publish.markers import (
     NODE_TAG,
@@ -348,7 +353,9 @@ class GitHubPublisher:
     ) -> tuple[int | None, bool, Conclusion, tuple[str, ...]]:
         """A check run carrying the verdict and the annotations; a commit status when check runs
         are not permitted. Also returns the ids of the nodes annotated."""
-        conclusion, qualifier = gate(report, advisory_hold=self.config.advisory_hold)
+        conclusion, qualifier = conclusion_and_qualifier(
+            report, advisory_hold=self.config.advisory_hold
+        )
         # GitHub shows the title as plain text: untrusted reasons only lose invisibles and newlines.
         title = finish(plain(check_title(report, qualifier)), self.redact, limit=1_000)
         summary = summary_body(
