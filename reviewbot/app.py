@@ -30,6 +30,7 @@ from reviewbot.agent.progress import Progress
 from reviewbot.config import CONFIG_FILE, ReviewConfig
 from reviewbot.errors import AuthError, ReviewbotError, UsageError
 from reviewbot.event import EventPlan, PlanAction, plan_event_json
+from reviewbot.incremental.plan import ReviewPlan, plan_review, wanted_since
 from reviewbot.publish.github import GitHubPublisher
 from reviewbot.publish.seal import Sealer
 from reviewbot.report import Report
@@ -229,14 +230,18 @@ def _review(
         head_sha=info.head_sha,
         token=settings.github_token,
         workspace=settings.workspace,
+        # An incremental review needs the last reviewed head in the clone's history.
+        since=wanted_since(prior, config, info.head_sha),
+        commits=info.commits,
     ) as path:
         # The publisher's reads of the PR's comments double as the model's discussion context.
         snapshot = fetch_snapshot(
             client, info, checkout=path, config=config, comments=publisher.discussion()
         )
         ci = _ci(client, info, config, settings)
+        plan = plan_review(snapshot, prior)
         with _agents(settings, job) as agents:
-            report = review_snapshot(snapshot, agents=agents, ci=ci, prior=prior)
+            report = review_snapshot(snapshot, agents=agents, ci=ci, prior=prior, plan=plan)
         fork_without_secrets = check_fork and snapshot.fork and agents.client is None
         notes: tuple[str, ...] = ()
         if fork_without_secrets:
@@ -378,7 +383,8 @@ def review_local(
             )
         snapshot = replace(snapshot, config=_configured(snapshot.config, job))
         with _agents(settings, job) as agents:
-            report = review_snapshot(snapshot, agents=agents)
+            plan = ReviewPlan.full("a local review has no earlier review", config=snapshot.config)
+            report = review_snapshot(snapshot, agents=agents, plan=plan)
         emit(report, snapshot)
         return RunOutcome(report=report, notes=notes + (() if agents.client else (NO_KEY_HINT,)))
 

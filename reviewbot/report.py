@@ -167,19 +167,59 @@ class Coverage(_Model):
     partial: bool = Field(
         description="True when part of the PR was not seen: an unseen or unlisted changed file."
     )
+    files_carried: tuple[str, ...] = Field(
+        default=(),
+        description=(
+            "An incremental review: changed files of the PR unchanged since the reviewed head, "
+            "not shown this run. Their coverage is that review's (unseen there: unseen here), "
+            "and they resolve nothing."
+        ),
+    )
     notes: tuple[str, ...] = ()
 
     def covers(self, path: str | None) -> bool:
         """Whether this run saw where an earlier finding at `path` (None: the whole PR) was.
 
         Only then may its absence count as a fix. Unknown gaps (files GitHub did not list,
-        or a partial coverage recorded without its file list) cover nothing.
+        or a partial coverage recorded without its file list) cover nothing, and neither
+        do the files an incremental review carried over (nor the whole PR, then).
         """
+        if self.files_carried and (path is None or path in self.files_carried):
+            return False
         if not self.partial:
             return True
         if path is None or self.files_unlisted or not self.unseen:
             return False
         return all(path not in (f.path, f.old_path) for f in self.unseen)
+
+
+class ReviewKind(StrEnum):
+    FULL = "full"  # every changed file of the PR
+    INCREMENTAL = "incremental"  # the changes since the last reviewed head
+
+
+class ReviewRun(_Model):
+    """Which kind of review ran, and why (issue 15: incremental review on push)."""
+
+    kind: ReviewKind
+    since: str | None = Field(
+        default=None,
+        description="Incremental: the reviewed head whose changes since are what the agents got.",
+    )
+    reason: str = Field(description="Why this kind ran (for a full review: why not incremental).")
+    carried: int = Field(
+        default=0, description="Earlier findings carried forward without a model call."
+    )
+    rejudged: int = Field(
+        default=0, description="Earlier findings on changed lines, shown to the agents to re-judge."
+    )
+    config_digest: str | None = Field(
+        default=None, description="Digest of the effective config: a change forces a full review."
+    )
+    last_comment: int | None = Field(
+        default=None,
+        description="The newest PR comment id this review read: a later `/review full` counts.",
+    )
 
 
 class PRInfo(_Model):
@@ -237,6 +277,9 @@ class Report(_Model):
     agents: tuple[AgentReport, ...] = ()
     coverage: Coverage | None = None
     pr: PRInfo
+    review: ReviewRun | None = Field(
+        default=None, description="Full or incremental, and since which head (None: a re-fold)."
+    )
     published: Published | None = None
 
     @property

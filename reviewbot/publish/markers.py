@@ -69,7 +69,7 @@ from reviewbot.nodes.lifecycle import Action, Event, apply
 from reviewbot.nodes.model import Priority, ReviewNode, Status
 from reviewbot.publish.seal import Sealer
 from reviewbot.redact import Redactor
-from reviewbot.report import AxisReport, Coverage, Report, UnseenFile
+from reviewbot.report import AxisReport, Coverage, Report, ReviewKind, ReviewRun, UnseenFile
 from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.fold import Source
 from reviewbot.verdict.lattice import Label, Verdict
@@ -77,6 +77,7 @@ from reviewbot.verdict.lattice import Label, Verdict
 NODE_TAG = "reviewbot:node"
 SUMMARY_TAG = "reviewbot:summary"
 SEAL_TAG = "reviewbot:seal"
+FULL_COMMAND = ["/review", "full"]  # asks the next review to be full, not incremental
 # Marker bodies are one line of JSON; `.*?` stops at the first `-->`, which escaped JSON never contains.
 _MARKER = re.compile(r"<!--\s*(reviewbot:(?:node|summary|seal))\s+(.*?)\s*-->")
 _SEAL = re.compile(r"\s*<!--\s*reviewbot:seal\s+(.*?)\s*-->")
@@ -222,9 +223,13 @@ class NodeState(_Marker):
     # None: a summary written before they were recorded (the marker's own then stand).
     priority: Priority | None = None
     confidence: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
+    # The anchored lines in THIS head (the inline marker keeps the head it was posted on),
+    # so an incremental review can map them through the next push.
+    lines: tuple[int, int] | None = None
 
     @classmethod
     def of(cls, node: ReviewNode) -> NodeState:
+        anchor = node.anchor
         return cls(
             fingerprint=node.fingerprint,
             raisers=node.raisers,
@@ -232,6 +237,7 @@ class NodeState(_Marker):
             confirmed_by=node.confirmed_by,
             priority=node.priority,
             confidence=node.confidence,
+            lines=(anchor.start_line, anchor.end_line) if anchor else None,
         )
 
     def as_judged(self, node: ReviewNode) -> ReviewNode:
@@ -244,6 +250,9 @@ class NodeState(_Marker):
             update["priority"] = self.priority
         if self.confidence is not None:
             update["confidence"] = self.confidence
+        if self.lines is not None and node.anchor is not None and self.lines[0] <= self.lines[1]:
+            start, end = self.lines
+            update["anchor"] = node.anchor.model_copy(update={"start_line": start, "end_line": end})
         return node.model_copy(update=update)
 
 
@@ -271,13 +280,23 @@ class SummaryMarker(_Marker):
     proposed: Label | None = None
     # The nodes as this review folded them (None: too many to record, the axes are kept as is).
     nodes: tuple[NodeState, ...] | None = None
+    # Which kind of review this was (incremental.py decides the next one from these).
+    kind: ReviewKind | None = None
+    since: str | None = Field(default=None, pattern=r"^[0-9a-f]{7,64}$")
+    config_digest: str | None = Field(default=None, pattern=r"^[0-9a-f]{16}$")
+    last_comment: int | None = Field(default=None, ge=0)
 
     @classmethod
     def of(
         cls, report: Report, *, head_sha: str, redactor: Redactor = SHAPES_ONLY
     ) -> SummaryMarker:
         proposals = [r.verdict for r in report.reasons if r.source is Source.PROPOSAL]
+        run = report.review
         return cls(
+            kind=run.kind if run else None,
+            since=run.since if run else None,
+            config_digest=run.config_digest if run else None,
+            last_comment=run.last_comment if run else None,
             head_sha=head_sha,
             verdict=report.verdict,
             axes=tuple(AxisMarker.of(axis, redactor=redactor) for axis in report.axes),
@@ -356,6 +375,26 @@ class PriorState:
     unsealed_markers: int = 0  # markers in the bot account's comments without a valid seal
     ignored: tuple[IgnoredCommand, ...] = ()
     sealed: bool = True  # False: the run had no key, nothing earlier could be recognised
+    # `/review full` issue comments by people entitled to decide (as for /confirm), by id.
+    full_requests: tuple[int, ...] = ()
+    newest_comment: int | None = None  # the newest discussion comment id read
+
+    def recorded_run(self, head_sha: str) -> ReviewRun | None:
+        """What the review of `head_sha` recorded about its kind (a re-fold keeps it)."""
+        marker = self._of_head(head_sha)
+        if marker is None or marker.kind is None:
+            return None
+        return ReviewRun(
+            kind=marker.kind,
+            since=marker.since,
+            reason="as recorded by the review of this head",
+            config_digest=marker.config_digest,
+            last_comment=marker.last_comment,
+        )
+
+    def summary_marker(self) -> SummaryMarker | None:
+        """The last recorded review's summary marker, whatever head it names."""
+        return self.summary.marker if self.summary else None
 
     @property
     def ignored_commands(self) -> int:
@@ -655,7 +694,10 @@ def read_prior(records: Iterable[CommentRecord], trust: Trust) -> PriorState:
     # The summary reviewbot keeps editing (bound to its comment) beats a copy of its first version.
     summary = min(summaries, key=lambda s: (not s[0], s[1].comment_id))[1] if summaries else None
     decisions, ignored = _decisions(records, nodes, trust)
+    discussion = [r.id for r in records if r.where is Where.ISSUE]
     return PriorState(
+        full_requests=_full_requests(records, trust),
+        newest_comment=max(discussion, default=None),
         nodes=tuple(nodes),
         decisions=decisions,
         summary=summary or fallback,
@@ -721,6 +763,18 @@ def _decisions(
             )
         )
     return tuple(decisions), tuple(ignored)
+
+
+def _full_requests(records: Sequence[CommentRecord], trust: Trust) -> tuple[int, ...]:
+    """`/review full` discussion comments by people who may decide findings (not the author)."""
+    out = []
+    for record in records:
+        words = record.body.strip().partition("\n")[0].split()
+        if record.where is not Where.ISSUE or [w.casefold() for w in words[:2]] != FULL_COMMAND:
+            continue
+        if record.author and _not_entitled(record.author, trust) is None:
+            out.append(record.id)
+    return tuple(out)
 
 
 def _not_entitled(login: str, trust: Trust) -> str | None:

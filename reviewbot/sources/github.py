@@ -297,6 +297,7 @@ class PullRequestInfo:
     state: str  # "open" or "closed"
     changed_files: int
     clone_url: str  # of the BASE repository: refs/pull/N/head exists there, forks included
+    commits: int = 0  # the PR's commit count: how deep a clone must be to hold its history
 
 
 def fetch_pull_request(client: Github, ref: PRRef) -> PullRequestInfo:
@@ -324,6 +325,7 @@ def _info(ref: PRRef, pull: PullRequest) -> PullRequestInfo:
         state=pull.state,
         changed_files=pull.changed_files,
         clone_url=pull.base.repo.clone_url,
+        commits=pull.commits or 0,
     )
 
 
