@@ -6,7 +6,8 @@ reason, which the summary and the JSON report show:
 1. `[review] incremental` is true in the base branch's config (the default);
 2. the PR has a review by reviewbot (its sealed summary marker), of another head;
 3. no `/review full` by someone entitled to decide findings (write access, not the PR's
-   author, not the bot; the `/confirm` rule) was posted after that review read the PR;
+   author, not the bot; the `/confirm` rule) was posted after that review read the PR
+   (checked first, so the reason names it; a review of the same head again is full too);
 4. the effective config is the one that review ran with (its digest is recorded);
 5. that review completed: every reviewer of today's config has a recorded axis that ran;
 6. it recorded its nodes (with their lines: every summary with a config digest does) and
@@ -21,7 +22,9 @@ Must not: call GitHub or the model (the clone is read through `git_repo`).
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
+from enum import StrEnum
 
 from reviewbot.config import ReviewConfig
 from reviewbot.incremental.changes import authored
@@ -71,7 +74,22 @@ class ReviewPlan:
 
 def config_digest(config: ReviewConfig) -> str:
     """16 hex digits of the effective config (the base branch's file and the CLI's overrides)."""
-    return hashlib.sha256(config.model_dump_json().encode()).hexdigest()[:16]
+    canonical = json.dumps(_canonical(config.model_dump(mode="python")), sort_keys=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def _canonical(value: object) -> object:
+    """JSON-ready, with sets sorted: a set's order differs between processes (hash seeds)."""
+    match value:
+        case dict():
+            return {str(key): _canonical(item) for key, item in value.items()}
+        case set() | frozenset():
+            return sorted(str(_canonical(item)) for item in value)
+        case list() | tuple():
+            return [_canonical(item) for item in value]
+        case StrEnum():
+            return value.value
+    return value
 
 
 def wanted_since(prior: PriorState, config: ReviewConfig, head_sha: str) -> str | None:
@@ -126,13 +144,13 @@ def _why_full(snapshot: PRSnapshot, prior: PriorState, marker: SummaryMarker) ->
     since = marker.head_sha[:12]
     if not config.review.incremental:
         return "`[review] incremental = false` in the base branch's config"
-    if marker.head_sha == snapshot.head_sha:
-        return f"{since} was reviewed before: reviewing the same head again is a full review"
     asked = [
         c for c in prior.full_requests if marker.last_comment is None or c > marker.last_comment
     ]
     if asked:
         return f"`/review full` was asked (comment {asked[-1]}) after the review of {since}"
+    if marker.head_sha == snapshot.head_sha:
+        return f"{since} was reviewed before: reviewing the same head again is a full review"
     if marker.config_digest != config_digest(config):
         return f"the effective config differs from the one the review of {since} ran with"
     recorded = {axis.name: axis.outcome for axis in marker.axes}
