@@ -14,6 +14,9 @@ fakes, on heads pushed to a real repository:
 - full: after a push, `/review full` by the PR's author changes nothing (incremental);
   by a maintainer it makes the next review full; the push after that is incremental
   again (the command is older than the last review).
+- merged: the author merges the base branch (which changed a line of `app.py` far from the
+  PR's change, and added `base_only.py`) and edits `util.py`: the agents get the author's
+  edit only, not what the merge brought in.
 - partial: with a small context budget A's review could not see `big.py`; a push adds
   `huge.py`, which does not fit either. The incremental review's coverage is partial:
   `huge.py` unseen in this run, `big.py` unseen since A (it did not change) — and the
@@ -96,6 +99,25 @@ def push(world: World, files: dict[str, str | None], *, amend: bool = False) -> 
     return world.pull.head_sha
 
 
+def merge_base_in(world: World, app: str) -> None:
+    """The base branch moves (far from the PR's change), the author merges it and edits util.py."""
+    repo = world.repo
+    git(repo, "checkout", "-q", "main")
+    (repo / "app.py").write_text(
+        app.replace("return 11", "return 'from the base'"), encoding="utf-8"
+    )
+    (repo / "base_only.py").write_text("BASE_ONLY = True\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base moves")
+    git(repo, "checkout", "-q", "feature")
+    git(repo, "merge", "-q", "--no-edit", "main")
+    (repo / "util.py").write_text(
+        "def ratio(a, b):\n    return a / b  # the author's\n", encoding="utf-8"
+    )
+    git(repo, "commit", "-q", "-am", "after the merge")
+    world.pull = seed_pull(world.github, world.repo, "main", "feature", author=AUTHOR)
+
+
 def synchronize(world: World) -> Run:
     return world.run(
         ARGS, event_name="pull_request", event=pull_request_event(world, action="synchronize")
@@ -134,6 +156,7 @@ class Flows:
     full: World
     partial_a: Run
     partial_b: Run
+    merged_b: Run
 
 
 @pytest.fixture(scope="module")
@@ -155,11 +178,21 @@ def flows(worlds) -> Flows:
         head={**HEAD, "big.py": big},
         script=[*clean(), *clean()],
     )
+    long_app = {
+        "app.py": BASE["app.py"] + "".join(f"\n\ndef f{i}():\n    return {i}\n" for i in range(12))
+    }
+    merged = worlds(
+        "merged",
+        base={**BASE, **long_app},
+        head={"app.py": long_app["app.py"].replace("return ''", "return open(path).read()")},
+        script=[*clean(), *clean()],
+    )
     started = [
         w.start(ARGS, event_name="pull_request", event=pull_request_event(w))
-        for w in (carry, force, full, partial)
+        for w in (carry, force, full, partial, merged)
     ]
-    carry_a, force_a, full_a, partial_a = (p.wait() for p in started)
+    carry_a, force_a, full_a, partial_a, _ = (p.wait() for p in started)
+    merge_base_in(merged, long_app["app.py"])
     assert full_a.returncode == 0, full_a.stderr
 
     carry_a_sha, force_a_sha = carry.pull.head_sha, force.pull.head_sha
@@ -171,9 +204,9 @@ def flows(worlds) -> Flows:
     full.github.add_issue_comment(REPO, full.pull.number, "/review full", AUTHOR, "MEMBER")
     started = [
         w.start(ARGS, event_name="pull_request", event=pull_request_event(w, action="synchronize"))
-        for w in (carry, force, full, partial)
+        for w in (carry, force, full, partial, merged)
     ]
-    carry_b, force_b, author_asked, partial_b = (p.wait() for p in started)
+    carry_b, force_b, author_asked, partial_b, merged_b = (p.wait() for p in started)
 
     # A maintainer asks on the same head: a full review, through the issue_comment event.
     full.github.add_issue_comment(REPO, full.pull.number, "/review full", "maintainer", "MEMBER")
@@ -199,6 +232,7 @@ def flows(worlds) -> Flows:
         full=full,
         partial_a=partial_a,
         partial_b=partial_b,
+        merged_b=merged_b,
     )
 
 
@@ -298,6 +332,19 @@ class TestReviewFull:
         review = review_of(flows.after_full)
         assert review["kind"] == "incremental", review
         assert review["since"] == flows.maintainer_asked.report()["pr"]["head_sha"]
+
+
+class TestBaseMergedIn:
+    def test_the_push_with_a_merge_is_incremental(self, flows):
+        """A merge of the base branch is no rewrite: the reviewed head is still an ancestor."""
+        assert review_of(flows.merged_b)["kind"] == "incremental"
+
+    def test_the_agents_get_the_authors_change_not_the_bases(self, flows):
+        """util.py's edit is in the context; the base's line and file are not."""
+        context = context_of(flows.merged_b).partition("## Patches")[2]
+        assert "# the author's" in context
+        assert "from the base" not in context
+        assert "BASE_ONLY" not in context
 
 
 class TestPartialCoverage:
