@@ -88,7 +88,8 @@ def tokens(run: Run) -> tuple[int, int, str]:
     report = run.report()
     usage = report["usage"]
     total = usage["input_tokens"] + usage["cache_read_tokens"] + usage["cache_write_tokens"]
-    return usage["requests"], total, report["review"]["kind"]
+    # A version before incremental review (run from an older checkout) records no kind.
+    return usage["requests"], total, (report.get("review") or {}).get("kind", "full")
 
 
 def main() -> None:
