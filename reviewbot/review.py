@@ -14,10 +14,12 @@ Must not: read the environment, build clients or publish (that is `app.py`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 
 from reviewbot import __version__
+from reviewbot.agent.context import PackedContext
 from reviewbot.agent.model import ModelClient
 from reviewbot.agent.panel import Carry, run_panel
 from reviewbot.agent.progress import Progress
@@ -83,15 +85,7 @@ def review_snapshot(
     carried = _carried(snapshot, increment) if increment is not None else None
     packed = None
     if increment is not None and carried is not None:
-        packed = pack_since(
-            snapshot,
-            since=increment.since,
-            changed=increment.changed,
-            rejudge=carried.rejudge,
-            budget_tokens=config.budget.context_tokens,
-            excluded=excluded,
-            redactor=agents.redactor,
-        )
+        packed = _packed_since(snapshot, increment, carried, excluded, agents.redactor)
     panel = run_panel(
         snapshot,
         config,
@@ -144,8 +138,26 @@ def _carried(snapshot: PRSnapshot, increment: Increment) -> Carried:
         increment.nodes,
         moved=push.moved,
         since=push.since,
-        old_lines=lambda path: lines_at(checkout, push.since, path),
-        new_lines=lambda path: lines_at(checkout, push.head, path),
+        old_lines=cache(lambda path: lines_at(checkout, push.since, path)),
+        new_lines=cache(lambda path: lines_at(checkout, push.head, path)),
+    )
+
+
+def _packed_since(
+    snapshot: PRSnapshot,
+    increment: Increment,
+    carried: Carried,
+    excluded: Callable[[str], bool],
+    redactor: Redactor,
+) -> PackedContext:
+    return pack_since(
+        snapshot,
+        since=increment.since,
+        changed=increment.changed,
+        rejudge=carried.rejudge,
+        budget_tokens=snapshot.config.budget.context_tokens,
+        excluded=excluded,
+        redactor=redactor,
     )
 
 

@@ -113,7 +113,8 @@ def plan_review(snapshot: PRSnapshot, prior: PriorState | None) -> ReviewPlan:
     if isinstance(push, str):
         return ReviewPlan.full(push, config=config, last_comment=last)
     earlier = prior.coverage(marker.head_sha)
-    assert earlier is not None  # _why_full refused a review without a recorded coverage
+    if earlier is None:  # (_why_full refuses a review without a recorded coverage)
+        return ReviewPlan.full("no coverage recorded", config=config, last_comment=last)
     nodes = tuple(
         node
         for node in prior.review_nodes(marker.head_sha)
