@@ -9,8 +9,12 @@ that wires PyGithub, gitpython and the Anthropic client together. The flows:
     review_reference stage two of the fork-safe setup: the PR named by stage one's file
     save_reference   stage one: write the PR reference for stage two
 
-Must not: parse flags or print (cli.py and the `emit` callback do), or decide a
-verdict (review.py).
+    run              the `ReviewTarget` the CLI parsed → the flow above that reviews it
+
+Must not: parse flags or print (cli.py and the `emit` callback do), decide a verdict
+(review.py), or hold a rule: who may ask for a review and when it is posted live in
+admission.py, the fork-safe checks in fork_safe.py, the CI axis in sources/ci.py. The
+clients are made through `Clients`, so tests pass the fakes' constructors in.
 """
 
 from __future__ import annotations
@@ -20,23 +24,33 @@ import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
+from reviewbot import admission, fork_safe
 from reviewbot.agent.client import AnthropicClient
 from reviewbot.agent.model import ModelClient
 from reviewbot.agent.progress import Progress
+from reviewbot.agent.providers import Provider
 from reviewbot.config import CONFIG_FILE, ReviewConfig
 from reviewbot.errors import AuthError, ReviewbotError, UsageError
 from reviewbot.event import EventPlan, PlanAction, plan_event_json
+from reviewbot.fork_safe import PRReference
 from reviewbot.incremental.plan import ReviewPlan, plan_review, wanted_since
 from reviewbot.publish.github import GitHubPublisher
 from reviewbot.publish.seal import Sealer
 from reviewbot.report import Report
 from reviewbot.review import Agents, refold, review_snapshot
+from reviewbot.review_target import (
+    EventTarget,
+    LocalTarget,
+    PullTarget,
+    ReviewTarget,
+    SnapshotTarget,
+)
 from reviewbot.settings import Settings
-from reviewbot.sources.ci import ci_axis
+from reviewbot.sources.ci import ci_axis, ci_not_run
 from reviewbot.sources.git_repo import local_snapshot, pr_checkout, uncommitted
 from reviewbot.sources.github import (
     PUBLIC_HOST,
@@ -54,34 +68,18 @@ from reviewbot.sources.github import (
 )
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import NoOperator, Operator
-from reviewbot.verdict.axes import AxisResult, Outcome
+from reviewbot.verdict.axes import AxisResult
 from reviewbot.verdict.lattice import Verdict
 
 log = logging.getLogger(__name__)
 
 ACTIONS_BOT = "github-actions[bot]"
-REFERENCE_FILE = "reviewbot-pr.json"
-WRITERS = frozenset({"admin", "maintain", "write"})
-FORK_HINT = (
-    "fork PR without secrets: GitHub withholds them on `pull_request` from forks, so the "
-    "review axis is not_run and the verdict is Hold. To review forks safely, use the two-stage "
-    "workflows (examples/workflows/reviewbot-snapshot.yml and reviewbot-review.yml)"
-)
-NO_KEY_HINT = (
-    "ANTHROPIC_API_KEY is not set: no model ran, so the reviewer axes are not_run and the "
-    "verdict is at least Hold. Set ANTHROPIC_API_KEY (a repository secret in GitHub Actions)"
-)
-LEFT_OUT_HINT = (
-    "{count} uncommitted change(s) are not in this review (it covers the commits up to HEAD); "
-    "pass --worktree to review the working tree against the base"
-)
-
 Emit = Callable[[Report, PRSnapshot | None], None]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Job:
-    """What to do, as the CLI parsed it."""
+    """What to do, as the CLI parsed it, and how to make the clients that do it."""
 
     progress: Progress
     post: bool = False
@@ -89,6 +87,7 @@ class Job:
     config_path: str = CONFIG_FILE
     config_required: bool = False  # an explicit --config: a missing file is an error
     operator: Operator = field(default_factory=NoOperator)
+    clients: Clients = field(default_factory=lambda: Clients())
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -100,28 +99,45 @@ class RunOutcome:
     notes: tuple[str, ...] = ()
 
 
-class PRReference(BaseModel):
-    """Stage one → stage two of the fork-safe setup. Untrusted: stage two re-checks all of it."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    repo: str = Field(pattern=r"^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$", max_length=200)
-    number: int = Field(ge=1)
-    head_sha: str = Field(pattern=r"^[0-9a-f]{40}$")
-
-
 # ---------------------------------------------------------------- building blocks
 
 
-def model_client(settings: Settings) -> ModelClient | None:
-    """The Anthropic client, or None without a key (the reviewer axes are then not_run)."""
+def model_client(settings: Settings, **options: Any) -> ModelClient | None:
+    """The client of REVIEWBOT_PROVIDER; None without an Anthropic key (the reviewer axes are
+    then not_run). A cloud chosen without its credentials is an error, not a silent Hold.
+    `options` go to `AnthropicClient` (a test's `sleep`)."""
+    provider = provider_of(settings)
+    if provider is Provider.BEDROCK:
+        return AnthropicClient.bedrock(settings.bedrock, **options)
+    if provider is Provider.VERTEX:
+        return AnthropicClient.vertex(settings.vertex, **options)
     if settings.anthropic_api_key is None:
         return None
-    return AnthropicClient(settings.anthropic_api_key, base_url=settings.anthropic_base_url)
+    return AnthropicClient(
+        settings.anthropic_api_key, base_url=settings.anthropic_base_url, **options
+    )
+
+
+def provider_of(settings: Settings) -> Provider:
+    try:
+        return Provider(settings.provider)
+    except ValueError:
+        names = ", ".join(p.value for p in Provider)
+        raise UsageError(
+            f"REVIEWBOT_PROVIDER is {settings.provider!r}: it must be one of {names}"
+        ) from None
 
 
 def github_client(ref: PRRef, settings: Settings) -> GitHubClient:
     return make_client(ref.api_url, settings.github_token)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Clients:
+    """How a run makes its clients: the real ones, unless a test passes the fakes' makers."""
+
+    model: Callable[[Settings], ModelClient | None] = model_client
+    github: Callable[[PRRef, Settings], GitHubClient] = github_client
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -150,15 +166,15 @@ class GitHub:
     def is_writer(self, repo: str, login: str) -> bool:
         """Write access according to the permission API; an answer it cannot give is a no."""
         try:
-            return self.permission(repo, login) in WRITERS
+            return self.permission(repo, login) in admission.WRITERS
         except ReviewbotError:
             return False  # logged with its reason when the lookup failed
 
 
 @contextmanager
-def connect(ref: PRRef, settings: Settings) -> Iterator[GitHub]:
+def connect(ref: PRRef, settings: Settings, clients: Clients) -> Iterator[GitHub]:
     """The run's GitHub client, closed at the end (no socket outlives the run)."""
-    client = github_client(ref, settings)
+    client = clients.github(ref, settings)
     try:
         # Markers are trusted only in comments by the account we post as: the configured
         # login (a GitHub App's `slug[bot]`), else the token's own login, else the Actions
@@ -180,7 +196,7 @@ def _configured(config: ReviewConfig, job: Job) -> ReviewConfig:
 @contextmanager
 def _agents(settings: Settings, job: Job) -> Iterator[Agents]:
     """What the agents need; the model client is closed when the review is done."""
-    client = model_client(settings)
+    client = job.clients.model(settings)
     try:
         yield Agents(
             client=client, operator=job.operator, redactor=settings.redactor, progress=job.progress
@@ -196,12 +212,33 @@ def _ref_of(repo: str, number: int, settings: Settings) -> PRRef:
     return parse_pr_url(f"{web}/{repo}/pull/{number}", api_url=settings.github_api_url)
 
 
+def run(target: ReviewTarget, settings: Settings, job: Job, emit: Emit) -> RunOutcome:
+    """Review what the CLI was asked to review."""
+    match target:
+        case PullTarget(url=url):
+            return review_pull(url, settings, job, emit)
+        case LocalTarget(base=base, head=head, worktree=worktree):
+            return review_local(
+                Path.cwd(),
+                base=base,
+                head=head,
+                worktree=worktree,
+                settings=settings,
+                job=job,
+                emit=emit,
+            )
+        case SnapshotTarget(folder=folder):
+            return review_reference(folder, settings, job, emit)
+        case EventTarget():
+            return run_event(settings, job, emit)
+
+
 # ---------------------------------------------------------------- a PR on GitHub
 
 
 def review_pull(url: str, settings: Settings, job: Job, emit: Emit) -> RunOutcome:
     ref = parse_pr_url(url, api_url=settings.github_api_url)
-    with connect(ref, settings) as github:
+    with connect(ref, settings, job.clients) as github:
         return _review(github, ref, settings, job, emit)
 
 
@@ -219,7 +256,8 @@ def _review(
     client = github.client
     info = fetch_pull_request(client, ref)
     config = _configured(_base_config(client, info, job), job)
-    refusal = _why_not(github, info, config, expect_head=expect_head, actor=actor)
+    permission = partial(github.permission, ref.full_name)
+    refusal = admission.why_not(info, config, permission, expect_head=expect_head, actor=actor)
     if refusal is not None:
         return RunOutcome(skipped=refusal)
     publisher = _publisher(github, ref, config, settings, author=info.author)
@@ -243,13 +281,11 @@ def _review(
         with _agents(settings, job) as agents:
             report = review_snapshot(snapshot, agents=agents, ci=ci, prior=prior, plan=plan)
         fork_without_secrets = check_fork and snapshot.fork and agents.client is None
-        notes: tuple[str, ...] = ()
-        if fork_without_secrets:
-            notes = (FORK_HINT,)
-        elif agents.client is None:
-            notes = (NO_KEY_HINT,)
+        notes = admission.review_notes(
+            fork_without_secrets=fork_without_secrets, has_model=agents.client is not None
+        )
         if job.post and fork_without_secrets:
-            notes += ("not posting: a fork PR's token on `pull_request` is read-only",)
+            notes += (admission.FORK_NOT_POSTING,)
         elif job.post and (moved := _moved_on(client, info)) is not None:
             notes += (moved,)
         elif job.post:
@@ -259,44 +295,7 @@ def _review(
 
 
 def _moved_on(client: GitHubClient, info: PullRequestInfo) -> str | None:
-    """Why nothing is posted when the PR's head moved during the review (None: it did not).
-
-    The review and the check run would name the reviewed SHA (never the new head), but the
-    summary comment and the resolving of earlier findings belong to the PR as it is now: a
-    late run of an older head would overwrite the newer head's summary and resolve its
-    findings. The newer head's own run (a push starts one) reviews and publishes.
-    """
-    now = fetch_pull_request(client, info.ref).head_sha
-    if now == info.head_sha:
-        return None
-    return (
-        f"not posting: {info.ref} moved to {now[:12]} while {info.head_sha[:12]} was reviewed; "
-        "the review of the older head is in the report, and the newer head gets its own review"
-    )
-
-
-def _why_not(
-    github: GitHub,
-    info: PullRequestInfo,
-    config: ReviewConfig,
-    *,
-    expect_head: str | None,
-    actor: str | None,
-) -> str | None:
-    """Why this PR is not reviewed now (None: review it): actor, moved head, draft."""
-    ref = info.ref
-    if actor is not None and actor != info.author:
-        refusal = _not_a_writer(github, ref, actor)
-        if refusal:
-            return refusal
-    if expect_head is not None and info.head_sha != expect_head:
-        return (
-            f"{ref} moved to {info.head_sha[:12]} after {expect_head[:12]} was pushed; "
-            "the newer push is reviewed by its own run"
-        )
-    if info.draft and not config.publish.review_drafts:
-        return f"{ref} is a draft (set publish.review_drafts = true to review drafts)"
-    return None
+    return admission.moved_on(info, fetch_pull_request(client, info.ref).head_sha)
 
 
 def _publisher(
@@ -323,13 +322,8 @@ def _ci(
     try:
         checks = fetch_ci_checks(client, info.ref.full_name, info.head_sha)
     except AuthError as exc:
-        gated = config.ci.gated or bool(config.ci.gated_checks)
-        return AxisResult(name="ci", gated=gated, outcome=Outcome.NOT_RUN, detail=str(exc))
-    # This workflow run's own jobs (reviewbot's among them) are in progress while it runs:
-    # they never count. Check runs are named after a job's `name:`, so match the run id.
-    own = f"/actions/runs/{settings.run_id}/" if settings.run_id else None
-    counted = [c for c in checks if own is None or own not in (c.url or "")]
-    return ci_axis(counted, config.ci)
+        return ci_not_run(config.ci, str(exc))
+    return ci_axis(checks, config.ci, run_id=settings.run_id)
 
 
 def refold_pull(github: GitHub, ref: PRRef, settings: Settings, job: Job, emit: Emit) -> RunOutcome:
@@ -366,8 +360,7 @@ def review_local(
     worktree: bool = False,
 ) -> RunOutcome:
     """`base` None: the repository's default branch; `worktree`: the working tree, not HEAD."""
-    left_out = uncommitted(repo) if head == "HEAD" and not worktree else 0
-    notes = (LEFT_OUT_HINT.format(count=left_out),) if left_out else ()
+    notes = admission.left_out_notes(uncommitted(repo) if head == "HEAD" and not worktree else 0)
     with local_snapshot(
         repo,
         base=base,
@@ -386,7 +379,9 @@ def review_local(
             plan = ReviewPlan.full("a local review has no earlier review", config=snapshot.config)
             report = review_snapshot(snapshot, agents=agents, plan=plan)
         emit(report, snapshot)
-        return RunOutcome(report=report, notes=notes + (() if agents.client else (NO_KEY_HINT,)))
+        has_model = agents.client is not None
+        notes += admission.review_notes(fork_without_secrets=False, has_model=has_model)
+        return RunOutcome(report=report, notes=notes)
 
 
 # ---------------------------------------------------------------- GitHub Actions events
@@ -403,7 +398,7 @@ def run_event(settings: Settings, job: Job, emit: Emit) -> RunOutcome:
     if not numbers:
         return RunOutcome(skipped=f"{plan.trigger}: the event names no single pull request")
     refs = [_ref_of(plan.repo, n, settings) for n in numbers]
-    with connect(refs[0], settings) as github:  # one repository: one client for every PR
+    with connect(refs[0], settings, job.clients) as github:  # one repository: one client
         if plan.action is PlanAction.REFOLD:
             # A check suite may name several PRs: each is re-folded and published, and the
             # run answers with the strictest, so a Block on any of them is not hidden.
@@ -412,7 +407,7 @@ def run_event(settings: Settings, job: Job, emit: Emit) -> RunOutcome:
         ref = refs[0]
         if plan.trigger == "issue_comment":
             # /review counts only from someone who may write: re-checked through the API.
-            refusal = _not_a_writer(github, ref, plan.actor)
+            refusal = admission.not_a_writer(partial(github.permission, ref.full_name), plan.actor)
             if refusal:
                 return RunOutcome(skipped=refusal)
         return _review(github, ref, settings, job, emit, expect_head=plan.head_sha)
@@ -436,27 +431,13 @@ def read_event(settings: Settings) -> EventPlan:
     return plan_event_json(settings.event_name, text)
 
 
-def _not_a_writer(github: GitHub, ref: PRRef, actor: str | None) -> str | None:
-    """The API's word on the commenter's permission: the payload's association is a hint only."""
-    if actor is None:
-        return "the comment has no author"
-    permission = github.permission(ref.full_name, actor)
-    if permission not in WRITERS:
-        return f"/review by {actor} ignored: they have {permission} access, and write access is required"
-    return None
-
-
 # ---------------------------------------------------------------- the fork-safe two stages
 
 
 def save_reference(out: Path, settings: Settings) -> PRReference:
     """Stage one (no secrets): write which PR and head this run saw, for stage two."""
-    plan = read_event(settings)
-    if plan.repo is None or plan.number is None or plan.head_sha is None:
-        raise UsageError(f"{plan.trigger}: the event names no single pull request head to review")
-    reference = PRReference(repo=plan.repo, number=plan.number, head_sha=plan.head_sha)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / REFERENCE_FILE).write_text(reference.model_dump_json(indent=2) + "\n", encoding="utf-8")
+    reference = fork_safe.reference_of(read_event(settings))
+    fork_safe.write_reference(out, reference)
     return reference
 
 
@@ -467,22 +448,12 @@ def review_reference(folder: Path, settings: Settings, job: Job, emit: Emit) -> 
     again from the API, its head must equal the named head and the head of the
     `workflow_run` event (when there is one), and no PR code is ever executed.
     """
-    reference = _read_reference(folder / REFERENCE_FILE)
+    reference = fork_safe.read_reference(folder)
     actor: str | None = None
     if settings.event_name == "workflow_run":
-        plan = read_event(settings)
-        # Stage one ran in this same repository: a snapshot naming another one was forged.
-        if plan.repo is not None and plan.repo != reference.repo:
-            raise UsageError(
-                f"the snapshot names {reference.repo} but this workflow runs in {plan.repo}"
-            )
-        if plan.head_sha is not None and plan.head_sha != reference.head_sha:
-            raise UsageError(
-                f"the snapshot names head {reference.head_sha[:12]} but the workflow run built {plan.head_sha[:12]}"
-            )
-        actor = plan.actor  # who triggered stage one: the PR's author or someone with write access
+        actor = fork_safe.check_against_run(reference, read_event(settings))
     ref = _ref_of(reference.repo, reference.number, settings)
-    with connect(ref, settings) as github:
+    with connect(ref, settings, job.clients) as github:
         return _review(
             github,
             ref,
@@ -493,14 +464,3 @@ def review_reference(folder: Path, settings: Settings, job: Job, emit: Emit) -> 
             check_fork=False,
             actor=actor,
         )
-
-
-def _read_reference(path: Path) -> PRReference:
-    try:
-        return PRReference.model_validate_json(path.read_bytes())
-    except OSError as exc:
-        raise UsageError(f"cannot read the PR snapshot {path}: {exc.strerror}") from exc
-    except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        where = ".".join(map(str, first["loc"])) or "file"
-        raise UsageError(f"the PR snapshot {path} is not valid: {where}: {first['msg']}") from exc

@@ -1,17 +1,7 @@
 """The command line: click commands that parse, call one app function, map to an exit code.
 
-Exit codes (documented in the README and in `reviewbot review --help`):
-
-    0   the review ran (whatever the verdict), or the event needed no review
-    1   --fail-on matched: the verdict reached the given level
-    2   usage or configuration error (bad URL, flag, event, .reviewbot.toml)
-    3   authentication: GitHub refused the token, or the Messages API rejected the key
-    4   not found: the PR, repository, ref or model does not exist or is not visible
-    5   network: GitHub or the Messages API could not be reached, kept failing or refused a request
-    6   git could not produce the checkout or the diff
-    70  internal error: a bug in reviewbot (run with --verbose for the traceback)
-    130 interrupted (Ctrl-C); the live progress line is cleared first
-    141 stdout was closed early (a reader such as `head` quit); the rest of the run completed
+Exit codes: `reviewbot.errors.EXIT_CODES`, the one table (`review --help` prints it, the
+README's is tested against it).
 
 A `ReviewbotError` prints its one-line message; any other exception is a bug and
 says so, with the traceback only under --verbose. Codes 3, 4 and 5 also end a run
@@ -21,25 +11,26 @@ whose agents the Messages API stopped, after the Hold was printed and published
 
 from __future__ import annotations
 
+import inspect
 import io
 import logging
 import os
-import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 import click
 from click.core import ParameterSource
 
 import reviewbot
-from reviewbot.errors import ReviewbotError, UsageError, VerdictGateError
+from reviewbot.errors import ExitCode, ReviewbotError, UsageError, exit_code_table
+from reviewbot.logs import configure_logging
 from reviewbot.output import Format, default_report_path, encodes_unicode, prepare_file
-from reviewbot.redact import RedactingStreamHandler, Redactor
+from reviewbot.redact import Redactor
+from reviewbot.review_target import TargetFlags, parse_target
 from reviewbot.settings import Settings
 
 # Start-up: the SDKs, pydantic, rich and git cost a second to import, and `--help`, a usage
@@ -52,11 +43,8 @@ if TYPE_CHECKING:
     from reviewbot.tools.ask_user import Operator
 
     LiveProgress = RichProgress | SilentProgress
-    Target = Callable[..., RunOutcome]  # called with emit=…: one of the app flows
+    Emit = Callable[[Report, PRSnapshot | None], None]
 
-INTERNAL_ERROR = 70
-INTERRUPTED = 130  # 128 + SIGINT: what a shell reports for a command stopped by Ctrl-C
-CLOSED_STDOUT = 141  # 128 + SIGPIPE: what a shell reports when the reader of a pipe quit
 CONFIG_DEFAULT = ".reviewbot.toml"  # reviewbot.config.CONFIG_FILE, without importing pydantic
 log = logging.getLogger("reviewbot")
 
@@ -166,24 +154,7 @@ def cli() -> None:
 @click.option(
     "--verbose", "-v", is_flag=True, help="Log every step (and tracebacks of internal errors)."
 )
-def review(
-    pr_url: str | None,
-    local: bool,
-    base: str | None,
-    head: str,
-    worktree: bool,
-    github_event: bool,
-    from_snapshot: Path | None,
-    post: bool,
-    fmt: str,
-    output: Path | None,
-    report_file: Path | None,
-    model: str | None,
-    config_path: str,
-    fail_on: str,
-    non_interactive: bool,
-    verbose: bool,
-) -> None:
+def review(**options: Any) -> None:
     """Review a pull request (or a local branch) and print or publish the result.
 
     \b
@@ -196,82 +167,91 @@ def review(
 
     \b
     Environment: ANTHROPIC_API_KEY (without it the review axis is not_run and the
-    verdict Hold), ANTHROPIC_BASE_URL, GITHUB_TOKEN or GH_TOKEN, GITHUB_API_URL.
+    verdict Hold), ANTHROPIC_BASE_URL, GITHUB_TOKEN or GH_TOKEN, GITHUB_API_URL;
+    REVIEWBOT_PROVIDER=bedrock|vertex for Claude through a cloud (see the README).
 
     \b
     Exit codes:
-      0   the review ran (whatever the verdict), or the event needed no review
-      1   --fail-on matched: the verdict reached the given level
-      2   usage or configuration error (bad URL, flag, event, .reviewbot.toml)
-      3   authentication: GitHub refused the token, or the Messages API rejected the key
-      4   not found: the PR, repository, ref or model does not exist or is not visible
-      5   network: GitHub or the Messages API could not be reached, kept failing or refused a request
-      6   git could not produce the checkout or the diff
-      70  internal error: a bug in reviewbot (run with --verbose for the traceback)
-      130 interrupted (Ctrl-C); the live progress line is cleared first
-      141 stdout was closed early (a reader such as `head` quit); the rest of the run completed
+    {exit_codes}
     """
+    _review(_ReviewOptions(**options), click.get_current_context())
+
+
+# As click shows a docstring (inspect is loaded already, by dataclasses), with the table
+# generated from errors.EXIT_CODES, so help and exit paths cannot disagree.
+review.help = inspect.cleandoc(review.help or "").replace("{exit_codes}", exit_code_table("  "))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _ReviewOptions:
+    """`reviewbot review`'s options, as click parsed them."""
+
+    pr_url: str | None
+    local: bool
+    base: str | None
+    head: str
+    worktree: bool
+    github_event: bool
+    from_snapshot: Path | None
+    post: bool
+    fmt: str
+    output: Path | None
+    report_file: Path | None
+    model: str | None
+    config_path: str
+    fail_on: str
+    non_interactive: bool
+    verbose: bool
+
+
+def _review(opts: _ReviewOptions, ctx: click.Context) -> None:
     settings = Settings.from_environ(os.environ)
-    _configure_logging(verbose, settings)
-    modes = sum([bool(pr_url), local, github_event, from_snapshot is not None])
-    if modes > 1:
-        _fail(
-            UsageError("give one of: a PR URL, --local, --github-event, --from-snapshot"), verbose
-        )
-    if modes == 0 and settings.event_name is not None:
-        github_event = True  # in GitHub Actions, the event is the target
-    elif modes == 0:
-        _fail(
-            UsageError(
-                "nothing to review: give a PR URL, or --local (see reviewbot review --help)"
-            ),
-            verbose,
-        )
-    ctx = click.get_current_context()
-    report_path = report_file or default_report_path(settings)
+    configure_logging(opts.verbose, settings)
+    report_path = opts.report_file or default_report_path(settings)
     try:
-        _refuse_ignored_options(ctx, local=local, post=post, worktree=worktree)
-        config_path, config_required = _config_choice(ctx, config_path, local, settings)
+        target = parse_target(_target_flags(opts, ctx), in_event=settings.event_name is not None)
+        config_path, config_required = _config_choice(ctx, opts.config_path, opts.local, settings)
         # Like -o: a path that cannot be written fails before the review, not after it.
         if report_path is not None:
             prepare_file(report_path, "the report")
     except ReviewbotError as exc:
-        _fail(exc, verbose)
-    from reviewbot.app import Job, review_local, review_pull, review_reference, run_event
+        _fail(exc, opts.verbose)
+    from reviewbot.app import Clients, Job, run
 
     progress = _progress()
     job = Job(
         progress=progress,
-        post=post,
-        model=model or None,
+        post=opts.post,
+        model=opts.model or None,
         config_path=config_path,
         config_required=config_required,
-        operator=_operator(non_interactive),
+        operator=_operator(opts.non_interactive),
+        clients=ctx.find_object(Clients) or Clients(),
     )
-    if pr_url:
-        target: Target = partial(review_pull, pr_url, settings, job)
-    elif local:
-        target = partial(
-            review_local,
-            Path.cwd(),
-            base=base,
-            head=head,
-            worktree=worktree,
-            settings=settings,
-            job=job,
-        )
-    elif from_snapshot is not None:
-        target = partial(review_reference, from_snapshot, settings, job)
-    else:
-        target = partial(run_event, settings, job)
     delivery = _Delivery()
-    with _last_resort(verbose, settings.redactor, progress):
-        outcome = _run(
-            target, fmt=Format(fmt), output=output, redactor=settings.redactor, delivery=delivery
-        )
-        _finish(outcome, settings, report_path, fail_on, verbose)
+    with _last_resort(opts.verbose, settings.redactor, progress):
+        with _stream(opts.output) as stream:
+            outcome = run(
+                target, settings, job, _emitter(Format(opts.fmt), stream, settings, delivery)
+            )
+        _finish(outcome, settings, report_path, opts.fail_on)
     if delivery.closed:  # everything else went well: say only that the reader missed output
-        sys.exit(CLOSED_STDOUT)
+        sys.exit(ExitCode.CLOSED_STDOUT)
+
+
+def _target_flags(opts: _ReviewOptions, ctx: click.Context) -> TargetFlags:
+    return TargetFlags(
+        pr_url=opts.pr_url,
+        local=opts.local,
+        github_event=opts.github_event,
+        from_snapshot=opts.from_snapshot,
+        base=opts.base,
+        head=opts.head,
+        worktree=opts.worktree,
+        post=opts.post,
+        post_from_env=ctx.get_parameter_source("post") is ParameterSource.ENVIRONMENT,
+        given=frozenset(name for name in ("base", "head") if _given(ctx, name)),
+    )
 
 
 @cli.command()
@@ -302,7 +282,7 @@ def snapshot(out: Path, github_event: bool, verbose: bool) -> None:
     from reviewbot.app import save_reference
 
     settings = Settings.from_environ(os.environ)
-    _configure_logging(verbose, settings)
+    configure_logging(verbose, settings)
     try:
         reference = save_reference(out, settings)
     except ReviewbotError as exc:
@@ -384,7 +364,7 @@ def evaluate(
     from reviewbot.eval.runner import EvalOptions
 
     settings = Settings.from_environ(os.environ)
-    _configure_logging(verbose, settings)
+    configure_logging(verbose, settings)
     options = EvalOptions(
         model=model or DEFAULT_MODEL,
         judge_model=judge_model or DEFAULT_MODEL,
@@ -394,14 +374,10 @@ def evaluate(
         only=pattern,
     )
     progress = _progress()
+    interactive = sys.stderr.isatty()
     with _last_resort(verbose, settings.redactor, progress):
         code = run_evaluation(
-            bench,
-            options,
-            settings,
-            out=out,
-            agent_progress=progress,
-            interactive=sys.stderr.isatty(),
+            bench, options, settings, out=out, agent_progress=progress, interactive=interactive
         )
     sys.exit(code)
 
@@ -450,23 +426,6 @@ def _given(ctx: click.Context, name: str) -> bool:
     )
 
 
-def _refuse_ignored_options(ctx: click.Context, *, local: bool, post: bool, worktree: bool) -> None:
-    """An option the chosen mode would silently ignore is a mistake worth one line."""
-    if local and post:
-        from_env = ctx.get_parameter_source("post") is ParameterSource.ENVIRONMENT
-        raise UsageError(
-            "--post publishes on a pull request, and --local has none"
-            + (" (REVIEWBOT_POST is set: unset it)" if from_env else " (drop --post)")
-        )
-    if not local and (_given(ctx, "base") or _given(ctx, "head") or worktree):
-        raise UsageError(
-            "--base, --head and --worktree only apply to --local; a pull request has its own "
-            "base and head"
-        )
-    if worktree and _given(ctx, "head"):
-        raise UsageError("--worktree reviews the working tree: give it or --head, not both")
-
-
 def _config_choice(
     ctx: click.Context, given: str, local: bool, settings: Settings
 ) -> tuple[str, bool]:
@@ -491,18 +450,27 @@ class _Delivery:
     closed: bool = False
 
 
-def _run(
-    target: Target, *, fmt: Format, output: Path | None, redactor: Redactor, delivery: _Delivery
-) -> RunOutcome:
-    from reviewbot.output import emitter
-
-    if output is not None:
-        prepare_file(output, "the output")
+@contextmanager
+def _stream(output: Path | None) -> Iterator[TextIO]:
+    """stdout, or the -o file (checked and created first, closed at the end)."""
+    if output is None:
+        yield _stdout()
+        return
+    prepare_file(output, "the output")
     try:
-        stream: TextIO = _stdout() if output is None else output.open("w", encoding="utf-8")
+        stream = output.open("w", encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot write the output to {output}: {exc.strerror}") from exc
-    emit = emitter(fmt, stream, redactor)
+    with stream:
+        yield stream
+
+
+def _emitter(fmt: Format, stream: TextIO, settings: Settings, delivery: _Delivery) -> Emit:
+    from reviewbot.output import emitter
+
+    emit = emitter(fmt, stream, settings.redactor)
+    if stream is not sys.stdout:
+        return emit
 
     def deliver(report: Report, snapshot: PRSnapshot | None) -> None:
         # The review is done (and published) when it is printed: a reader that quit early
@@ -513,11 +481,7 @@ def _run(
             delivery.closed = True
             _discard_stdout()
 
-    try:
-        return target(emit=deliver if stream is sys.stdout else emit)
-    finally:
-        if stream is not sys.stdout:
-            stream.close()
+    return deliver
 
 
 def _stdout() -> TextIO:
@@ -555,7 +519,7 @@ def _last_resort(
             raise
     except KeyboardInterrupt:
         click.echo("\nreviewbot: interrupted", err=True)
-        sys.exit(INTERRUPTED)
+        sys.exit(ExitCode.INTERRUPTED)
     except ReviewbotError as exc:
         _fail(exc, verbose, redactor)
     except (
@@ -567,14 +531,14 @@ def _last_resort(
         click.echo(
             f"reviewbot: internal error: {message} (run with --verbose for the traceback)", err=True
         )
-        sys.exit(INTERNAL_ERROR)
+        sys.exit(ExitCode.INTERNAL)
 
 
 def _finish(
-    outcome: RunOutcome, settings: Settings, report_path: Path | None, fail_on: str, verbose: bool
+    outcome: RunOutcome, settings: Settings, report_path: Path | None, fail_on: str
 ) -> None:
+    from reviewbot.gate import gate
     from reviewbot.output import write_actions_outputs, write_report
-    from reviewbot.verdict.lattice import Verdict
 
     redact = settings.redactor
     for note in outcome.notes:
@@ -586,32 +550,19 @@ def _finish(
         )
         write_actions_outputs(settings, None, None, redact)
         return
-    verdict = Verdict.parse(outcome.report.verdict)
+    verdict_line = f"reviewbot: verdict {outcome.report.verdict}"
     try:
         written = (
             write_report(outcome.report, report_path, redact) if report_path is not None else None
         )
     except UsageError:  # the disk filled up since the check: the verdict line still comes first
-        click.echo(f"reviewbot: verdict {verdict.label}", err=True)
+        click.echo(verdict_line, err=True)
         raise
     write_actions_outputs(settings, outcome.report, written, redact)
-    click.echo(
-        f"reviewbot: verdict {verdict.label}" + (f" (report: {written})" if written else ""),
-        err=True,
-    )
-    # A refused key, an unknown model, an API that failed: the Hold is published, and the step
-    # fails with the error's own code (the first agent's: the others met the same cause).
-    failed = next((a for a in outcome.report.agents if a.exit_code is not None), None)
-    if failed is not None and failed.exit_code is not None:
-        _exit(
-            failed.error or f"the Messages API stopped the {failed.name} agent",
-            failed.exit_code,
-            redact,
-        )
-    if fail_on != "none" and verdict >= Verdict.parse(fail_on):
-        _fail(
-            VerdictGateError(f"the verdict is {verdict.label} and --fail-on is {fail_on}"), verbose
-        )
+    click.echo(verdict_line + (f" (report: {written})" if written else ""), err=True)
+    failure = gate(outcome.report, fail_on)
+    if failure is not None:
+        _exit(failure.message, failure.code, redact)
 
 
 def _fail(exc: ReviewbotError, verbose: bool, redactor: Redactor | None = None) -> NoReturn:
@@ -639,60 +590,6 @@ def _operator(non_interactive: bool) -> Operator:
     if non_interactive or not sys.stdin.isatty():
         return NoOperator()
     return TerminalOperator(input=sys.stdin, output=sys.stderr)
-
-
-class _GitHubRetryLines(logging.Filter):
-    """urllib3's `Retrying (GithubRetry(total=3, …)) after connection broken by '…': /path`
-    (PyGithub's transport) as one line of ours: the cause, the path, the attempts left."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        args = record.args
-        if not (
-            isinstance(args, tuple) and len(args) == 3 and str(record.msg).startswith("Retrying")
-        ):
-            return True
-        from urllib3.util.retry import Retry  # loaded already: it is urllib3 that logs
-
-        retry, error, path = args
-        left = retry.total if isinstance(retry, Retry) else None
-        record.msg = "GitHub unreachable (%s) on %s; retrying, %s attempt(s) left"
-        record.args = (_cause(error), path, "some" if left is None else left)
-        return True
-
-
-def _cause(error: object) -> str:
-    """`Connection refused` out of urllib3's `NewConnectionError("HTTPConnection(…): … [Errno 111] Connection refused")`."""
-    text = str(error)
-    errno = re.search(r"\[Errno -?\d+\] ([^\"')]+)", text)
-    if errno:
-        return errno.group(1).strip()
-    return text.rsplit(": ", 1)[-1].strip() or type(error).__name__
-
-
-def _configure_logging(verbose: bool, settings: Settings) -> None:
-    redactor, in_actions = settings.redactor, settings.in_actions
-    # The whole formatted record is redacted, tracebacks included, and so is the report of
-    # a record that could not be written (`redact.RedactingStreamHandler`).
-    handler = RedactingStreamHandler(
-        sys.stderr,
-        "reviewbot: %(message)s" if not verbose else "%(levelname)s %(name)s: %(message)s",
-        redactor,
-    )
-    root = logging.getLogger()
-    root.handlers[:] = [handler]
-    root.setLevel(logging.DEBUG if verbose else logging.WARNING)
-    # Our own steps (event decisions, request ids) belong in a CI log; at a terminal, the result is enough.
-    ours = logging.DEBUG if verbose else logging.INFO if in_actions else logging.WARNING
-    logging.getLogger("reviewbot").setLevel(ours)
-    # PyGithub logs every failed request, including the ones we expect and handle (GET /user → 403).
-    github = logging.getLogger("github")
-    github.setLevel(logging.DEBUG if verbose else logging.ERROR)
-    # PyGithub attaches its own stderr handler at import: it would print request and response
-    # bodies (PR text, pasted secrets) unredacted. Its records go through the handler above only.
-    github.handlers.clear()
-    github.propagate = True
-    pool = logging.getLogger("urllib3.connectionpool")
-    pool.filters[:] = [] if verbose else [_GitHubRetryLines()]
 
 
 def main() -> None:

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from reviewbot.agent.providers import BedrockAccess, VertexAccess
 from reviewbot.redact import Redactor
 
 
@@ -17,6 +18,10 @@ from reviewbot.redact import Redactor
 class Settings:
     anthropic_api_key: str | None = field(default=None, repr=False)
     anthropic_base_url: str | None = None
+    # REVIEWBOT_PROVIDER: anthropic (default), bedrock or vertex; checked when the client is made.
+    provider: str = "anthropic"
+    bedrock: BedrockAccess = field(default_factory=BedrockAccess)
+    vertex: VertexAccess = field(default_factory=VertexAccess)
     github_token: str | None = field(default=None, repr=False)
     github_api_url: str | None = None  # GITHUB_API_URL: GitHub Enterprise, or a test fake
     github_server_url: str | None = None
@@ -48,9 +53,27 @@ class Settings:
         token = text("GITHUB_TOKEN") or text("GH_TOKEN")
         key = text("ANTHROPIC_API_KEY")
         marker_key = text("REVIEWBOT_MARKER_KEY")
+        bedrock = BedrockAccess(
+            region=text("AWS_REGION") or text("AWS_DEFAULT_REGION"),
+            access_key=text("AWS_ACCESS_KEY_ID"),
+            secret_key=text("AWS_SECRET_ACCESS_KEY"),
+            session_token=text("AWS_SESSION_TOKEN"),
+            profile=text("AWS_PROFILE"),
+            base_url=text("ANTHROPIC_BEDROCK_BASE_URL"),
+        )
+        vertex = VertexAccess(
+            region=text("CLOUD_ML_REGION"),
+            project_id=text("ANTHROPIC_VERTEX_PROJECT_ID"),
+            access_token=text("GOOGLE_OAUTH_ACCESS_TOKEN"),
+            base_url=text("ANTHROPIC_VERTEX_BASE_URL"),
+        )
+        secrets = (token, key, marker_key, bedrock.secret_key, bedrock.session_token)
         return cls(
             anthropic_api_key=key,
             anthropic_base_url=text("ANTHROPIC_BASE_URL"),
+            provider=(text("REVIEWBOT_PROVIDER") or "anthropic").lower(),
+            bedrock=bedrock,
+            vertex=vertex,
             github_token=token,
             github_api_url=text("GITHUB_API_URL"),
             github_server_url=text("GITHUB_SERVER_URL"),
@@ -64,7 +87,9 @@ class Settings:
             run_id=text("GITHUB_RUN_ID"),
             bot_login=text("REVIEWBOT_BOT_LOGIN"),
             marker_key=marker_key,
-            redactor=Redactor.from_environ(env, extra=[v for v in (token, key, marker_key) if v]),
+            redactor=Redactor.from_environ(
+                env, extra=[v for v in (*secrets, vertex.access_token) if v]
+            ),
         )
 
     @property

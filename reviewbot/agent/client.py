@@ -1,9 +1,13 @@
-"""The Messages API client: the only module that imports `anthropic`.
+"""The Messages API client: the only module that imports `anthropic` (and the clouds' SDKs).
 
 `AnthropicClient` implements `reviewbot.agent.model.ModelClient` over the official
 SDK. It owns retries and error mapping; it must not know about tools, nodes or
 budgets, and it never reads the environment (the composition root passes the key
-and base URL in).
+and base URL in). `AnthropicClient.bedrock` and `.vertex` build the same client over
+the SDK's `AnthropicBedrock` and `AnthropicVertex` (the `bedrock` / `vertex` extras,
+imported only then): the model id is mapped to the cloud's (`providers.model_id`),
+credentials are resolved when the client is made (none: `AuthError`, one line), and a
+cloud's refusal or outage maps to the same errors as Anthropic's.
 
 Retries are ours, not the SDK's (the SDK client is built with `max_retries=0`):
 the SDK's sleeper cannot be injected (tests must not sleep), it would retry a
@@ -55,6 +59,7 @@ from reviewbot.agent.model import (
     TokenUsage,
     ToolUseBlock,
 )
+from reviewbot.agent.providers import BedrockAccess, Provider, VertexAccess, model_id
 from reviewbot.errors import (
     AuthError,
     CredentialsRefusedError,
@@ -63,6 +68,7 @@ from reviewbot.errors import (
     ModelTimeoutError,
     NetworkError,
     ReviewbotError,
+    UsageError,
 )
 from reviewbot.tools.truncate import first_line
 
@@ -79,6 +85,14 @@ _QUOTA = re.compile(
     r"spend limit|usage limit|credit balance|quota|billing|extra usage|usage credits", re.I
 )
 _RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+# Bedrock's 403s that mean the credentials themselves were refused (x-amzn-errortype).
+_AWS_REFUSED = re.compile(r"UnrecognizedClient|InvalidSignature|ExpiredToken|IncompleteSignature")
+_CLOUD_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
+_CREDENTIALS = {
+    Provider.ANTHROPIC: "ANTHROPIC_API_KEY",
+    Provider.BEDROCK: "the AWS credentials",
+    Provider.VERTEX: "the Google Cloud credentials",
+}
 
 
 class AnthropicClient:
@@ -86,7 +100,7 @@ class AnthropicClient:
 
     def __init__(
         self,
-        api_key: str,
+        api_key: str | None,
         *,
         base_url: str | None = None,
         max_retries: int = DEFAULT_MAX_RETRIES,
@@ -96,26 +110,92 @@ class AnthropicClient:
         sleep: Callable[[float], None] = time.sleep,
         jitter: Callable[[], float] = random.random,
         clock: Callable[[], float] = time.monotonic,
+        sdk: Callable[[httpx.Client, float], anthropic.Anthropic] | None = None,
+        provider: Provider = Provider.ANTHROPIC,
     ) -> None:
+        """`sdk` builds the SDK client from the http client and timeout (`bedrock`, `vertex`)."""
         self._base_url = base_url or DEFAULT_BASE_URL
+        self._provider = provider
         self._clock = clock
         self._ends = math.inf  # when the attempt in flight must have its whole answer
         http = http_client or anthropic.DefaultHttpxClient()  # the SDK's own defaults
         hooks = http.event_hooks
         http.event_hooks = {**hooks, "response": [*hooks.get("response", []), self._bound]}
         # base_url is always explicit so the SDK never falls back to reading the environment.
-        self._sdk = anthropic.Anthropic(
-            api_key=api_key,
-            base_url=self._base_url,
-            max_retries=0,
-            timeout=timeout,
-            http_client=http,
-        )
+        self._sdk = (sdk or self._direct(api_key))(http, timeout)
         self._timeout = timeout
         self._max_retries = max_retries
         self._max_wait = max_wait
         self._sleep = sleep
         self._jitter = jitter
+        self._auth_errors = _auth_errors(provider)
+
+    def _direct(self, api_key: str | None) -> Callable[[httpx.Client, float], anthropic.Anthropic]:
+        def make(http: httpx.Client, timeout: float) -> anthropic.Anthropic:
+            return anthropic.Anthropic(
+                api_key=api_key,
+                base_url=self._base_url,
+                max_retries=0,
+                timeout=timeout,
+                http_client=http,
+            )
+
+        return make
+
+    @classmethod
+    def bedrock(cls, access: BedrockAccess, **options: Any) -> AnthropicClient:
+        """Claude on Amazon Bedrock (`pip install 'reviewbot[bedrock]'`)."""
+        _require_extra(Provider.BEDROCK)
+        region = _aws_region(access)
+        _aws_credentials(access, region)
+        base_url = access.base_url or f"https://bedrock-runtime.{region}.amazonaws.com"
+
+        def make(http: httpx.Client, timeout: float) -> anthropic.Anthropic:
+            from anthropic import AnthropicBedrock
+
+            client = AnthropicBedrock(
+                aws_access_key=access.access_key,
+                aws_secret_key=access.secret_key,
+                aws_session_token=access.session_token,
+                aws_profile=access.profile,
+                aws_region=region,
+                api_key=None,
+                base_url=base_url,
+                max_retries=0,
+                timeout=timeout,
+                http_client=http,
+            )
+            return cast(anthropic.Anthropic, client)  # the same `messages` resource
+
+        return cls(None, base_url=base_url, sdk=make, provider=Provider.BEDROCK, **options)
+
+    @classmethod
+    def vertex(cls, access: VertexAccess, **options: Any) -> AnthropicClient:
+        """Claude on Google Vertex AI (`pip install 'reviewbot[vertex]'`)."""
+        _require_extra(Provider.VERTEX)
+        if access.region is None:
+            raise UsageError(
+                "REVIEWBOT_PROVIDER=vertex needs CLOUD_ML_REGION (e.g. us-east5, or global)"
+            )
+        token, credentials, project = _google_access(access)
+        base_url = access.base_url or _vertex_url(access.region)
+
+        def make(http: httpx.Client, timeout: float) -> anthropic.Anthropic:
+            from anthropic import AnthropicVertex
+
+            client = AnthropicVertex(
+                region=access.region or "",
+                project_id=project,
+                access_token=token,
+                credentials=credentials,
+                base_url=base_url,
+                max_retries=0,
+                timeout=timeout,
+                http_client=http,
+            )
+            return cast(anthropic.Anthropic, client)
+
+        return cls(None, base_url=base_url, sdk=make, provider=Provider.VERTEX, **options)
 
     def close(self) -> None:
         self._sdk.close()
@@ -134,6 +214,8 @@ class AnthropicClient:
             self._ends = self._clock() + timeout
             try:
                 return self._send(request, timeout)
+            except self._auth_errors as exc:  # a cloud's credentials that could not be refreshed
+                raise self._auth_error(exc) from exc
             except anthropic.APIStatusError as exc:
                 delay = self._retry_delay(exc, attempt)
                 if delay is None or attempt == self._max_retries or waited + delay > self._max_wait:
@@ -149,13 +231,13 @@ class AnthropicClient:
                 if isinstance(exc, anthropic.APITimeoutError) and timeout == left:
                     # This attempt was given all the time there was: retrying cannot help.
                     raise ModelTimeoutError(
-                        f"the Messages API at {self._base_url} gave no answer within the "
+                        f"{self._api} at {self._base_url} gave no answer within the "
                         f"{left:.3g} s left of the review's time budget (timeout_seconds)"
                     ) from exc
                 delay = self._backoff(attempt)
                 if attempt == self._max_retries or waited + delay > self._max_wait:
                     raise NetworkError(
-                        f"could not reach the Messages API at {self._base_url} after "
+                        f"could not reach {self._api} at {self._base_url} after "
                         f"{attempt + 1} attempt(s): {first_line(str(exc))}"
                     ) from exc
                 self._within(deadline, delay, "could not be reached", exc)
@@ -173,7 +255,7 @@ class AnthropicClient:
         """Raise `ModelTimeoutError` when waiting `delay` before a retry would pass `deadline`."""
         if self._clock() + delay >= deadline:
             raise ModelTimeoutError(
-                f"the Messages API {what} ({first_line(str(exc))}); waiting {delay:.3g} s to "
+                f"{self._api} {what} ({first_line(str(exc))}); waiting {delay:.3g} s to "
                 "retry would pass the review's time budget (timeout_seconds)"
             ) from exc
 
@@ -183,7 +265,7 @@ class AnthropicClient:
         # tool_choice only when asked for: omitted, the API lets the model choose ("auto").
         choice: Any = request.tool_choice if request.tool_choice is not None else anthropic.omit
         message = self._sdk.messages.create(
-            model=request.model,
+            model=model_id(self._provider, request.model),
             max_tokens=request.max_tokens,
             system=cast(Any, list(request.system)),
             tools=cast(Any, list(request.tools)),
@@ -203,9 +285,24 @@ class AnthropicClient:
                 cache_read_tokens=usage.cache_read_input_tokens or 0,
                 cache_write_tokens=usage.cache_creation_input_tokens or 0,
             ),
-            model=message.model,
+            model=getattr(message, "model", None) or request.model,
             request_id=request_id,
         )
+
+    def _auth_error(self, exc: BaseException) -> ReviewbotError:
+        what = f"{self._provider.service}: {_CREDENTIALS[self._provider]} failed: {first_line(str(exc))}"
+        if type(exc).__name__ == "TransportError":  # google.auth could not reach its token service
+            return NetworkError(what)
+        return AuthError(what)
+
+    @property
+    def _api(self) -> str:
+        direct = self._provider is Provider.ANTHROPIC
+        return "the Messages API" if direct else self._provider.service
+
+    def _model_name(self, model: str) -> str:
+        cloud = model_id(self._provider, model)
+        return repr(model) if cloud == model else f"{model!r} ({cloud!r})"
 
     def _retry_delay(self, exc: anthropic.APIStatusError, attempt: int) -> float | None:
         """Seconds to wait before the next attempt, or None when retrying cannot help."""
@@ -228,27 +325,30 @@ class AnthropicClient:
         status, kind, message = exc.status_code, exc.type or "error", _api_message(exc)
         where = f"(request-id {exc.request_id})" if exc.request_id else "(no request-id)"
         log.error("Messages API error %s %s: %s %s", status, kind, message, where)
-        if status == 401:
+        title, credentials = self._provider.service, _CREDENTIALS[self._provider]
+        direct = self._provider is Provider.ANTHROPIC
+        if status == 401 or (status == 403 and _AWS_REFUSED.search(_aws_error_type(exc))):
+            check = "the key is current and belongs" if direct else "they are current and belong"
             return CredentialsRefusedError(
-                f"Anthropic rejected ANTHROPIC_API_KEY (401 {kind}: {message}); "
-                f"check the key is current and belongs to this workspace {where}"
+                f"{title} rejected {credentials} ({status} {kind}: {message}); "
+                f"check {check} to this {'workspace' if direct else 'account'} {where}"
             )
         if status == 403:
+            who = "the key" if direct else credentials
             return AuthError(
-                f"Anthropic refused this request (403 {kind}: {message}); the key may not "
-                f"have access to model {model!r} {where}"
+                f"{title} refused this request (403 {kind}: {message}); {who} may "
+                f"not have access to model {self._model_name(model)} {where}"
             )
         if status == 404:
+            on = "" if self._provider is Provider.ANTHROPIC else f" on {title}"
             return ModelNotFoundError(
-                f"model {model!r} was not found (404 {kind}: {message}); check `model` "
-                f"in .reviewbot.toml {where}"
+                f"model {self._model_name(model)} was not found{on} (404 {kind}: "
+                f"{message}); check `model` in .reviewbot.toml {where}"
             )
         if status in _RETRYABLE_STATUS:
             tries = f"after {attempt + 1} attempt(s)"
-            return ModelAPIError(
-                f"Messages API answered {status} {kind} {tries}: {message} {where}"
-            )
-        return ModelAPIError(f"Messages API answered {status} {kind}: {message} {where}")
+            return ModelAPIError(f"{self._api} answered {status} {kind} {tries}: {message} {where}")
+        return ModelAPIError(f"{self._api} answered {status} {kind}: {message} {where}")
 
 
 class _Bounded(httpx.SyncByteStream):
@@ -299,6 +399,98 @@ def _api_message(exc: anthropic.APIStatusError) -> str:
         if isinstance(error, dict) and isinstance(error.get("message"), str):
             return first_line(error["message"])
     return first_line(exc.message)
+
+
+def _auth_errors(provider: Provider) -> tuple[type[BaseException], ...]:
+    """What the cloud's SDK raises when its credentials cannot be loaded or refreshed."""
+    if provider is Provider.BEDROCK:
+        import botocore.exceptions
+
+        return (botocore.exceptions.BotoCoreError,)
+    if provider is Provider.VERTEX:
+        import google.auth.exceptions
+
+        return (google.auth.exceptions.GoogleAuthError,)
+    return ()
+
+
+def _aws_error_type(exc: anthropic.APIStatusError) -> str:
+    return str(exc.response.headers.get("x-amzn-errortype", ""))
+
+
+def _aws_region(access: BedrockAccess) -> str:
+    """AWS_REGION, else the profile's region: Bedrock's endpoint and signature need one."""
+    if access.region:
+        return access.region
+    import boto3
+
+    region = boto3.Session(profile_name=access.profile).region_name
+    if not region:
+        raise UsageError("REVIEWBOT_PROVIDER=bedrock needs AWS_REGION (e.g. us-east-1)")
+    return str(region)
+
+
+def _aws_credentials(access: BedrockAccess, region: str) -> None:
+    """boto3's chain must find credentials now: not on the first request, as the SDK would."""
+    if access.access_key and access.secret_key:
+        return
+    import boto3
+    import botocore.exceptions
+
+    try:
+        session = boto3.Session(profile_name=access.profile, region_name=region)
+        found = session.get_credentials()
+    except botocore.exceptions.BotoCoreError as exc:
+        raise AuthError(f"Amazon Bedrock: cannot load the AWS credentials: {exc}") from exc
+    if found is None:
+        raise AuthError(
+            "REVIEWBOT_PROVIDER=bedrock found no AWS credentials: set AWS_ACCESS_KEY_ID and "
+            "AWS_SECRET_ACCESS_KEY (aws-actions/configure-aws-credentials does) or AWS_PROFILE"
+        )
+
+
+def _google_access(access: VertexAccess) -> tuple[str | None, Any, str]:
+    """The access token or Application Default Credentials, and the project to bill."""
+    credentials: Any = None
+    project = access.project_id
+    if access.access_token is None:
+        import google.auth
+        import google.auth.exceptions
+
+        try:
+            credentials, found = google.auth.default(scopes=[_CLOUD_SCOPE])
+        except google.auth.exceptions.GoogleAuthError as exc:
+            raise AuthError(
+                "REVIEWBOT_PROVIDER=vertex found no Google Cloud credentials: set "
+                "GOOGLE_APPLICATION_CREDENTIALS (google-github-actions/auth does) or "
+                f"GOOGLE_OAUTH_ACCESS_TOKEN ({first_line(str(exc))})"
+            ) from exc
+        project = project or found
+    if not project:
+        raise UsageError("REVIEWBOT_PROVIDER=vertex needs ANTHROPIC_VERTEX_PROJECT_ID")
+    return access.access_token, credentials, project
+
+
+def _vertex_url(region: str) -> str:
+    # The SDK's own endpoints (anthropic.lib.vertex): multi-regions have their own hosts.
+    hosts = {"global": "aiplatform.googleapis.com", "us": "aiplatform.us.rep.googleapis.com"}
+    hosts["eu"] = "aiplatform.eu.rep.googleapis.com"
+    return f"https://{hosts.get(region, f'{region}-aiplatform.googleapis.com')}/v1"
+
+
+def _require_extra(provider: Provider) -> None:
+    """The cloud's SDK is an extra: without it, say how to install it (exit 2), no traceback."""
+    try:
+        if provider is Provider.BEDROCK:
+            import boto3  # noqa: F401
+            import botocore.auth  # noqa: F401
+        else:
+            import google.auth  # noqa: F401
+    except ImportError as exc:
+        raise UsageError(
+            f"REVIEWBOT_PROVIDER={provider.value} needs the {provider.value} extra: "
+            f"pip install 'reviewbot[{provider.value}]'"
+        ) from exc
 
 
 def _retry_after(headers: httpx.Headers) -> float | None:

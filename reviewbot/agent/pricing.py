@@ -3,7 +3,9 @@
 Prices are USD per million tokens (MTok) from Anthropic's published pricing
 page: base input, 5-minute cache write (1.25 × input), cache read (0.1 × input)
 and output. A model id is looked up after removing a date suffix
-(`-20250514`), a `-latest` suffix and a Vertex `@version`; an id that is still
+(`-20250514`), a `-latest` suffix, a Vertex `@version` and Bedrock's forms (an ARN's
+path, an inference profile's `us.` / `global.`, `anthropic.`, a `-v1:0` version:
+`us.anthropic.claude-sonnet-4-5-20250929-v1:0`); an id that is still
 unknown is priced at the most expensive known rate with a note, so a budget can
 never be bypassed by a model that costs "0". This module must not call any API.
 """
@@ -66,7 +68,8 @@ PRICES: dict[str, Price] = {
     "claude-3-haiku": Price(input=0.25, output=1.25, cache_write=0.30, cache_read=0.03),
 }
 _MOST_EXPENSIVE = max(PRICES.values(), key=lambda p: (p.output, p.input))
-_SUFFIX = re.compile(r"(@.*|-\d{8}|-latest)$")
+_SUFFIX = re.compile(r"(@.*|-\d{8}|-latest|-v\d+(:\d+)?)$")
+_BEDROCK_PREFIX = re.compile(r"^(arn:[^/]*/)?([a-z]{2,6}\.)?anthropic\.")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -77,7 +80,7 @@ class Cost:
 
 def price_of(model: str) -> tuple[Price, str | None]:
     """The model's price, or the most expensive known one and a note saying so."""
-    key = model.strip().lower()
+    key = _BEDROCK_PREFIX.sub("", model.strip().lower())
     while True:
         stripped = _SUFFIX.sub("", key)
         if stripped == key:

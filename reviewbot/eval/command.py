@@ -42,8 +42,8 @@ def evaluate(
     interactive: bool,
 ) -> int:
     """Run the evaluation and return the exit code; a `ReviewbotError` ends it with its own."""
-    if settings.anthropic_api_key is None:
-        raise AuthError(NO_KEY)
+    if settings.provider == "anthropic" and settings.anthropic_api_key is None:
+        raise AuthError(NO_KEY)  # a cloud's credentials are checked when its client is made
     redactor = settings.redactor
     progress = TerminalProgress(Console(stderr=True, highlight=False), redactor, live=interactive)
     bench = load_benchmark(bench_path)

@@ -92,8 +92,8 @@ def run_eval(
     progress: EvalProgress,
     agent_progress: Progress,
 ) -> EvalResult:
-    if settings.anthropic_api_key is None:
-        raise AuthError(NO_KEY)
+    if settings.provider == "anthropic" and settings.anthropic_api_key is None:
+        raise AuthError(NO_KEY)  # a cloud's credentials are checked when its client is made
     # A dry run reviews in a temporary checkout: never the Actions workspace of this run.
     settings = replace(settings, workspace=None)
     selected = select(bench.prs, only=options.only, limit=options.limit)

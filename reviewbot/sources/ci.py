@@ -16,6 +16,7 @@ from reviewbot.config import CIConfig
 from reviewbot.verdict.axes import AxisResult, Outcome
 
 AXIS_NAME = "ci"
+OWN_CHECK = "reviewbot"  # the check run reviewbot publishes: its verdict never counts as CI
 
 
 class CheckKind(StrEnum):
@@ -71,21 +72,24 @@ class CheckState:
 
 
 def ci_axis(
-    checks: Sequence[CheckState],
-    config: CIConfig,
-    *,
-    own_name: str = "reviewbot",
-    exclude: Collection[str] = (),
+    checks: Sequence[CheckState], config: CIConfig, *, run_id: str | None = None
 ) -> AxisResult:
     """Fold the checks into the `ci` axis.
 
-    `own_name` (reviewbot's check run) and `exclude` (e.g. the Actions job that is
-    running reviewbot right now, which is always in progress) never count. Names in
-    `config.ignore`, `config.gated_checks` and `exclude` are shell-style patterns.
+    Never counted: reviewbot's own check run (`OWN_CHECK`), and the jobs of this workflow
+    run (`run_id`, GITHUB_RUN_ID), reviewbot's among them, which are in progress while it
+    runs. Check runs are named after a job's `name:`, so those are matched by their run's
+    URL, not by name. Names in `config.ignore` and `config.gated_checks` are shell-style
+    patterns.
     """
     gated = config.gated or bool(config.gated_checks)
-    ignored = (own_name, *exclude, *config.ignore)
-    counted = [c for c in checks if not _matches(c.name, ignored)]
+    own_run = f"/actions/runs/{run_id}/" if run_id else None
+    counted = [
+        c
+        for c in checks
+        if not _matches(c.name, (OWN_CHECK, *config.ignore))
+        and (own_run is None or own_run not in (c.url or ""))
+    ]
     missing: list[str] = []
     if config.gated_checks:
         counted = [c for c in counted if _matches(c.name, config.gated_checks)]
@@ -98,6 +102,12 @@ def ci_axis(
         outcome=_outcome(counted, missing),
         detail=_detail(counted, missing),
     )
+
+
+def ci_not_run(config: CIConfig, why: str) -> AxisResult:
+    """The CI axis when the checks could not be read (a token without `checks: read`)."""
+    gated = config.gated or bool(config.gated_checks)
+    return AxisResult(name=AXIS_NAME, gated=gated, outcome=Outcome.NOT_RUN, detail=why)
 
 
 def _matches(name: str, patterns: Collection[str]) -> bool:

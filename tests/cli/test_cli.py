@@ -18,8 +18,9 @@ import pytest
 import urllib3
 from click.testing import CliRunner, Result
 
-from reviewbot import cli as cli_module
 from reviewbot.cli import cli
+from reviewbot.errors import EXIT_CODES
+from reviewbot.logs import configure_logging
 from reviewbot.redact import MASK
 from reviewbot.settings import Settings
 from tests.e2e.harness import ANTHROPIC_KEY, GITHUB_TOKEN, World, open_world
@@ -99,8 +100,8 @@ def world(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[World]:
 
 COMMANDS = [[], ["review"], ["snapshot"], ["schema"], ["version"]]
 COMMAND_IDS = ["reviewbot", "review", "snapshot", "schema", "version"]
-# The module docstring's table is the source of truth: "    N   meaning" lines.
-EXIT_TABLE = re.findall(r"^ {4}(\d+) +(.+)$", cli_module.__doc__ or "", flags=re.MULTILINE)
+# errors.EXIT_CODES is the one table: `review --help` and the README must say the same.
+EXIT_TABLE = [(str(code.value), meaning) for code, meaning in EXIT_CODES.items()]
 
 
 class TestHelp:
@@ -736,7 +737,7 @@ class TestLogRedaction:
     def _configure(self) -> None:
         # In the test body: the handler binds the sys.stderr that capsys has in place then.
         settings = Settings.from_environ({"DEPLOY_PASSWORD": self.SECRET})
-        cli_module._configure_logging(True, settings)
+        configure_logging(True, settings)
 
     def _logged(self, capsys: pytest.CaptureFixture[str]) -> str:
         err = capsys.readouterr().err

@@ -258,6 +258,52 @@ class TestMessagesAPIFaults:
         assert f"could not reach the Messages API at {closed}" in run.error_lines[0]
         assert len(world.sleeps) == 4
 
+    @pytest.mark.parametrize(
+        ("provider", "env", "service"),
+        [
+            (
+                "bedrock",
+                {"AWS_REGION": "us-east-1", "AWS_ACCESS_KEY_ID": "AKIA" + "FAKE" * 4},
+                "Amazon Bedrock",
+            ),
+            (
+                "vertex",
+                {"CLOUD_ML_REGION": "us-east5", "ANTHROPIC_VERTEX_PROJECT_ID": "octo"},
+                "Google Vertex AI",
+            ),
+        ],
+    )
+    def test_unreachable_cloud_publishes_hold_then_exits_5(
+        self, world: World, provider: str, env: dict[str, str], service: str
+    ) -> None:
+        """A cloud endpoint on a closed port: retried like the direct API, Hold, exit 5."""
+        world.build()
+        world.seed()
+        world.serve()
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            closed = f"http://127.0.0.1:{probe.getsockname()[1]}"
+        credentials = {
+            "AWS_SECRET_ACCESS_KEY": "s" * 40,
+            "AWS_SESSION_TOKEN": None,
+            "AWS_PROFILE": None,
+            "GOOGLE_OAUTH_ACCESS_TOKEN": "ya29." + "G" * 60,
+        }
+        run = world.review(
+            "--post",
+            REVIEWBOT_PROVIDER=provider,
+            ANTHROPIC_BEDROCK_BASE_URL=closed,
+            ANTHROPIC_VERTEX_BASE_URL=closed,
+            **credentials,
+            **env,
+        )
+        assert run.exit_code == 5, run.stderr
+        assert run.verdict == "hold"
+        assert [r["state"] for r in world.posted_reviews()] == ["COMMENTED"]
+        assert len(run.error_lines) == 1, run.stderr
+        assert f"could not reach {service} at {closed}" in run.error_lines[0]
+        assert len(world.sleeps) == 4
+
     def test_connection_reset_mid_response_is_retried(self, world: World) -> None:
         """A reply cut off mid-body by a closed socket is retried; the review completes unchanged."""
         world.build()

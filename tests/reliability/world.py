@@ -34,7 +34,6 @@ import pytest
 from click.testing import CliRunner
 
 from reviewbot import app
-from reviewbot.agent.client import AnthropicClient
 from reviewbot.agent.model import ModelClient
 from reviewbot.cli import cli
 from reviewbot.settings import Settings
@@ -188,31 +187,26 @@ class World:
         """`reviewbot review URL --format json --report FILE ARGS…`, in-process."""
         report_file = self.tmp / "report.json"
         report_file.unlink(missing_ok=True)
-        self._fast_clients()
         argv = ["review", url, "--format", "json", "--report", str(report_file), *args]
-        result = CliRunner().invoke(cli, argv, env=self.env(**env), catch_exceptions=False)
+        result = CliRunner().invoke(
+            cli, argv, env=self.env(**env), catch_exceptions=False, obj=self._fast_clients()
+        )
         report = json.loads(report_file.read_text()) if report_file.exists() else None
         return Run(
             exit_code=result.exit_code, stdout=result.stdout, stderr=result.stderr, report=report
         )
 
-    def _fast_clients(self) -> None:
+    def _fast_clients(self) -> app.Clients:
+        """The real clients with no waits: retries are recorded in `sleeps`, never slept."""
         sleeps = self.sleeps
 
         def model_client(settings: Settings) -> ModelClient | None:
-            if settings.anthropic_api_key is None:
-                return None
-            return AnthropicClient(
-                settings.anthropic_api_key,
-                base_url=settings.anthropic_base_url,
-                sleep=sleeps.append,
-            )
+            return app.model_client(settings, sleep=sleeps.append)
 
         def github_client(ref: PRRef, settings: Settings) -> GitHubClient:
             return make_client(ref.api_url, settings.github_token, pace_seconds=0, backoff=0)
 
-        self.monkeypatch.setattr(app, "model_client", model_client)
-        self.monkeypatch.setattr(app, "github_client", github_client)
+        return app.Clients(model=model_client, github=github_client)
 
     # -- reading what happened -------------------------------------------------------------
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reviewbot.config import CIConfig
-from reviewbot.sources.ci import CheckKind, CheckState, CheckStatus, ci_axis
+from reviewbot.sources.ci import CheckKind, CheckState, CheckStatus, ci_axis, ci_not_run
 from reviewbot.verdict.axes import Outcome
 
 
@@ -62,10 +62,22 @@ class TestExclusions:
         result = ci_axis([check("reviewbot", "in_progress"), check("t", "success")], CIConfig())
         assert result.outcome is Outcome.PASSED
 
-    def test_extra_exclusions(self):
-        """The Actions job running reviewbot can be excluded by name too."""
-        checks = [check("review / reviewbot", "in_progress"), check("t", "success")]
-        assert ci_axis(checks, CIConfig(), exclude=("review / *",)).outcome is Outcome.PASSED
+    def test_this_workflow_runs_jobs_are_excluded(self):
+        """The jobs of the workflow run reviewbot runs in (GITHUB_RUN_ID) never count."""
+        own = "https://github.com/octo/app/actions/runs/42/job/7"
+        other = "https://github.com/octo/app/actions/runs/41/job/3"
+        checks = [
+            CheckState(name="review", status=CheckStatus.IN_PROGRESS, url=own),
+            CheckState(name="test", status=CheckStatus.SUCCESS, url=other),
+        ]
+        assert ci_axis(checks, CIConfig(), run_id="42").outcome is Outcome.PASSED
+        assert ci_axis(checks, CIConfig(), run_id="41").outcome is Outcome.NOT_RUN
+        assert ci_axis(checks, CIConfig()).outcome is Outcome.NOT_RUN
+
+    def test_checks_that_cannot_be_read_are_not_run(self):
+        """A token that may not read checks makes the axis not_run, gated as configured."""
+        result = ci_not_run(CIConfig(gated=True), "403: Resource not accessible")
+        assert (result.outcome, result.gated) == (Outcome.NOT_RUN, True)
 
     def test_ignored_checks(self):
         """`ci.ignore` patterns drop checks before folding."""
