@@ -32,14 +32,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.bench_scale import NUMBER, REPO, URL, Script
 from bench.synthetic import make_pr_repo
-from reviewbot.agent.model import TokenUsage
+from reviewbot.agent.messages import TokenUsage
 from reviewbot.agent.pricing import cost_of
 from reviewbot.agent.progress import SilentProgress
 from reviewbot.eval.bench import Benchmark, BenchmarkPR
 from reviewbot.eval.judge import TOOL
 from reviewbot.eval.result import PRResult
 from reviewbot.eval.runner import EvalOptions, run_eval
-from reviewbot.report import Usage
+from reviewbot.run import Usage
 from reviewbot.settings import Settings
 from reviewbot.sources.diff_index import index_from_unified_diff
 from tests.fakes.github_api import FakeGitHub

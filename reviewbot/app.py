@@ -30,14 +30,14 @@ from typing import Any
 
 from reviewbot import admission, fork_safe
 from reviewbot.agent.client import AnthropicClient
-from reviewbot.agent.model import ModelClient
+from reviewbot.agent.messages import ModelClient
 from reviewbot.agent.progress import Progress
 from reviewbot.agent.providers import Provider
 from reviewbot.config import CONFIG_FILE, ReviewConfig
 from reviewbot.errors import AuthError, ReviewbotError, UsageError
-from reviewbot.event import EventPlan, PlanAction, plan_event_json
+from reviewbot.event import EventName, EventPlan, PlanAction, plan_event_json
 from reviewbot.fork_safe import PRReference
-from reviewbot.incremental.plan import ReviewPlan, plan_review, wanted_since
+from reviewbot.incremental.plan import ReviewPlan, decide_review, wanted_since
 from reviewbot.publish.github import GitHubPublisher
 from reviewbot.publish.seal import Sealer
 from reviewbot.report import Report
@@ -277,7 +277,7 @@ def _review(
             client, info, checkout=path, config=config, comments=publisher.discussion()
         )
         ci = _ci(client, info, config, settings)
-        plan = plan_review(snapshot, prior)
+        plan = decide_review(snapshot, prior)
         with _agents(settings, job) as agents:
             report = review_snapshot(snapshot, agents=agents, ci=ci, prior=prior, plan=plan)
         fork_without_secrets = check_fork and snapshot.fork and agents.client is None
@@ -405,7 +405,7 @@ def run_event(settings: Settings, job: Job, emit: Emit) -> RunOutcome:
             outcomes = [refold_pull(github, ref, settings, job, emit) for ref in refs]
             return max(outcomes, key=_strictness)
         ref = refs[0]
-        if plan.trigger == "issue_comment":
+        if plan.trigger == EventName.ISSUE_COMMENT:
             # /review counts only from someone who may write: re-checked through the API.
             refusal = admission.not_a_writer(partial(github.permission, ref.full_name), plan.actor)
             if refusal:
@@ -414,7 +414,7 @@ def run_event(settings: Settings, job: Job, emit: Emit) -> RunOutcome:
 
 
 def _strictness(outcome: RunOutcome) -> Verdict:
-    return Verdict.parse(outcome.report.verdict) if outcome.report else Verdict.SHIP
+    return outcome.report.verdict if outcome.report else Verdict.SHIP
 
 
 def read_event(settings: Settings) -> EventPlan:
@@ -450,7 +450,7 @@ def review_reference(folder: Path, settings: Settings, job: Job, emit: Emit) -> 
     """
     reference = fork_safe.read_reference(folder)
     actor: str | None = None
-    if settings.event_name == "workflow_run":
+    if settings.event_name == EventName.WORKFLOW_RUN:
         actor = fork_safe.check_against_run(reference, read_event(settings))
     ref = _ref_of(reference.repo, reference.number, settings)
     with connect(ref, settings, job.clients) as github:

@@ -27,6 +27,7 @@ from click.core import ParameterSource
 
 import reviewbot
 from reviewbot.errors import ExitCode, ReviewbotError, UsageError, exit_code_table
+from reviewbot.gate import FAIL_NEVER, FAIL_ON_CHOICES
 from reviewbot.logs import configure_logging
 from reviewbot.output import Format, default_report_path, encodes_unicode, prepare_file
 from reviewbot.redact import Redactor
@@ -140,8 +141,8 @@ def cli() -> None:
 )
 @click.option(
     "--fail-on",
-    type=click.Choice(["none", "hold", "block"]),
-    default="none",
+    type=click.Choice(FAIL_ON_CHOICES),
+    default=FAIL_NEVER,
     envvar="REVIEWBOT_FAIL_ON",
     show_default=True,
     help="Exit 1 when the verdict reaches this level.",
@@ -360,7 +361,7 @@ def evaluate(
       70  internal error: a bug in reviewbot (run with --verbose for the traceback)
     """
     from reviewbot.config import DEFAULT_MODEL
-    from reviewbot.eval.command import evaluate as run_evaluation
+    from reviewbot.eval.command import run_evaluation
     from reviewbot.eval.runner import EvalOptions
 
     settings = Settings.from_environ(os.environ)
@@ -550,7 +551,7 @@ def _finish(
         )
         write_actions_outputs(settings, None, None, redact)
         return
-    verdict_line = f"reviewbot: verdict {outcome.report.verdict}"
+    verdict_line = f"reviewbot: verdict {outcome.report.verdict.label}"
     try:
         written = (
             write_report(outcome.report, report_path, redact) if report_path is not None else None

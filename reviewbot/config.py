@@ -25,10 +25,12 @@ from pydantic import (
 )
 
 from reviewbot.errors import ConfigError, UsageError
+from reviewbot.nodes.boundary import Loc, explain
 from reviewbot.nodes.model import Priority, Status
+from reviewbot.verdict.axes import CI_AXIS, VERIFIER_AXIS
 from reviewbot.verdict.policy import (
     DEFAULT_MIN_CONFIDENCE,
-    Effect,
+    Consequence,
     NodePolicy,
     NodeRule,
     default_policy,
@@ -38,7 +40,7 @@ DEFAULT_MODEL = (
     "claude-sonnet-5"  # the newest Sonnet the anthropic SDK lists (tests/agent/test_pricing.py)
 )
 GENERAL_REVIEWER = "review"
-RESERVED_AXES = frozenset({"ci", "verifier"})
+RESERVED_AXES = frozenset({CI_AXIS, VERIFIER_AXIS})
 
 # Excluded from the review budget by default: listed in coverage, never packed.
 DEFAULT_EXCLUDE = (
@@ -105,7 +107,7 @@ class VerifierConfig(_Section):
 class RuleConfig(_Section):
     status: Status
     priorities: frozenset[Priority]
-    effect: Effect
+    effect: Consequence
     min_confidence: float = Field(default=0.0, ge=0, le=1)
 
 
@@ -264,28 +266,11 @@ def _syntax_message(message: str, origin: str) -> str:
 
 def _validation_message(exc: ValidationError, text: str, origin: str) -> str:
     lines = _key_lines(text)
-    parts = []
-    for error in exc.errors()[:_MAX_REPORTED_ERRORS]:
-        loc = tuple(error["loc"])
-        where = _dotted(loc)
-        line = _line_of(loc, lines)
-        prefix = f"line {line}: " if line is not None else ""
-        parts.append(f"{prefix}{where + ': ' if where else ''}{error['msg']}")
-    more = exc.error_count() - _MAX_REPORTED_ERRORS
-    tail = f" (and {more} more)" if more > 0 else ""
-    separator = " " if parts[0].startswith("line ") else ": "
-    # One line even when pydantic reports several problems.
-    return origin + separator + "; ".join(parts).replace("\n", " ") + tail
+    message = explain(
+        exc, subject="", limit=_MAX_REPORTED_ERRORS, line_of=lambda loc: _line_of(loc, lines)
+    )
+    return origin + (" " if message.startswith("line ") else ": ") + message
 
-
-def _dotted(loc: tuple[int | str, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
-    return out
-
-
-Loc = tuple[int | str, ...]
 
 _ARRAY_TABLE = re.compile(r"^\s*\[\[\s*(?P<key>[^\[\]]+?)\s*\]\]")
 _TABLE = re.compile(r"^\s*\[\s*(?P<key>[^\[\]]+?)\s*\]")

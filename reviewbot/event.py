@@ -28,11 +28,22 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reviewbot.errors import UsageError
+from reviewbot.nodes.boundary import explain
 
 REVIEW_COMMAND = "/review"
 REVIEW_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
 TRUSTED_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 PR_TRIGGERS = frozenset({"pull_request", "pull_request_target"})
+
+
+class EventName(StrEnum):
+    """The GitHub events reviewbot acts on (`GITHUB_EVENT_NAME`); any other is skipped."""
+
+    PULL_REQUEST = "pull_request"
+    PULL_REQUEST_TARGET = "pull_request_target"
+    ISSUE_COMMENT = "issue_comment"
+    CHECK_SUITE = "check_suite"
+    WORKFLOW_RUN = "workflow_run"
 
 
 class PlanAction(StrEnum):
@@ -157,11 +168,8 @@ def _parse(model: type[_P], name: str, payload: Mapping[str, Any]) -> _P:
     try:
         return model.model_validate(dict(payload))
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "payload"
-        raise UsageError(
-            f"the event payload does not match a {name} event: {where}: {first['msg']}"
-        ) from exc
+        problem = explain(exc, subject="payload", limit=1)
+        raise UsageError(f"the event payload does not match a {name} event: {problem}") from exc
 
 
 # --- planning ---------------------------------------------------------------------------
@@ -322,9 +330,9 @@ def _plan_workflow_run(name: str, payload: Mapping[str, Any]) -> EventPlan:
 _Planner = Callable[[str, Mapping[str, Any]], EventPlan]
 
 _PLANNERS: dict[str, _Planner] = {
-    "pull_request": _plan_pull_request,
-    "pull_request_target": _plan_pull_request,
-    "issue_comment": _plan_issue_comment,
-    "check_suite": _plan_check_suite,
-    "workflow_run": _plan_workflow_run,
+    EventName.PULL_REQUEST: _plan_pull_request,
+    EventName.PULL_REQUEST_TARGET: _plan_pull_request,
+    EventName.ISSUE_COMMENT: _plan_issue_comment,
+    EventName.CHECK_SUITE: _plan_check_suite,
+    EventName.WORKFLOW_RUN: _plan_workflow_run,
 }

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reviewbot.errors import UsageError
 from reviewbot.event import EventPlan
+from reviewbot.nodes.boundary import explain
 
 REFERENCE_FILE = "reviewbot-pr.json"
 
@@ -46,9 +47,8 @@ def read_reference(folder: Path) -> PRReference:
     except OSError as exc:
         raise UsageError(f"cannot read the PR snapshot {path}: {exc.strerror}") from exc
     except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        where = ".".join(map(str, first["loc"])) or "file"
-        raise UsageError(f"the PR snapshot {path} is not valid: {where}: {first['msg']}") from exc
+        problem = explain(exc, subject="file", limit=1)
+        raise UsageError(f"the PR snapshot {path} is not valid: {problem}") from exc
 
 
 def check_against_run(reference: PRReference, plan: EventPlan) -> str | None:

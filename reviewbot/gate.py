@@ -8,12 +8,15 @@ met the same cause), because a failing API is not a verdict. Otherwise `--fail-o
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from reviewbot.errors import ExitCode
-from reviewbot.report import Report
-from reviewbot.verdict.lattice import Verdict
 
-FAIL_ON_CHOICES = ("none", "hold", "block")
+if TYPE_CHECKING:  # the CLI imports this module for `--help`: no pydantic at import time
+    from reviewbot.report import Report
+
+FAIL_NEVER = "none"  # `--fail-on none`: no verdict fails the step
+FAIL_ON_CHOICES = (FAIL_NEVER, "hold", "block")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -28,8 +31,10 @@ def gate(report: Report, fail_on: str) -> Failure | None:
     if failed is not None and failed.exit_code is not None:
         message = failed.error or f"the Messages API stopped the {failed.name} agent"
         return Failure(message=message, code=failed.exit_code)
-    verdict = Verdict.parse(report.verdict)
-    if fail_on != "none" and verdict >= Verdict.parse(fail_on):
+    from reviewbot.verdict.lattice import Verdict
+
+    verdict = report.verdict
+    if fail_on != FAIL_NEVER and verdict >= Verdict.parse(fail_on):
         message = f"the verdict is {verdict.label} and --fail-on is {fail_on}"
         return Failure(message=message, code=ExitCode.FAIL_ON)
     return None

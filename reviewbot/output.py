@@ -113,7 +113,7 @@ def write_actions_outputs(
 ) -> None:
     """`verdict` and `report-path` for the action's outputs; the summary for the job page."""
     if settings.output_file is not None:
-        verdict = report.verdict if report is not None else ""
+        verdict = report.verdict.label if report is not None else ""
         lines = [f"verdict={verdict}", f"report-path={report_path or ''}"]
         _append(settings.output_file, "\n".join(lines) + "\n")
     if settings.step_summary is not None and report is not None:

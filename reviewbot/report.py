@@ -1,4 +1,4 @@
-"""The JSON report (SPEC 8): the machine-readable result of one review.
+"""The JSON report (SPEC 8): maps a finished run to the machine-readable result of one review.
 
 A stable, documented schema: `reviewbot schema` prints its JSON Schema. Bump
 `SCHEMA_VERSION` on any change that could break a consumer.
@@ -9,67 +9,51 @@ from __future__ import annotations
 import json
 import math
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    WithJsonSchema,
+)
 
+from reviewbot.modes.profile import Role
 from reviewbot.nodes.boundary import Discarded
 from reviewbot.nodes.model import ReviewNode
+from reviewbot.run import Coverage, StopReason, Usage
 from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.fold import Decision, Source
-from reviewbot.verdict.lattice import Label
+from reviewbot.verdict.lattice import Label, Verdict
 
 SCHEMA_VERSION: Literal[1] = 1
 _RAW_LIMIT = 4_000
 
-VerdictLabel = Label
+
+def _verdict_of(label: object) -> Verdict:
+    """The report's edge: a `Verdict` inside, its label (`ship`) in the JSON, nothing else."""
+    if isinstance(label, Verdict):
+        return label
+    if isinstance(label, str) and label in {v.label for v in Verdict}:
+        return Verdict[label.upper()]
+    raise ValueError("verdict must be 'ship', 'hold' or 'block'")
+
+
+# An agent's role: the enum inside, its value in the JSON (an inline enum, as it always was).
+RoleLabel = Annotated[
+    Role,
+    PlainSerializer(lambda r: r.value, return_type=str),
+    WithJsonSchema({"enum": [r.value for r in Role], "title": "Role", "type": "string"}),
+]
+VerdictLabel = Annotated[
+    Verdict, PlainValidator(_verdict_of), PlainSerializer(lambda v: v.label, return_type=Label)
+]
 
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
-
-
-class StopReason(StrEnum):
-    """Why an agent's loop ended."""
-
-    END_TURN = "end_turn"  # the model ended its turn without tool calls
-    FINALIZED = "finalized"  # the model called finalize_review
-    MAX_TURNS = "max_turns"
-    MAX_INPUT_TOKENS = "max_input_tokens"
-    MAX_OUTPUT_TOKENS = "max_output_tokens"
-    MAX_COST = "max_cost"
-    TIMEOUT = "timeout"
-    REFUSAL = "refusal"
-    ERROR = "error"
-    NO_CREDENTIALS = "no_credentials"  # no ANTHROPIC_API_KEY
-    CREDENTIALS_REFUSED = "credentials_refused"  # the Messages API rejected the key
-    SKIPPED = "skipped"  # nothing to do (e.g. the verifier with no high-priority nodes)
-
-    @property
-    def completed(self) -> bool:
-        """Whether the agent ran to a normal end (its axis may pass)."""
-        return self in {StopReason.END_TURN, StopReason.FINALIZED, StopReason.SKIPPED}
-
-
-class Usage(_Model):
-    requests: int = 0
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    estimated_input_tokens: int = Field(
-        default=0, description="Local estimate, for comparison with the API's count."
-    )
-    cost_usd: float = 0.0
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            **{name: getattr(self, name) + getattr(other, name) for name in Usage.model_fields}
-        )
-
-    @property
-    def total_input_tokens(self) -> int:
-        return self.input_tokens + self.cache_read_tokens + self.cache_write_tokens
 
 
 class AxisReport(_Model):
@@ -104,7 +88,7 @@ class DiscardReport(_Model):
 
 class AgentReport(_Model):
     name: str
-    role: Literal["reviewer", "verifier"]
+    role: RoleLabel
     model: str
     stop_reason: StopReason
     turns: int = 0
@@ -122,75 +106,6 @@ class AgentReport(_Model):
     notes: tuple[str, ...] = Field(
         default=(), description="Harness remarks, e.g. an unknown model priced at the top rate."
     )
-
-
-class SkippedFile(_Model):
-    path: str
-    reason: str
-
-
-class UnseenFile(_Model):
-    """A changed text file no agent saw: neither packed into the context nor read in full."""
-
-    path: str
-    old_path: str | None = Field(default=None, description="The path before a rename or copy.")
-    reason: str = Field(description="Why no agent saw it.")
-    remedy: str = Field(description="What to change so that the next review sees it.")
-
-
-class Coverage(_Model):
-    """What the agents actually saw of the PR's changed files.
-
-    A changed text file is seen when its patch was packed into the context, or when a
-    reviewer's read tools showed every line of its hunks (of the whole file, when GitHub
-    sent no patch) in full. Binary files, submodule pointers and files excluded by the base
-    config's `[paths]` are listed, but leaving them out is policy, not a gap. Every other
-    changed file nobody saw is `unseen`, and makes the coverage `partial`.
-    """
-
-    files_total: int = Field(description="Changed files in the PR, as GitHub or git reports them.")
-    files_in_context: int = Field(description="Files whose patch was given to the model in full.")
-    files_listed: tuple[SkippedFile, ...] = Field(
-        default=(),
-        description="Files not packed into the context, and why (the model may still read them).",
-    )
-    files_read: tuple[str, ...] = Field(
-        default=(),
-        description="Listed files a reviewer read in full with read_file or git_blame: seen.",
-    )
-    unseen: tuple[UnseenFile, ...] = Field(
-        default=(), description="Changed text files no agent saw, with the reason and the remedy."
-    )
-    files_unlisted: int = Field(
-        default=0, description="Changed files GitHub did not list (past its 3,000-file limit)."
-    )
-    partial: bool = Field(
-        description="True when part of the PR was not seen: an unseen or unlisted changed file."
-    )
-    files_carried: tuple[str, ...] = Field(
-        default=(),
-        description=(
-            "An incremental review: changed files of the PR unchanged since the reviewed head, "
-            "not shown this run. Their coverage is that review's (unseen there: unseen here), "
-            "and they resolve nothing."
-        ),
-    )
-    notes: tuple[str, ...] = ()
-
-    def covers(self, path: str | None) -> bool:
-        """Whether this run saw where an earlier finding at `path` (None: the whole PR) was.
-
-        Only then may its absence count as a fix. Unknown gaps (files GitHub did not list,
-        or a partial coverage recorded without its file list) cover nothing, and neither
-        do the files an incremental review carried over (nor the whole PR, then).
-        """
-        if self.files_carried and (path is None or path in self.files_carried):
-            return False
-        if not self.partial:
-            return True
-        if path is None or self.files_unlisted or not self.unseen:
-            return False
-        return all(path not in (f.path, f.old_path) for f in self.unseen)
 
 
 class ReviewKind(StrEnum):
@@ -262,6 +177,9 @@ class Published(_Model):
     resolved: tuple[str, ...] = Field(
         default=(), description="Earlier nodes marked resolved by this run."
     )
+    annotated: tuple[str, ...] = Field(
+        default=(), description="Node ids carried as annotations of the `reviewbot` check run."
+    )
     notes: tuple[str, ...] = ()
 
 
@@ -293,7 +211,7 @@ class Report(_Model):
     @staticmethod
     def reasons_of(decision: Decision) -> tuple[ReasonReport, ...]:
         return tuple(
-            ReasonReport(verdict=r.verdict.label, source=r.source, name=r.name, text=r.text)
+            ReasonReport(verdict=r.verdict, source=r.source, name=r.name, text=r.text)
             for r in decision.reasons
         )
 

@@ -20,7 +20,7 @@ from functools import cache
 
 from reviewbot import __version__
 from reviewbot.agent.context import PackedContext
-from reviewbot.agent.model import ModelClient
+from reviewbot.agent.messages import ModelClient
 from reviewbot.agent.panel import Carry, run_panel
 from reviewbot.agent.progress import Progress
 from reviewbot.config import is_excluded
@@ -32,16 +32,8 @@ from reviewbot.nodes.boundary import Discarded
 from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.publish.markers import PriorState, carry_over
 from reviewbot.redact import Redactor
-from reviewbot.report import (
-    AgentReport,
-    AxisReport,
-    Coverage,
-    DiscardReport,
-    PRInfo,
-    Report,
-    ReviewRun,
-    Usage,
-)
+from reviewbot.report import AgentReport, AxisReport, DiscardReport, PRInfo, Report, ReviewRun
+from reviewbot.run import Coverage, Usage
 from reviewbot.sources.git_repo import lines_at
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import Operator
@@ -73,7 +65,7 @@ def review_snapshot(
 ) -> Report:
     """Run the reviewers and the verifier over `snapshot` and fold everything into a report.
 
-    `plan` says full or incremental (`incremental.plan.plan_review`); None is full.
+    `plan` says full or incremental (`incremental.plan.decide_review`); None is full.
     """
     config = snapshot.config
     plan = plan or ReviewPlan.full("no earlier review to build on", config=config)
@@ -282,7 +274,7 @@ def build_report(
     decision = finalize(proposed, axes, nodes, snapshot.config.policy.node_policy())
     return Report(
         tool_version=__version__,
-        verdict=decision.verdict.label,
+        verdict=decision.verdict,
         reasons=Report.reasons_of(decision),
         axes=tuple(AxisReport.of(axis) for axis in axes),
         nodes=tuple(nodes),

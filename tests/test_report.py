@@ -4,22 +4,28 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import jsonschema
+import pytest
 from click.testing import CliRunner
+from pydantic import ValidationError
 
 from reviewbot.cli import cli
+from reviewbot.modes.profile import Role
 from reviewbot.nodes.boundary import Discarded
 from reviewbot.report import (
+    AgentReport,
     AxisReport,
     DiscardReport,
     PRInfo,
+    ReasonReport,
     Report,
-    Usage,
     json_safe,
     report_schema,
 )
-from reviewbot.verdict import AxisResult, Outcome, default_policy, finalize
+from reviewbot.run import StopReason, Usage
+from reviewbot.verdict import AxisResult, Outcome, Verdict, default_policy, finalize
 from tests.nodes.factories import make_node
 
 
@@ -70,6 +76,39 @@ class TestReport:
         assert {"verdict", "axes", "nodes", "discarded", "usage", "pr", "published"} <= set(
             schema["properties"]
         )
+
+    def test_schema_is_the_published_one(self):
+        """`reviewbot schema` prints byte for byte the committed schema: a change is deliberate.
+
+        `tests/report.schema.json` is the output of `reviewbot schema`; regenerate it (and
+        bump `SCHEMA_VERSION` if a consumer could break) when the report changes."""
+        result = CliRunner().invoke(cli, ["schema"])
+        assert result.exit_code == 0
+        assert result.output == (Path(__file__).parent / "report.schema.json").read_text("utf-8")
+
+    def test_the_verdict_and_roles_are_enums_inside_and_labels_outside(self):
+        """Code reads `Verdict` and `Role`; the JSON carries `"ship"` and `"reviewer"`, as before."""
+        agent = AgentReport(
+            name="r", role=Role.REVIEWER, model="m", stop_reason=StopReason.END_TURN
+        )
+        reason = {"verdict": "hold", "source": "axis", "name": "review", "text": "t"}
+        report = sample_report().model_copy(
+            update={"agents": (agent,), "reasons": (ReasonReport.model_validate(reason),)}
+        )
+        read = Report.model_validate_json(report.model_dump_json())
+        assert read.verdict is Verdict.SHIP
+        assert read.reasons[0].verdict is Verdict.HOLD
+        assert read.agents[0].role is Role.REVIEWER
+        data = json.loads(report.model_dump_json())
+        assert (data["verdict"], data["reasons"][0]["verdict"]) == ("ship", "hold")
+        assert data["agents"][0]["role"] == "reviewer"
+
+    @pytest.mark.parametrize("label", ["Ship", " hold", "BLOCK", 1, None], ids=repr)
+    def test_only_a_verdict_label_is_read_back(self, label):
+        """The JSON's verdict is one of the three labels, spelled as written, or the report is refused."""
+        data = json.loads(sample_report().model_dump_json())
+        with pytest.raises(ValidationError):
+            Report.model_validate({**data, "verdict": label})
 
     def test_usage_adds_up(self):
         """Usage of two requests sums field by field."""

@@ -1,6 +1,6 @@
 """The Messages API client: the only module that imports `anthropic` (and the clouds' SDKs).
 
-`AnthropicClient` implements `reviewbot.agent.model.ModelClient` over the official
+`AnthropicClient` implements `reviewbot.agent.messages.ModelClient` over the official
 SDK. It owns retries and error mapping; it must not know about tools, nodes or
 budgets, and it never reads the environment (the composition root passes the key
 and base URL in). `AnthropicClient.bedrock` and `.vertex` build the same client over
@@ -49,7 +49,7 @@ from typing import Any, cast
 import anthropic
 import httpx
 
-from reviewbot.agent.model import (
+from reviewbot.agent.messages import (
     JSON,
     Block,
     ModelRequest,
@@ -70,7 +70,7 @@ from reviewbot.errors import (
     ReviewbotError,
     UsageError,
 )
-from reviewbot.tools.truncate import first_line
+from reviewbot.text.truncate import first_line
 
 log = logging.getLogger(__name__)
 

@@ -27,20 +27,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from reviewbot.agent import hygiene
 from reviewbot.agent.tokens import estimate_text
 from reviewbot.redact import Redactor
 from reviewbot.render import render
-from reviewbot.report import Coverage, SkippedFile
-from reviewbot.sources.diff_index import FileDiff, FileStatus, LineKind
+from reviewbot.run import Coverage, SkippedFile
+from reviewbot.sources.diff_index import FileDiff, FileStatus
 from reviewbot.sources.snapshot import PRComment, PRSnapshot
+from reviewbot.text import hygiene
+from reviewbot.text.patch import render_patch
 
 TEMPLATE = "prompts/pr_context.j2"
 MAX_COMMENTS = 50  # the most recent ones; older ones are counted in a note
 MAX_COMMENT_CHARS = 4_000
 MAX_BODY_CHARS = 20_000
-_NUMBER_WIDTH = 4
-_MARK = {LineKind.ADDED: "+", LineKind.DELETED: "-", LineKind.CONTEXT: " "}
 _FILE_OVERHEAD = 24  # tokens for a file's heading and data delimiters
 LISTING_SHARE = 4  # the file listing may take at most 1/4 of the context budget
 MAX_GROUPS = 40  # directories named when files are only counted
@@ -91,22 +90,6 @@ class PackedContext:
     coverage: Coverage
     # What each file left out for the budget would have cost, for the remedy coverage names.
     patch_tokens: Mapping[str, int] = field(default_factory=dict)
-
-
-def render_patch(diff: FileDiff) -> str:
-    """The file's hunks, numbered: head numbers on added and context lines, base ones on deleted."""
-    numbers = [ln.new_no or ln.old_no or 0 for h in diff.hunks for ln in h.lines]
-    width = max(_NUMBER_WIDTH, len(str(max(numbers, default=0))))
-    out: list[str] = []
-    for hunk in diff.hunks:
-        section = f" {hunk.section}" if hunk.section else ""
-        out.append(
-            f"@@ -{hunk.old_start},{hunk.old_length} +{hunk.new_start},{hunk.new_length} @@{section}"
-        )
-        for line in hunk.lines:
-            number = line.new_no if line.new_no is not None else line.old_no
-            out.append(f"{number:>{width}} {_MARK[line.kind]} {line.text}")
-    return "\n".join(out) if out else "(no content change)"
 
 
 def pack_context(

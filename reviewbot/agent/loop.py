@@ -52,8 +52,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from reviewbot.agent import hygiene, pricing
-from reviewbot.agent.model import (
+from reviewbot.agent import pricing
+from reviewbot.agent.messages import (
     JSON,
     ModelClient,
     ModelRequest,
@@ -62,11 +62,12 @@ from reviewbot.agent.model import (
 )
 from reviewbot.agent.progress import Progress
 from reviewbot.agent.tokens import estimate_request
-from reviewbot.agent.toolbox import Toolbox, ToolResult
 from reviewbot.config import BudgetConfig
 from reviewbot.errors import CredentialsRefusedError, ModelTimeoutError, ReviewbotError
 from reviewbot.redact import Redactor
-from reviewbot.report import StopReason, Usage
+from reviewbot.run import StopReason, Usage
+from reviewbot.text import hygiene
+from reviewbot.tools.toolbox import Toolbox, ToolResult
 
 log = logging.getLogger(__name__)
 

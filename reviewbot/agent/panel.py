@@ -39,34 +39,32 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Literal
 
-from reviewbot.agent import hygiene
 from reviewbot.agent.context import PackedContext, pack_context
 from reviewbot.agent.coverage import Unreached, assess
 from reviewbot.agent.loop import Limits, ToolLoop
-from reviewbot.agent.model import ModelClient
+from reviewbot.agent.messages import ModelClient
 from reviewbot.agent.progress import Progress
 from reviewbot.agent.prompt import focus_text, role_text, system_prompt
 from reviewbot.config import ReviewConfig, ReviewerConfig
-from reviewbot.modes import Mode
+from reviewbot.modes import Mode, Role
 from reviewbot.nodes.boundary import Discarded
 from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.redact import Redactor
 from reviewbot.render import render
-from reviewbot.report import AgentReport, Coverage, StopReason, Usage
+from reviewbot.report import AgentReport
+from reviewbot.run import Coverage, StopReason, Usage
 from reviewbot.sources.snapshot import PRSnapshot
+from reviewbot.text import hygiene
 from reviewbot.tools.ask_user import Operator
 from reviewbot.tools.context import Workspace
 from reviewbot.tools.session import ReviewSession
 from reviewbot.tools.store import NodeStore
 from reviewbot.tools.views import HeadViews, merged
-from reviewbot.verdict.axes import AxisResult, Outcome
+from reviewbot.verdict.axes import VERIFIER_AXIS, AxisResult, Outcome
 from reviewbot.verdict.fold import axis_outcome
 from reviewbot.verdict.lattice import Verdict
 
-VERIFIER = "verifier"
-Role = Literal["reviewer", "verifier"]
 Carry = Callable[[Sequence[ReviewNode]], Sequence[ReviewNode]]
 NO_CREDENTIALS = "ANTHROPIC_API_KEY is not set"
 _SELF_EXPLAINED = frozenset(
@@ -190,7 +188,7 @@ class _Panel:
         model = reviewer.model or self.config.model
         return self._run_agent(
             name=reviewer.name,
-            role="reviewer",
+            role=Role.REVIEWER,
             model=model,
             brief=reviewer.brief,  # the focus from the base branch's config; the role brief is the prompt's
             context=self.packed.text,
@@ -206,11 +204,11 @@ class _Panel:
         ]
         if not settings.enabled or (self.client is not None and not targets):
             why = "disabled in .reviewbot.toml" if not settings.enabled else "no node to verify"
-            return _not_started(VERIFIER, "verifier", model, StopReason.SKIPPED, why)
+            return _not_started(VERIFIER_AXIS, Role.VERIFIER, model, StopReason.SKIPPED, why)
         nodes = render("prompts/verifier_nodes.j2", nodes=[self._shown(n) for n in targets])
         return self._run_agent(
-            name=VERIFIER,
-            role="verifier",
+            name=VERIFIER_AXIS,
+            role=Role.VERIFIER,
             model=model,
             brief="",
             context=self.packed.text,
@@ -249,7 +247,7 @@ class _Panel:
         own = "\n\n".join(part.strip() for part in parts if part.strip())
         result = loop.run(system=system_prompt(session), context=context, brief=own)
         self.spent = self.spent + result.usage
-        if role == "reviewer":  # coverage is what the reviewers saw (see agent/coverage.py)
+        if role is Role.REVIEWER:  # coverage is what the reviewers saw (see agent/coverage.py)
             self.read.append(session.views)
         if result.stop_reason is StopReason.CREDENTIALS_REFUSED:
             self.refused = result.error

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from reviewbot.agent.model import TokenUsage
+from reviewbot.agent.messages import TokenUsage
 
 _MTOK = 1_000_000
 

@@ -17,8 +17,8 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from reviewbot.agent.hygiene import for_terminal
-from reviewbot.report import StopReason, Usage
+from reviewbot.run import StopReason, Usage
+from reviewbot.text.hygiene import for_terminal
 
 MAX_TOOL_NAME = 60  # a real tool name is short; a longer one is the model's invention
 

@@ -18,7 +18,7 @@ import json
 import math
 from collections.abc import Iterable
 
-from reviewbot.agent.model import JSON, ModelRequest
+from reviewbot.agent.messages import JSON, ModelRequest
 
 CHARS_PER_TOKEN = 3.5
 _PER_MESSAGE = 4

@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from reviewbot.errors import UsageError
+from reviewbot.nodes.boundary import explain
 from reviewbot.sources.github import parse_pr_url
 
 
@@ -99,7 +100,7 @@ def parse_entries(data: list[Any], *, origin: str) -> Benchmark:
         try:
             pr = BenchmarkPR.model_validate(raw)
         except ValidationError as exc:
-            problems.append(f"{where}: {_first_error(exc)}")
+            problems.append(f"{where}: {explain(exc, subject='the entry', limit=1)}")
             continue
         if pr.url in seen:
             problems.append(f"{where}: {pr.url} is already entry {seen[pr.url]}")
@@ -107,15 +108,6 @@ def parse_entries(data: list[Any], *, origin: str) -> Benchmark:
         seen[pr.url] = number
         prs.append(pr)
     return Benchmark(prs=tuple(prs), problems=tuple(problems))
-
-
-def _first_error(exc: ValidationError) -> str:
-    errors = exc.errors(include_url=False)
-    first = errors[0]
-    loc = ".".join(str(part) for part in first["loc"]) or "the entry"
-    message = str(first["msg"]).removeprefix("Value error, ")
-    more = f" (and {len(errors) - 1} more problem(s))" if len(errors) > 1 else ""
-    return f"{loc}: {message}{more}"
 
 
 def _kind(value: Any) -> str:

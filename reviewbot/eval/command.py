@@ -32,7 +32,7 @@ BAD_ENTRIES = 2
 PIPED_WIDTH = 120
 
 
-def evaluate(
+def run_evaluation(
     bench_path: Path,
     options: EvalOptions,
     settings: Settings,

@@ -21,15 +21,17 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from reviewbot.agent import hygiene, pricing
-from reviewbot.agent.model import JSON, ModelClient, ModelRequest, ModelResponse
+from reviewbot.agent import pricing
+from reviewbot.agent.messages import JSON, ModelClient, ModelRequest, ModelResponse
 from reviewbot.agent.tokens import estimate_request
 from reviewbot.errors import ModelAPIError
 from reviewbot.eval.bench import BenchmarkPR
+from reviewbot.nodes.boundary import explain
 from reviewbot.nodes.model import ReviewNode
 from reviewbot.redact import Redactor
 from reviewbot.render import render
-from reviewbot.report import Usage
+from reviewbot.run import Usage
+from reviewbot.text import hygiene
 
 TOOL = "record_judgement"
 MAX_ATTEMPTS = 3
@@ -129,7 +131,7 @@ class Judge:
         return {"type": "text", "text": text, "cache_control": _EPHEMERAL}
 
     def _finding_block(self, finding: ReviewNode) -> JSON:
-        shown = hygiene.wrap(describe(finding), kind="finding", redactor=self._redactor)
+        shown = hygiene.wrap(finding_text(finding), kind="finding", redactor=self._redactor)
         return {
             "type": "text",
             "text": render("prompts/judge_finding.j2", finding=shown, tool=TOOL),
@@ -148,7 +150,7 @@ class Judge:
         )
 
 
-def describe(finding: ReviewNode) -> str:
+def finding_text(finding: ReviewNode) -> str:
     """The finding as the judge reads it: what a person reading the review would see."""
     where = "the whole pull request"
     if finding.anchor is not None:
@@ -167,9 +169,7 @@ def _read(response: ModelResponse, *, count: int) -> tuple[JudgeAnswer | None, s
     try:
         answer = JudgeAnswer.model_validate(calls[0].input)
     except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        loc = ".".join(str(p) for p in first["loc"]) or "input"
-        return None, f"{loc}: {first['msg']}"
+        return None, explain(exc, limit=1)
     if answer.golden is not None and not 1 <= answer.golden <= count:
         return None, f"golden must be null or a number from 1 to {count}, not {answer.golden}"
     return answer, ""

@@ -45,8 +45,10 @@ from reviewbot.eval.result import (
 )
 from reviewbot.eval.score import overall, score_pr
 from reviewbot.eval.terminal import EvalProgress
+from reviewbot.modes.profile import Role
 from reviewbot.nodes.model import ReviewNode
-from reviewbot.report import Report, StopReason, Usage
+from reviewbot.report import Report
+from reviewbot.run import StopReason, Usage
 from reviewbot.settings import Settings
 from reviewbot.tools.ask_user import NoOperator
 
@@ -198,7 +200,7 @@ def _check_agents(report: Report) -> None:
             raise CredentialsRefusedError(
                 agent.error or "the Messages API rejected ANTHROPIC_API_KEY"
             )
-        if agent.role == "reviewer" and agent.stop_reason in _CANNOT_RUN:
+        if agent.role == Role.REVIEWER and agent.stop_reason in _CANNOT_RUN:
             raise NetworkError(
                 f"reviewer {agent.name} could not run: {agent.error or agent.stop_reason.value}"
             )

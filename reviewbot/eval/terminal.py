@@ -17,12 +17,12 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from reviewbot.agent.hygiene import for_terminal
 from reviewbot.agent.progress import describe
 from reviewbot.eval.bench import Severity, short_name
 from reviewbot.eval.result import CountsReport, EvalResult, PRResult
 from reviewbot.redact import Redactor
-from reviewbot.report import Usage
+from reviewbot.run import Usage
+from reviewbot.text.hygiene import for_terminal
 
 
 class EvalProgress(Protocol):

@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from reviewbot.agent import hygiene
 from reviewbot.agent.context import PackedContext, pack_context
 from reviewbot.agent.tokens import estimate_text
 from reviewbot.incremental.carry import Rejudge
@@ -23,6 +22,7 @@ from reviewbot.redact import Redactor
 from reviewbot.render import render
 from reviewbot.sources.diff_index import DiffIndex
 from reviewbot.sources.snapshot import PRSnapshot
+from reviewbot.text import hygiene
 
 TEMPLATE = "prompts/since.j2"
 MAX_NAMED = 200  # unchanged files named; the rest are counted

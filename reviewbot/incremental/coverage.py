@@ -13,7 +13,7 @@ Pure.
 
 from __future__ import annotations
 
-from reviewbot.report import Coverage, UnseenFile
+from reviewbot.run import Coverage, UnseenFile
 from reviewbot.sources.diff_index import DiffIndex
 
 

@@ -30,7 +30,8 @@ from reviewbot.config import ReviewConfig
 from reviewbot.incremental.changes import authored
 from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.publish.markers import PriorState, SummaryMarker
-from reviewbot.report import Coverage, ReviewKind, ReviewRun
+from reviewbot.report import ReviewKind, ReviewRun
+from reviewbot.run import Coverage
 from reviewbot.sources.diff_index import DiffIndex
 from reviewbot.sources.git_repo import Push, push_since
 from reviewbot.sources.snapshot import PRSnapshot
@@ -100,7 +101,7 @@ def wanted_since(prior: PriorState, config: ReviewConfig, head_sha: str) -> str 
     return marker.head_sha
 
 
-def plan_review(snapshot: PRSnapshot, prior: PriorState | None) -> ReviewPlan:
+def decide_review(snapshot: PRSnapshot, prior: PriorState | None) -> ReviewPlan:
     config = snapshot.config
     last = prior.newest_comment if prior is not None else None
     marker = prior.summary_marker() if prior is not None else None

@@ -1,7 +1,7 @@
 """Capability profiles: everything a mode guarantees, declared once (SPEC 2).
 
 The tool surface (`reviewbot.tools.surface`), the action guard
-(`reviewbot.agent.guard`) and the system prompt (`reviewbot.agent.prompt`) are all
+(`reviewbot.tools.guard`) and the system prompt (`reviewbot.agent.prompt`) are all
 derived from the profile here, so they cannot disagree. Profiles name tools by
 string only; this module must not import the tool registry (a test checks that
 every name here is a registered tool).
@@ -10,13 +10,21 @@ every name here is a registered tool).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Literal
 
 from reviewbot.modes.effect import READ_ONLY_DENIED, Effect, Tier
 from reviewbot.modes.mode import Mode
 
 Worktree = Literal["read_only", "read_write"]
-Role = Literal["reviewer", "verifier"]
+
+
+class Role(StrEnum):
+    """What an agent does on the panel: raise review nodes, or verify the high-priority ones."""
+
+    REVIEWER = "reviewer"
+    VERIFIER = "verifier"
+
 
 READ_TOOLS = (
     "read_file",

@@ -9,8 +9,10 @@ discard, not the review.
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Iterable
+import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -19,6 +21,10 @@ from pydantic import ValidationError
 from reviewbot.nodes.model import Finding, ReviewNode
 
 _PREVIEW = 80
+_QUOTED = 80
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+Loc = tuple[int | str, ...]
 
 M = TypeVar("M", Finding, ReviewNode)
 
@@ -49,7 +55,7 @@ def admit(raw: object, model: type[M], *, origin: str) -> M | Discarded:
             )
         return model.model_validate(raw)
     except ValidationError as exc:
-        return Discarded(raw=raw, reason=explain(exc), origin=origin)
+        return Discarded(raw=raw, reason=_reason(exc), origin=origin)
     except Exception as exc:  # noqa: BLE001 - trust boundary: hostile input may raise anything, and must cost one discard, never the run
         return Discarded(raw=raw, reason=f"unreadable input ({type(exc).__name__})", origin=origin)
 
@@ -71,18 +77,67 @@ def read_boundary(
     return BoundaryResult(valid=tuple(valid), discarded=tuple(discarded))
 
 
-def explain(exc: ValidationError) -> str:
-    """One readable sentence per problem: `priority: Input should be 'P0', … (got 'p0')`."""
+def explain(
+    exc: ValidationError,
+    *,
+    subject: str = "input",
+    limit: int | None = None,
+    show_input: bool = False,
+    unknown: str | None = None,
+    line_of: Callable[[Loc], int | None] | None = None,
+) -> str:
+    """The one rendering of a pydantic `ValidationError`: one line, `where: message` per problem.
+
+    `where` is the field's path (`reviewers[1].name`; `subject` when the input itself is
+    wrong, nothing when it is empty); a key that is not a plain identifier (an unknown field the input sent) is a
+    JSON-escaped string, so it can neither break the line nor pass for harness text.
+    `limit`: at most that many problems, then `(and N more)`; `show_input`: a wrong value
+    is shown as `(got 'p0')`; `unknown`: the wording for an unknown field instead of
+    pydantic's; `line_of`: the line a problem's path is on (a config file), as `line 3: `.
+    """
+    errors = exc.errors(include_url=False, include_context=False)
     problems = []
-    for error in exc.errors(include_url=False, include_context=False):
-        where = ".".join(str(part) for part in error["loc"]) or "input"
-        message = error["msg"]
-        if error["type"] not in {"missing", "extra_forbidden"}:
+    for error in errors[:limit]:
+        loc = tuple(error["loc"])
+        message = str(error["msg"]).removeprefix("Value error, ")
+        if error["type"] == "extra_forbidden" and unknown is not None:
+            message = unknown
+        elif show_input and error["type"] not in {"missing", "extra_forbidden"}:
             message = f"{message} (got {_preview(error.get('input'))})"
-        elif error["type"] == "extra_forbidden":
-            message = "is not a field of a review node"
-        problems.append(f"{where}: {message}")
-    return "; ".join(problems) or "invalid review node"
+        line = line_of(loc) if line_of is not None else None
+        prefix = f"line {line}: " if line is not None else ""
+        where = field_path(loc) or subject
+        problems.append(f"{prefix}{where}: {message}" if where else prefix + message)
+    more = len(errors) - len(problems)
+    tail = f" (and {more} more)" if more > 0 else ""
+    return "; ".join(problems).replace("\n", " ") + tail
+
+
+def _reason(exc: ValidationError) -> str:
+    """Why a review node was refused, with the wrong values shown (the model retries on it)."""
+    return (
+        explain(exc, show_input=True, unknown="is not a field of a review node")
+        or "invalid review node"
+    )
+
+
+def field_path(loc: Loc) -> str:
+    """`("reviewers", 1, "name")` → `reviewers[1].name`; odd keys JSON-quoted, cut at 80."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+            continue
+        name = part if _NAME.fullmatch(part) else _quoted(part)
+        out += f".{name}" if out else name
+    return out
+
+
+def _quoted(text: str) -> str:
+    cut = text if len(text) <= _QUOTED else text[:_QUOTED] + "…"
+    # ASCII escapes: no control, invisible or bidi character survives; no `<`/`>` either,
+    # so a key cannot open or close an `<untrusted_data>` block where the text is shown.
+    return json.dumps(cut).replace("<", "\\u003c").replace(">", "\\u003e")
 
 
 def _preview(value: Any) -> str:

@@ -83,7 +83,7 @@ def checkout_reader(checkout: Path) -> HeadReader:
 
 
 def verdict_of(report: Report) -> Verdict:
-    return Verdict.parse(report.verdict)
+    return report.verdict
 
 
 def inert_for(redactor: Redactor, link_of: LinkBuilder | None) -> Inert:

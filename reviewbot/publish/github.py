@@ -12,7 +12,10 @@ requests, so the calls a run makes are the ones listed here:
     2      PATCH /pulls/comments/{id}, PUT /pulls/{n}/reviews/{id}
                                                    vanished findings marked resolved (≤ 10 edits a run)
     3      PATCH /issues/comments/{id} or POST /issues/{n}/comments    the summary, edited in place
-    4      POST /check-runs  (403 → POST /statuses/{sha})             the verdict for branch protection
+    4      POST /check-runs  (403 → POST /statuses/{sha})             the verdict for branch protection,
+                                                   with the first 50 findings as annotations
+    5      PATCH /check-runs/{id}                  the next annotations, 50 a request (≤ 2 PATCHes:
+                                                   ≤ 150 a run, see publish/annotations.py)
 
 The verdict as branch protection sees it (GitHub counts `success`, `neutral` and
 `skipped` as passing a required check, a commit status only `success`):
@@ -49,7 +52,11 @@ key of its content), the summary's marker, the check run's `external_id`, the
 status's context and text, the bot's PENDING probe — and posts again only when it is
 absent (at most `WRITE_ATTEMPTS` times). A write that cannot be confirmed ends the
 run with one line (exit 5). PUT, PATCH and DELETE are idempotent and retried as
-they are; a DELETE answered 404 was already done.
+they are; a DELETE answered 404 was already done. The exception is the PATCH that
+appends annotations (GitHub adds what each one carries): it is never repeated by the
+client (`_Api.append`); after a lost answer the check run's `output.annotations_count`
+is read back and only the annotations GitHub does not hold are sent again. A commit
+status (the fallback) carries no annotations: the publisher's notes say so.
 
 Failure paths add calls that do not grow with the findings either: an approval
 GitHub refuses is re-posted as COMMENT; a 422 for the review (GitHub does not say
@@ -70,6 +77,7 @@ from typing import Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
 from github import Github, GithubException
+from github.Requester import Requester
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from reviewbot.config import PublishConfig
@@ -80,9 +88,17 @@ from reviewbot.errors import (
     NotFoundError,
     ReviewbotError,
 )
+from reviewbot.modes.profile import Role
 from reviewbot.nodes.boundary import read_boundary
 from reviewbot.nodes.lifecycle import Action
 from reviewbot.nodes.model import ReviewNode, Status
+from reviewbot.publish.annotations import (
+    PER_REQUEST,
+    Annotation,
+    Annotations,
+    plan_annotations,
+    remaining,
+)
 from reviewbot.publish.body import (
     MAX_CHECK_TEXT,
     TRUNCATED_CHECK,
@@ -91,6 +107,7 @@ from reviewbot.publish.body import (
     checkout_reader,
     deciding,
     finish,
+    inert_for,
     inline_body,
     review_text,
     summary_body,
@@ -115,10 +132,11 @@ from reviewbot.publish.resolution import resolved_body
 from reviewbot.publish.seal import Sealer
 from reviewbot.redact import Redactor
 from reviewbot.report import Published, PublishedComment, Report
+from reviewbot.sources.ci import CHECK_NAME
+from reviewbot.sources.github import WriteOnceRetry
 from reviewbot.sources.snapshot import PRComment, PRSnapshot
 from reviewbot.verdict.lattice import Verdict
 
-CHECK_NAME = "reviewbot"
 MAX_STATUS_DESCRIPTION = 140  # GitHub: a commit status description
 MAX_RESOLVE_EDITS = 10  # per run; the rest are marked on the next run (writes stay O(1))
 MAX_PAGES = 30  # × 100 items per listing: a bound on reads for pathological PRs
@@ -189,6 +207,19 @@ class _Created(_Shape):
     html_url: str | None = None
 
 
+class _CheckOutput(_Shape):
+    annotations_count: int | None = None
+
+
+class _CheckRun(_Shape):
+    id: int
+    output: _CheckOutput | None = None
+
+    @property
+    def annotations(self) -> int | None:
+        return self.output.annotations_count if self.output else None
+
+
 class _Failure(Exception):
     """A request that failed, kept inside this module until it is mapped at the boundary."""
 
@@ -238,6 +269,7 @@ class _Api:
 
     def __init__(self, client: Github, repo: str) -> None:
         self._requester = client.requester
+        self._appender: Requester | None = None
         self.base = f"/repos/{repo}"
 
     def call(self, verb: str, path: str, body: dict[str, Any] | None = None) -> Any:
@@ -259,6 +291,15 @@ class _Api:
                 return found
         assert lost is not None
         raise lost
+
+    def append(self, path: str, body: dict[str, Any]) -> Any:
+        """PATCH a write GitHub appends: never repeated by the client; a lost answer is `_Lost`."""
+        if self._appender is None:
+            kwargs = self._requester.kwargs
+            retry = kwargs["retry"]
+            kwargs["retry"] = retry.appending() if isinstance(retry, WriteOnceRetry) else 0
+            self._appender = Requester(**kwargs)
+        return self._send("PATCH", self.base + path, body=body, requester=self._appender)[1]
 
     def delete(self, path: str) -> None:
         """DELETE, where a 404 means done: a retry after a lost answer finds it gone."""
@@ -287,11 +328,15 @@ class _Api:
         *,
         body: dict[str, Any] | None = None,
         params: dict[str, Any] | None = None,
+        requester: Requester | None = None,
     ) -> tuple[dict[str, Any], Any]:
+        appends = requester is not None
         try:
-            return self._requester.requestJsonAndCheck(verb, url, parameters=params, input=body)
+            return (requester or self._requester).requestJsonAndCheck(
+                verb, url, parameters=params, input=body
+            )
         except GithubException as exc:
-            if exc.status >= 500 and verb == "POST":  # the client does not retry these
+            if exc.status >= 500 and (verb == "POST" or appends):  # the client does not retry these
                 raise _Lost(reason=f"HTTP {exc.status}", verb=verb, path=url) from exc
             raise _HTTPError(
                 status=exc.status, message=_message(exc.data), verb=verb, path=url
@@ -443,9 +488,21 @@ class GitHubPublisher:
         summary_id = self._upsert_summary(
             report, posted.plan, [p.node for p in vanished], marker, link_of, notes, prior
         )
-        check_id, status, conclusion = self._set_check(
-            report, snapshot.head_sha, posted.plan, link_of
+        annotations = plan_annotations(
+            report.nodes,
+            snapshot.diff,
+            head_sha=snapshot.head_sha,
+            inert=inert_for(self.redact, link_of),
         )
+        check_id, status, conclusion, annotated = self._set_check(
+            report, snapshot.head_sha, posted.plan, link_of, annotations
+        )
+        if status and annotations.items:
+            notes.append(
+                f"Check runs are not permitted for this token: the verdict is a commit status, "
+                f"which carries no annotations ({len(annotations.items)} finding(s) were not "
+                "annotated; they are in the review and the summary)."
+            )
         return Published(
             review_id=posted.review.id if posted.review else None,
             review_url=posted.review.html_url if posted.review else None,
@@ -458,6 +515,7 @@ class GitHubPublisher:
             in_body=tuple(item.node.id for item in posted.plan.body) if posted.review else (),
             already_posted=tuple(node.id for node in posted.plan.already_posted),
             resolved=tuple(p.node.id for p in vanished),
+            annotated=annotated,
             notes=tuple(notes),
         )
 
@@ -466,12 +524,12 @@ class GitHubPublisher:
         if plan.new_count:
             return True
         marker = prior.summary.marker if prior.summary else None
-        return marker is None or marker.verdict != report.verdict
+        return marker is None or marker.verdict != report.verdict.label
 
     def _post_review(
         self, report: Report, plan: Plan, snapshot: PRSnapshot, link_of: LinkBuilder
     ) -> _Posted:
-        verdict = Verdict.parse(report.verdict)
+        verdict = report.verdict
         event: Event = _EVENTS[verdict]
         partial = report.coverage is None or report.coverage.partial
         if event == "APPROVE" and (not self.config.approve or partial):
@@ -708,9 +766,15 @@ class GitHubPublisher:
         return _Created.model_validate(data).id
 
     def _set_check(
-        self, report: Report, head_sha: str, plan: Plan, link_of: LinkBuilder
-    ) -> tuple[int | None, bool, Conclusion]:
-        """A check run carrying the verdict; a commit status when check runs are not permitted."""
+        self,
+        report: Report,
+        head_sha: str,
+        plan: Plan,
+        link_of: LinkBuilder,
+        annotations: Annotations,
+    ) -> tuple[int | None, bool, Conclusion, tuple[str, ...]]:
+        """A check run carrying the verdict and the annotations; a commit status when check runs
+        are not permitted. Also returns the ids of the nodes annotated."""
         conclusion, qualifier = _gate(report, advisory_hold=self.config.advisory_hold)
         # GitHub shows the title as plain text: untrusted reasons only lose invisibles and newlines.
         title = finish(plain(_check_title(report, qualifier)), self.redact, limit=1_000)
@@ -721,13 +785,16 @@ class GitHubPublisher:
             redactor=self.redact,
             limit=MAX_CHECK_TEXT,
             pointer=TRUNCATED_CHECK,
+            notes=annotations.notes(),
         )
+        output = {"title": title, "summary": summary}
+        first = annotations.items[:PER_REQUEST]
         payload: dict[str, Any] = {
             "name": CHECK_NAME,
             "head_sha": head_sha,
             "status": "completed",
             "conclusion": conclusion,
-            "output": {"title": title, "summary": summary},
+            "output": {**output, **({"annotations": _payloads(first)} if first else {})},
         }
         payload["external_id"] = f"{CHECK_NAME}:{head_sha[:12]}:{_key(payload)}"
 
@@ -757,8 +824,40 @@ class GitHubPublisher:
             self._api.write_once(
                 f"/statuses/{head_sha}", status, find=lambda: self._find_status(head_sha, status)
             )
-            return None, True, conclusion
-        return _Created.model_validate(data).id, False, conclusion
+            return None, True, conclusion, ()
+        run = _CheckRun.model_validate(data)
+        stored = self._annotate(run, output, annotations.items, sent=len(first))
+        return run.id, False, conclusion, tuple(a.node_id for a in annotations.items[:stored])
+
+    def _annotate(
+        self, run: _CheckRun, output: dict[str, Any], items: Sequence[Annotation], *, sent: int
+    ) -> int:
+        """Append the annotations `run` does not hold yet, 50 a PATCH; how many it holds.
+
+        GitHub appends what each PATCH carries, so after a lost answer the count GitHub
+        reports is read back and only the annotations it lacks are sent again.
+        """
+        path = f"/check-runs/{run.id}"
+        # The created (or read-back) run is the one whose external_id covers the first batch.
+        stored = max(run.annotations or 0, sent)
+        misses = 0  # lost answers in a row whose batch the read-back did not find
+        for _ in range(len(remaining(items, stored)) * WRITE_ATTEMPTS):
+            batches = remaining(items, stored)
+            if not batches:
+                break
+            body = {"output": {**output, "annotations": _payloads(batches[0])}}
+            try:
+                answer = _CheckRun.model_validate(self._api.append(path, body))
+            except _Lost as exc:
+                found = _CheckRun.model_validate(self._api.get(path, {})).annotations or 0
+                misses = misses + 1 if found <= stored else 0
+                if misses >= WRITE_ATTEMPTS:
+                    raise exc
+                stored = max(found, stored)
+                continue
+            misses = 0
+            stored = max(answer.annotations or 0, stored + len(batches[0]))
+        return min(stored, len(items))
 
     def _find_status(self, head_sha: str, status: dict[str, Any]) -> Any | None:
         """The bot's newest status of `head_sha` with this context, if it says what we post.
@@ -772,6 +871,10 @@ class GitHubPublisher:
                 same = (item.state, item.description) == (status["state"], status["description"])
                 return item.model_dump() if same else None
         return None
+
+
+def _payloads(batch: Sequence[Annotation]) -> list[dict[str, Any]]:
+    return [annotation.payload() for annotation in batch]
 
 
 def _without(plan: Plan, left_out: Sequence[str]) -> Plan:
@@ -812,7 +915,7 @@ def _gate(report: Report, *, advisory_hold: bool) -> tuple[Conclusion, str]:
     everything that must keep a PR unmergeable is `failure`. Partial or unreported
     coverage is never a pass, whatever the verdict and `advisory_hold`.
     """
-    verdict, gap = Verdict.parse(report.verdict), _coverage_gap(report)
+    verdict, gap = report.verdict, _coverage_gap(report)
     if verdict is Verdict.BLOCK:
         return "failure", ""
     if verdict is Verdict.SHIP:
@@ -831,13 +934,13 @@ def _coverage_gap(report: Report) -> str | None:
 
 
 def _check_title(report: Report, qualifier: str) -> str:
-    label = VERDICT_LABEL[Verdict.parse(report.verdict)]
+    label = VERDICT_LABEL[report.verdict]
     return f"{label}{qualifier}: {deciding(report)[0]}"
 
 
 def _status_description(report: Report, qualifier: str, redactor: Redactor) -> str:
     """`Hold (blocks merge): …`: what the status stands for, in GitHub's 140 characters."""
-    label = Verdict.parse(report.verdict).name.capitalize()
+    label = report.verdict.name.capitalize()
     text = plain(redactor(f"{label}{qualifier}: {deciding(report)[0]}"))  # plain text on GitHub
     if len(text) <= MAX_STATUS_DESCRIPTION:
         return text
@@ -896,7 +999,7 @@ def _decision_notes(prior: PriorState) -> list[str]:
 
 def _could_resolve(report: Report) -> bool:
     """Whether this run could find anything again: every reviewer ran to a normal end."""
-    reviewers = [agent for agent in report.agents if agent.role == "reviewer"]
+    reviewers = [agent for agent in report.agents if agent.role == Role.REVIEWER]
     return (
         bool(reviewers)
         and all(agent.stop_reason.completed for agent in reviewers)

@@ -21,9 +21,13 @@ channel to send data out of the repository), and, after rendering, links
                     a zero-width space after its `@` (plain-text e-mail replies
                     quote comments without their markup; Dependabot does the same)
     `⟨U+XXXX⟩`      invisible, bidirectional and control characters (the rule of the
-                    prompt side, agent/hygiene.py)
+                    prompt side, text/hygiene.py)
     plain text      the check-run title and commit-status descriptions (`plain`):
                     GitHub shows them as text, so only invisibles and newlines change
+    defanged text   check-run annotations (`Inert.text`): shown as plain text, but a
+                    viewer may still make a URL clickable, so a URL outside the PR's
+                    repository loses its `://` (`https[:]//…`, `www[.]…`) and a mention
+                    or reference gets a zero-width space after its `@`, `#` or `GH-`
 
 How: every untrusted string is redacted FIRST (an escaped secret no longer looks
 like itself), then tokenized. Block level: fenced code is recognised and
@@ -51,8 +55,8 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
 
-from reviewbot.agent.hygiene import reveal_invisible
 from reviewbot.redact import MASK, Redactor
+from reviewbot.text.hygiene import reveal_invisible
 
 # Inline tokens, tried in this order at each position (see the module docstring).
 _TOKEN = re.compile(
@@ -73,6 +77,15 @@ _TOKEN = re.compile(
 # An author's escape of a character live tokens are made of (`\@user`, `www\.x`) is dropped, so
 # the token is found and defused: GitHub links mentions in the rendered text, after escapes.
 _TOKEN_ESCAPE = re.compile(r"\\([\\@#:/.\-])")
+# What a plain-text surface may still link: URLs, mentions and references (see `Inert.text`).
+_PLAIN_TOKEN = re.compile(
+    r"""
+      (?P<url>(?:[A-Za-z][A-Za-z0-9+.\-]{0,31})?://[^\s<>]*|(?<![\w.])www\.[^\s<>]*)
+    | (?P<mention>@)(?=[A-Za-z0-9])
+    | (?P<ref>\#|[Gg][Hh]-)(?=[0-9])
+    """,
+    re.VERBOSE,
+)
 # Characters with markdown meaning anywhere in a line (emphasis and strikethrough are kept).
 _ESCAPED = frozenset("\\`[]&|$")
 # A line that would open a block: the group `mark` is where the escaping backslash goes.
@@ -201,6 +214,27 @@ class Inert:
         """One line of inline markdown (a title, a reason, a note); `table` makes it cell-safe."""
         flat = " ".join(visible(self.redactor(text)).split())
         return _no_block_start(self._inline(flat, table=table, links=self.links))
+
+    def text(self, text: str, *, one_line: bool = False) -> str:
+        """Plain text for a surface GitHub does not render as markdown (an annotation).
+
+        Redacted first, invisibles shown; nothing is escaped (a backslash would show), but
+        what a viewer could still turn into a link, a mention or a reference is defanged.
+        """
+        shown = visible(self.redactor(text))
+        if one_line:
+            shown = " ".join(shown.split())
+        return _PLAIN_TOKEN.sub(self._defang, shown)
+
+    def _defang(self, token: re.Match[str]) -> str:
+        url = token["url"]
+        if url is None:  # a mention or a reference: the zero-width space breaks the link
+            return token.group() + _ZWSP
+        if self.links is not None and self.links.allows(url.rstrip(_URL_TRAILING)):
+            return url
+        if url.startswith("www."):
+            return "www[.]" + url[4:]
+        return url.replace("://", "[:]//", 1)
 
     def code(self, text: str, *, table: bool = False) -> str:
         """A PR-controlled name (a file path) as a code span; even newlines and tabs shown."""

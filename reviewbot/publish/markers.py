@@ -69,7 +69,8 @@ from reviewbot.nodes.lifecycle import Action, Event, apply
 from reviewbot.nodes.model import Priority, ReviewNode, Status
 from reviewbot.publish.seal import Sealer
 from reviewbot.redact import Redactor
-from reviewbot.report import AxisReport, Coverage, Report, ReviewKind, ReviewRun, UnseenFile
+from reviewbot.report import AxisReport, Report, ReviewKind, ReviewRun
+from reviewbot.run import Coverage, UnseenFile
 from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.fold import Source
 from reviewbot.verdict.lattice import Label, Verdict
@@ -298,12 +299,12 @@ class SummaryMarker(_Marker):
             config_digest=run.config_digest if run else None,
             last_comment=run.last_comment if run else None,
             head_sha=head_sha,
-            verdict=report.verdict,
+            verdict=report.verdict.label,
             axes=tuple(AxisMarker.of(axis, redactor=redactor) for axis in report.axes),
             coverage=(
                 CoverageMarker.of(report.coverage, redactor=redactor) if report.coverage else None
             ),
-            proposed=max(proposals, key=Verdict.parse) if proposals else None,
+            proposed=max(proposals).label if proposals else None,
             nodes=tuple(map(NodeState.of, report.nodes))
             if len(report.nodes) <= MAX_AXIS_NODES
             else None,

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from urllib.parse import quote
 
-from reviewbot.nodes.model import Anchor, ReviewNode, Status
-from reviewbot.sources.diff_index import DiffIndex, Side
+from reviewbot.nodes.model import Anchor, ReviewNode, Side, Status
+from reviewbot.sources.diff_index import DiffIndex
 
 SIDE: Side = "RIGHT"  # the default side: an anchor without one is on the PR head
 

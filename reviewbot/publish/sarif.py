@@ -96,7 +96,7 @@ def to_sarif(report: Report, *, redactor: Redactor | None = None) -> dict[str, A
         },
         "results": [_result(node, anchor, redact) for node, anchor in located],
         "properties": {
-            "verdict": report.verdict,
+            "verdict": report.verdict.label,
             "headSha": report.pr.head_sha,
             "unlocatedFindings": len(standing) - len(located),
         },

@@ -94,7 +94,7 @@ def parses(path: str, text: str) -> bool | None:
     return True
 
 
-def apply(text: str, start: int, end: int, replacement: str) -> str | None:
+def splice(text: str, start: int, end: int, replacement: str) -> str | None:
     """`text` with lines start..end replaced; None when the lines do not exist."""
     lines = text.splitlines(keepends=True)
     if not 1 <= start <= end <= len(lines):
@@ -153,7 +153,7 @@ def _why_not(
         return "not committable: the comment covers only part of the anchored lines"
     if head_text is None:
         return "not committable: the head file could not be read"
-    applied = apply(head_text, anchor.start_line, anchor.end_line, suggestion)
+    applied = splice(head_text, anchor.start_line, anchor.end_line, suggestion)
     if applied is None:
         return "not committable: the anchored lines are not in the head file"
     verdict = parses(anchor.path, applied)

@@ -32,7 +32,8 @@ from reviewbot.publish.body import (
 from reviewbot.publish.plan import priority_key
 from reviewbot.publish.suggestion import read_head_text
 from reviewbot.redact import Redactor
-from reviewbot.report import Report, SkippedFile
+from reviewbot.report import Report
+from reviewbot.run import SkippedFile
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.verdict.lattice import Verdict
 

@@ -13,10 +13,10 @@ from enum import StrEnum
 from fnmatch import fnmatchcase
 
 from reviewbot.config import CIConfig
-from reviewbot.verdict.axes import AxisResult, Outcome
+from reviewbot.verdict.axes import CI_AXIS, AxisResult, Outcome
 
-AXIS_NAME = "ci"
-OWN_CHECK = "reviewbot"  # the check run reviewbot publishes: its verdict never counts as CI
+# The check run (or commit status) reviewbot publishes: its verdict never counts as CI.
+CHECK_NAME = "reviewbot"
 
 
 class CheckKind(StrEnum):
@@ -76,7 +76,7 @@ def ci_axis(
 ) -> AxisResult:
     """Fold the checks into the `ci` axis.
 
-    Never counted: reviewbot's own check run (`OWN_CHECK`), and the jobs of this workflow
+    Never counted: reviewbot's own check run (`CHECK_NAME`), and the jobs of this workflow
     run (`run_id`, GITHUB_RUN_ID), reviewbot's among them, which are in progress while it
     runs. Check runs are named after a job's `name:`, so those are matched by their run's
     URL, not by name. Names in `config.ignore` and `config.gated_checks` are shell-style
@@ -87,7 +87,7 @@ def ci_axis(
     counted = [
         c
         for c in checks
-        if not _matches(c.name, (OWN_CHECK, *config.ignore))
+        if not _matches(c.name, (CHECK_NAME, *config.ignore))
         and (own_run is None or own_run not in (c.url or ""))
     ]
     missing: list[str] = []
@@ -97,7 +97,7 @@ def ci_axis(
             p for p in config.gated_checks if not any(fnmatchcase(c.name, p) for c in counted)
         ]
     return AxisResult(
-        name=AXIS_NAME,
+        name=CI_AXIS,
         gated=gated,
         outcome=_outcome(counted, missing),
         detail=_detail(counted, missing),
@@ -107,7 +107,7 @@ def ci_axis(
 def ci_not_run(config: CIConfig, why: str) -> AxisResult:
     """The CI axis when the checks could not be read (a token without `checks: read`)."""
     gated = config.gated or bool(config.gated_checks)
-    return AxisResult(name=AXIS_NAME, gated=gated, outcome=Outcome.NOT_RUN, detail=why)
+    return AxisResult(name=CI_AXIS, gated=gated, outcome=Outcome.NOT_RUN, detail=why)
 
 
 def _matches(name: str, patterns: Collection[str]) -> bool:

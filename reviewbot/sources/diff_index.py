@@ -20,14 +20,13 @@ import io
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any
 
 from unidiff import PatchSet
 from unidiff.errors import UnidiffParseError
 
 from reviewbot.errors import RepositoryError
-
-Side = Literal["RIGHT", "LEFT"]
+from reviewbot.nodes.model import Side
 
 
 class FileStatus(StrEnum):

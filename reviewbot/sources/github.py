@@ -182,7 +182,9 @@ class WriteOnceRetry(GithubRetry):
     re-raises any other 403 — or 429 with `Retry-After`), which stores nothing, and
     after a connection that never opened (urllib3 retries those for any method). Any
     other failure reaches the publisher, which reads back before writing again. PUT,
-    PATCH and DELETE of the same content are idempotent and keep their retries.
+    PATCH and DELETE of the same content are idempotent and keep their retries — except
+    the PATCH that appends annotations to a check run (`appending`). The methods it
+    retries blindly are `allowed_methods`.
 
     A 429 is retried for every method, as GitHub asks: after `Retry-After`, else at
     `x-ratelimit-reset` when `x-ratelimit-remaining` is 0, else after the secondary
@@ -196,9 +198,18 @@ class WriteOnceRetry(GithubRetry):
     def is_retry(self, method: str, status_code: int, has_retry_after: bool = False) -> bool:
         if status_code == 429:
             return True
-        if method.upper() in IDEMPOTENT_METHODS:
+        if method.upper() in (self.allowed_methods or ()):
             return super().is_retry(method, status_code, has_retry_after)
         return status_code == 403
+
+    def appending(self) -> WriteOnceRetry:
+        """This policy for writes GitHub appends (a check run's annotations): PATCH as a POST.
+
+        Each such PATCH adds what it carries, so a blind repeat after a lost answer would
+        add it twice; the publisher reads back instead (publish/annotations.py).
+        """
+        allowed = frozenset(self.allowed_methods or ()) - {"PATCH"}
+        return self.new(allowed_methods=allowed)
 
     def increment(
         self,

@@ -12,9 +12,9 @@ from typing import Protocol, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reviewbot.agent.hygiene import for_terminal, quoted
-from reviewbot.agent.toolbox import ToolResult
+from reviewbot.text.hygiene import for_terminal, quoted
 from reviewbot.tools.context import ToolContext
+from reviewbot.tools.toolbox import ToolResult
 
 NO_OPERATOR = "no operator is connected; decide, and record the open point as a `question` node"
 EMPTY_ANSWER = "the operator gave no answer; decide yourself"

@@ -22,12 +22,12 @@ from contextlib import contextmanager
 import git
 from pydantic import BaseModel, ConfigDict, Field
 
-from reviewbot.agent.hygiene import quoted
-from reviewbot.agent.toolbox import ToolResult, Untrusted
 from reviewbot.nodes.model import RelPath
+from reviewbot.text.hygiene import quoted
+from reviewbot.text.truncate import clip, first_line, head_tail, numbered
 from reviewbot.tools.context import ToolContext, ToolRetry
 from reviewbot.tools.paths import GIT_DIR, MAX_FILE_BYTES, decode_lines, normalise, split_lines
-from reviewbot.tools.truncate import clip, first_line, head_tail, numbered
+from reviewbot.tools.toolbox import ToolResult, Untrusted
 from reviewbot.tools.views import bounded_rows
 
 _REV = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._/@{}^~-]{0,199}$")

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reviewbot.agent.toolbox import ToolResult
 from reviewbot.nodes.model import RelPath
 from reviewbot.tools.context import ToolContext
+from reviewbot.tools.toolbox import ToolResult
 
 
 class _Input(BaseModel):

@@ -2,7 +2,7 @@
 
 An incremental review packs only the changes since the reviewed head; this keeps the
 whole PR's diff in reach (as does any file a full review only listed for its size).
-Shown as the packer renders it (`agent.context.render_patch`): head numbers on added
+Shown as the packer renders it (`text.patch.render_patch`): head numbers on added
 and context lines, base numbers on deleted ones. Showing the patch marks the file seen
 (an anchor may point at it), like a packed patch; it does not count for coverage (a
 long patch is cut head+tail, and coverage counts what `read_file` showed in full).
@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reviewbot.agent.context import render_patch
-from reviewbot.agent.hygiene import quoted
-from reviewbot.agent.toolbox import ToolResult, Untrusted
 from reviewbot.nodes.model import RelPath
+from reviewbot.text.hygiene import quoted
+from reviewbot.text.patch import render_patch
+from reviewbot.text.truncate import clip, head_tail
 from reviewbot.tools.context import ToolContext, ToolRetry
 from reviewbot.tools.paths import normalise
-from reviewbot.tools.truncate import clip, head_tail
+from reviewbot.tools.toolbox import ToolResult, Untrusted
 
 
 class ReadPatchInput(BaseModel):

@@ -22,7 +22,7 @@ from typing import Protocol
 
 import re2
 
-from reviewbot.agent.hygiene import quoted
+from reviewbot.text.hygiene import quoted
 from reviewbot.tools.context import ToolRetry
 
 Matches = Callable[[str], bool]

@@ -6,10 +6,10 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from reviewbot.agent.toolbox import ToolResult
 from reviewbot.tools.context import Plan, ToolContext
+from reviewbot.tools.toolbox import ToolResult
 
-Step = Annotated[str, StringConstraints(min_length=1, max_length=2_000)]
+PlanStep = Annotated[str, StringConstraints(min_length=1, max_length=2_000)]
 
 
 class SubmitPlanInput(BaseModel):
@@ -18,7 +18,7 @@ class SubmitPlanInput(BaseModel):
     summary: str = Field(
         min_length=1, max_length=20_000, description="What the plan achieves and why."
     )
-    steps: list[Step] = Field(min_length=1, max_length=100, description="The steps, in order.")
+    steps: list[PlanStep] = Field(min_length=1, max_length=100, description="The steps, in order.")
 
 
 def submit_plan(ctx: ToolContext, args: SubmitPlanInput) -> ToolResult:

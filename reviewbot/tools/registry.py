@@ -17,11 +17,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from reviewbot.agent.toolbox import ToolResult
 from reviewbot.modes.effect import Effect, Tier
 from reviewbot.nodes.model import Finding
 from reviewbot.tools import ask_user, git_views, other_modes, patch, plan_verbs, repo, review_verbs
 from reviewbot.tools.context import ToolContext
+from reviewbot.tools.toolbox import ToolResult
 
 # The second argument is the validated input model (or, for a `boundary` tool, the raw input).
 Handler = Callable[[ToolContext, Any], ToolResult]

@@ -17,9 +17,9 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reviewbot.agent.hygiene import quoted
-from reviewbot.agent.toolbox import ToolResult, Untrusted
 from reviewbot.nodes.model import RelPath
+from reviewbot.text.hygiene import quoted
+from reviewbot.text.truncate import clip, head_tail, numbered
 from reviewbot.tools.context import ToolContext, ToolRetry
 from reviewbot.tools.paths import (
     MAX_FILE_BYTES,
@@ -31,7 +31,7 @@ from reviewbot.tools.paths import (
     resolve_inside,
 )
 from reviewbot.tools.pattern import LinePattern
-from reviewbot.tools.truncate import clip, head_tail, numbered
+from reviewbot.tools.toolbox import ToolResult, Untrusted
 from reviewbot.tools.views import bounded_rows
 
 MAX_MATCH_CHARS = 300

@@ -6,7 +6,7 @@ error the model can act on. Then it enforces checkable facts about the anchor
 (SPEC 2): the file exists in the PR head, the agent has seen it in this run, the
 lines exist, and the quote is what those lines say (re-located when it is found
 elsewhere). The model copies quotes from tool output and patches, which show the
-file through `reviewbot.agent.hygiene` (hidden characters revealed, delimiters
+file through `reviewbot.text.hygiene` (hidden characters revealed, delimiters
 defused), so quotes are compared with the file *as the model saw it*; the node
 stores the file's actual text. Status changes go through `reviewbot.nodes.apply`
 only. Nothing here decides a verdict.
@@ -20,9 +20,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reviewbot.agent.hygiene import neutralise_delimiters, quoted, reveal_invisible
-from reviewbot.agent.toolbox import ToolResult, Untrusted
 from reviewbot.errors import LifecycleError
+from reviewbot.modes.profile import Role
 from reviewbot.nodes import (
     Action,
     Anchor,
@@ -37,9 +36,11 @@ from reviewbot.nodes import (
 from reviewbot.nodes.model import MAX_BODY, MAX_QUOTE, ReviewNode, Side
 from reviewbot.nodes.stamp import stamp
 from reviewbot.sources.diff_index import FileDiff, LineKind
+from reviewbot.text.hygiene import neutralise_delimiters, quoted, reveal_invisible
+from reviewbot.text.truncate import numbered
 from reviewbot.tools.context import Proposal, ToolContext, ToolRetry
 from reviewbot.tools.paths import normalise, read_lines, resolve_inside
-from reviewbot.tools.truncate import numbered
+from reviewbot.tools.toolbox import ToolResult, Untrusted
 from reviewbot.verdict.lattice import Verdict
 
 _SHOWN_LINES = 40
@@ -137,7 +138,7 @@ def _raise_again(ctx: ToolContext, node: ReviewNode, finding: Finding) -> ToolRe
     the verifier has no axis. It is the judge, so its restatement is answered as before and
     its confirmation still counts.
     """
-    if ctx.role != "reviewer" or ctx.agent in node.raisers:
+    if ctx.role != Role.REVIEWER or ctx.agent in node.raisers:
         return ToolResult(content=f"already recorded as {node.id}; a node is not added twice")
     try:
         after = also_raised(node, ctx.agent, finding)

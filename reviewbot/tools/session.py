@@ -1,6 +1,6 @@
 """ReviewSession: one agent's toolbox — its surface, its guard and its run state.
 
-It satisfies `reviewbot.agent.toolbox.Toolbox`: the loop offers the model
+It satisfies `reviewbot.tools.toolbox.Toolbox`: the loop offers the model
 `tool_params()` and hands every call to `call()`, which records the guard's
 decision and runs the tool only on `Allow`. Tool signals (`ToolRetry`, refusals)
 become `is_error` results here; anything else a tool raises is a crash, which
@@ -15,17 +15,17 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
-from reviewbot.agent.guard import Allow, GuardRecord, Halt, Reject, check
-from reviewbot.agent.toolbox import ToolResult
 from reviewbot.modes.mode import Mode
 from reviewbot.modes.profile import PROFILES, CapabilityProfile, Role
+from reviewbot.text.truncate import head_tail_chars
 from reviewbot.tools.ask_user import Operator
 from reviewbot.tools.context import Deadline, Plan, Proposal, ToolContext, ToolRetry, Workspace
+from reviewbot.tools.guard import Allow, GuardRecord, Halt, Reject, check
 from reviewbot.tools.paths import normalise
 from reviewbot.tools.registry import ToolSpec
 from reviewbot.tools.store import NodeStore
 from reviewbot.tools.surface import Surface, compute_surface
-from reviewbot.tools.truncate import head_tail_chars
+from reviewbot.tools.toolbox import ToolResult
 from reviewbot.tools.views import HeadViews
 
 __all__ = ["NodeStore", "Plan", "Proposal", "ReviewSession", "Workspace"]

@@ -48,7 +48,9 @@ def pinned(profile: CapabilityProfile) -> frozenset[str]:
 
 
 def compute_surface(
-    profile: CapabilityProfile, role: Role = "reviewer", registry: Mapping[str, ToolSpec] = REGISTRY
+    profile: CapabilityProfile,
+    role: Role = Role.REVIEWER,
+    registry: Mapping[str, ToolSpec] = REGISTRY,
 ) -> Surface:
     keep = pinned(profile)
     _check(profile, keep, registry)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from reviewbot.tools.truncate import MAX_LINE_CHARS, Omitted, head_tail
+from reviewbot.text.truncate import MAX_LINE_CHARS, Omitted, head_tail
 
 
 @dataclass(slots=True)

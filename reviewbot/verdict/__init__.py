@@ -13,7 +13,7 @@ from reviewbot.verdict.fold import (
 from reviewbot.verdict.lattice import Verdict, strictest
 from reviewbot.verdict.policy import (
     DEFAULT_MIN_CONFIDENCE,
-    Effect,
+    Consequence,
     NodePolicy,
     NodeRule,
     default_policy,
@@ -22,8 +22,8 @@ from reviewbot.verdict.policy import (
 __all__ = [
     "DEFAULT_MIN_CONFIDENCE",
     "AxisResult",
+    "Consequence",
     "Decision",
-    "Effect",
     "NodePolicy",
     "NodeRule",
     "Outcome",

@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+# The axes reviewbot itself owns (a reviewer may not take their names):
+CI_AXIS = "ci"  # the PR head's checks and commit statuses
+VERIFIER_AXIS = "verifier"  # the verifier agent's axis; the agent has the same name
+
 
 class Outcome(StrEnum):
     PASSED = "passed"

@@ -14,7 +14,7 @@ from enum import StrEnum
 from reviewbot.nodes.model import ReviewNode
 from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.lattice import Verdict, strictest
-from reviewbot.verdict.policy import Effect, NodePolicy
+from reviewbot.verdict.policy import Consequence, NodePolicy
 
 
 class Source(StrEnum):
@@ -110,7 +110,7 @@ def fold_nodes(
 def axis_outcome(nodes: Iterable[ReviewNode], policy: NodePolicy) -> Outcome:
     """A reviewer that ran: failed when one of its nodes has a `fail` effect, else passed."""
     effects = policy.effects(nodes)
-    return Outcome.FAILED if any(e is Effect.FAIL for _, e, _ in effects) else Outcome.PASSED
+    return Outcome.FAILED if any(e is Consequence.FAIL for _, e, _ in effects) else Outcome.PASSED
 
 
 def finalize(

@@ -17,20 +17,22 @@ from reviewbot.verdict.lattice import Verdict
 DEFAULT_MIN_CONFIDENCE = 0.7
 
 
-class Effect(StrEnum):
+class Consequence(StrEnum):
+    """What a matching node does to the verdict (a tool's effect class is `modes.Effect`)."""
+
     HOLD = "hold"
     FAIL = "fail"
 
     @property
     def verdict(self) -> Verdict:
-        return Verdict.BLOCK if self is Effect.FAIL else Verdict.HOLD
+        return Verdict.BLOCK if self is Consequence.FAIL else Verdict.HOLD
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class NodeRule:
     status: Status
     priorities: frozenset[Priority]
-    effect: Effect
+    effect: Consequence
     min_confidence: float = 0.0
 
     def matches(self, node: ReviewNode) -> bool:
@@ -50,7 +52,7 @@ class NodeRule:
 class NodePolicy:
     rules: tuple[NodeRule, ...]
 
-    def effect_of(self, node: ReviewNode) -> tuple[Effect, NodeRule] | None:
+    def effect_of(self, node: ReviewNode) -> tuple[Consequence, NodeRule] | None:
         """The strictest rule `node` matches, or None when it moves nothing."""
         matched = [rule for rule in self.rules if rule.matches(node)]
         if not matched:
@@ -58,7 +60,9 @@ class NodePolicy:
         rule = max(matched, key=lambda r: r.effect.verdict)
         return rule.effect, rule
 
-    def effects(self, nodes: Iterable[ReviewNode]) -> list[tuple[ReviewNode, Effect, NodeRule]]:
+    def effects(
+        self, nodes: Iterable[ReviewNode]
+    ) -> list[tuple[ReviewNode, Consequence, NodeRule]]:
         found = []
         for node in nodes:
             hit = self.effect_of(node)
@@ -74,11 +78,11 @@ def default_policy(min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> NodePolicy
     return NodePolicy(
         rules=(
             NodeRule(
-                status=ready, priorities=p0, effect=Effect.FAIL, min_confidence=min_confidence
+                status=ready, priorities=p0, effect=Consequence.FAIL, min_confidence=min_confidence
             ),
             # A confirmed P0 below the confidence minimum still holds: it is not evidence of safety.
-            NodeRule(status=ready, priorities=p0, effect=Effect.HOLD),
-            NodeRule(status=open_, priorities=p0, effect=Effect.HOLD),
-            NodeRule(status=ready, priorities=p1, effect=Effect.HOLD),
+            NodeRule(status=ready, priorities=p0, effect=Consequence.HOLD),
+            NodeRule(status=open_, priorities=p0, effect=Consequence.HOLD),
+            NodeRule(status=ready, priorities=p1, effect=Consequence.HOLD),
         )
     )

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from reviewbot.agent.client import AnthropicClient
-from reviewbot.agent.model import ModelRequest, TextBlock, ToolUseBlock
+from reviewbot.agent.messages import ModelRequest, TextBlock, ToolUseBlock
 from reviewbot.errors import (
     AuthError,
     CredentialsRefusedError,

@@ -19,7 +19,7 @@ from reviewbot.agent.panel import run_panel
 from reviewbot.agent.progress import SilentProgress
 from reviewbot.config import BudgetConfig, ReviewConfig
 from reviewbot.redact import Redactor
-from reviewbot.report import Coverage, UnseenFile
+from reviewbot.run import Coverage, UnseenFile
 from reviewbot.sources.diff_index import DiffIndex, FileStatus
 from reviewbot.tools.ask_user import NoOperator
 from reviewbot.tools.views import HeadViews

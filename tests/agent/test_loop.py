@@ -16,12 +16,12 @@ from reviewbot.agent.loop import (
     TOOL_GRACE,
     ToolLoop,
 )
-from reviewbot.agent.model import ModelClient, ModelRequest, ModelResponse
+from reviewbot.agent.messages import ModelClient, ModelRequest, ModelResponse
 from reviewbot.agent.progress import SilentProgress
-from reviewbot.agent.toolbox import ToolResult
 from reviewbot.errors import ModelTimeoutError
 from reviewbot.redact import MASK, Redactor
-from reviewbot.report import StopReason, Usage
+from reviewbot.run import StopReason, Usage
+from reviewbot.tools.toolbox import ToolResult
 from tests.agent.factories import (
     MODEL,
     FakeClock,

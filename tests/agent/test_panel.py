@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from reviewbot.agent.panel import NO_CREDENTIALS, VERIFIER, PanelOutcome, run_panel
+from reviewbot.agent.panel import NO_CREDENTIALS, PanelOutcome, run_panel
 from reviewbot.agent.progress import SilentProgress
 from reviewbot.config import (
     DEFAULT_MODEL,
@@ -20,9 +20,10 @@ from reviewbot.config import (
 from reviewbot.nodes.lifecycle import Action, Event, apply
 from reviewbot.nodes.model import Status
 from reviewbot.redact import MASK, Redactor
-from reviewbot.report import StopReason
+from reviewbot.run import StopReason
 from reviewbot.tools.ask_user import NoOperator
 from reviewbot.verdict import Outcome, Verdict, finalize
+from reviewbot.verdict.axes import VERIFIER_AXIS as VERIFIER
 from tests.agent.factories import FakeClock, Sleeps, client_for, file_diff, index, snapshot
 from tests.fakes.messages_api import (
     Failure,

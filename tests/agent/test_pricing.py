@@ -8,7 +8,7 @@ from typing import Literal
 
 import pytest
 
-from reviewbot.agent.model import TokenUsage
+from reviewbot.agent.messages import TokenUsage
 from reviewbot.agent.pricing import PRICES, cost_of, price_of, worst_case_usd
 from reviewbot.config import DEFAULT_MODEL
 

@@ -7,7 +7,7 @@ import io
 from rich.console import Console
 
 from reviewbot.agent.progress import MAX_TOOL_NAME, RichProgress, SilentProgress, describe
-from reviewbot.report import StopReason, Usage
+from reviewbot.run import StopReason, Usage
 
 USAGE = Usage(
     requests=2, input_tokens=1_000, cache_read_tokens=9_000, output_tokens=1_500, cost_usd=0.0421

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reviewbot.agent.model import ModelRequest
+from reviewbot.agent.messages import ModelRequest
 from reviewbot.agent.tokens import estimate_request, estimate_text
 from tests.fakes.messages_api import count_tokens
 

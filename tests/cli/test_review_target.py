@@ -8,7 +8,7 @@ import pytest
 
 from reviewbot.errors import ExitCode, UsageError
 from reviewbot.gate import gate
-from reviewbot.report import AgentReport, StopReason
+from reviewbot.report import AgentReport
 from reviewbot.review_target import (
     EventTarget,
     LocalTarget,
@@ -17,6 +17,8 @@ from reviewbot.review_target import (
     TargetFlags,
     parse_target,
 )
+from reviewbot.run import StopReason
+from reviewbot.verdict.lattice import Verdict
 from tests.test_report import sample_report
 
 URL = "https://github.com/octo/app/pull/7"
@@ -97,7 +99,7 @@ class TestGate:
     )
     def test_fail_on_compares_the_verdict(self, verdict, fail_on, fails):
         """--fail-on fails the step when the verdict reaches its level, never with `none`."""
-        report = sample_report().model_copy(update={"verdict": verdict})
+        report = sample_report().model_copy(update={"verdict": Verdict.parse(verdict)})
         failure = gate(report, fail_on)
         assert (failure is not None) is fails
         if failure is not None:

@@ -62,10 +62,10 @@ class TestEntries:
             (entry(url="https://github.com/o/r/issues/1"), "url: not a pull request URL"),
             (entry(url="not a url"), "url: not a pull request URL"),
             (entry(comments=[]), "comments: Tuple should have at least 1 item"),
-            (entry(comments=[{"comment": "x"}]), "comments.0.severity: Field required"),
+            (entry(comments=[{"comment": "x"}]), "comments[0].severity: Field required"),
             (
                 entry(comments=[{"comment": "x", "severity": "Urgent"}]),
-                "comments.0.severity: Input should be",
+                "comments[0].severity: Input should be",
             ),
             ([1, 2], "the entry: Input should be a valid dictionary"),
         ],
@@ -100,7 +100,7 @@ class TestEntries:
     def test_more_problems_are_counted(self):
         """An entry with several problems shows the first and how many more."""
         bench = parse_entries([{"comments": 3}], origin="b.json")
-        assert "(and 2 more problem(s))" in bench.problems[0]
+        assert "(and 2 more)" in bench.problems[0]
 
 
 class TestSelect:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from reviewbot.agent.model import TokenUsage
+from reviewbot.agent.messages import TokenUsage
 from reviewbot.agent.pricing import cost_of
 from reviewbot.config import DEFAULT_MODEL
 from tests.e2e.harness import Run, World
@@ -259,7 +259,7 @@ class TestBadInput:
         assert len(problems) == 4, run.stderr
         assert "entry 1: comments: Field required" in problems[0]
         assert "entry 2: url: not a pull request URL" in problems[1]
-        assert "entry 4: comments.0.severity" in problems[2]
+        assert "entry 4: comments[0].severity" in problems[2]
         assert "entry 5" in problems[3]
         assert "Traceback" not in run.stderr
         result = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))

@@ -358,7 +358,7 @@ class TestMalformed:
             (
                 "issue_comment",
                 "pull_request.opened.payload.json",
-                "the event payload does not match a issue_comment event: issue: Field required",
+                "the event payload does not match a issue_comment event: issue: Field required (and 1 more)",
             ),
             (
                 "check_suite",

@@ -7,8 +7,9 @@ webhook fixture's `pull_request`), paginated files (Link headers, per_page, the
 `add_reply`, filed under a review of their own as GitHub does), reviews (create with comments,
 validated against each file's diff the way GitHub does: one bad comment → 422 for
 the whole review and nothing stored; pending reviews hidden and deletable; body
-edits), review comments of a review, check runs (create/list for a ref; conclusions
-validated as GitHub does), commit statuses, collaborator permission and `/user` —
+edits), review comments of a review, check runs (create, get, update, list for a ref;
+conclusions validated as GitHub does; annotations: at most 50 a request, appended by
+each update, counted in `output.annotations_count`, listed), commit statuses, collaborator permission and `/user` —
 the routes reviewbot calls, no more — and what branch protection would say of a
 required check (`required_check`). Plain handler: `FakeGitHub()(request) → response`; the
 loopback server (tests/fakes/server.py) records requests and injects faults.
@@ -63,6 +64,9 @@ SETTABLE_CONCLUSIONS = frozenset(
 PASSING_CONCLUSIONS = frozenset({"success", "neutral", "skipped"})
 RequiredCheck = Literal["passing", "failing", "pending"]
 ANNOTATIONS_PER_REQUEST = 50
+ANNOTATION_LEVELS = frozenset({"notice", "warning", "failure"})
+ANNOTATION_TITLE_MAX = 255  # characters
+ANNOTATION_TEXT_MAX = 64 * 1024  # bytes: "The maximum size is 64 KB" (message, raw_details)
 
 REVIEW_STATES = {
     "APPROVE": "APPROVED",
@@ -109,6 +113,13 @@ def _unprocessable(errors: list[Any]) -> Response:
             "documentation_url": _DOCS,
             "status": "422",
         },
+    )
+
+
+def _invalid(text: str) -> Response:
+    """GitHub's answer to a request its JSON schema refuses (check runs, annotations)."""
+    return Response.json(
+        422, {"message": f"Invalid request.\n\n{text}", "documentation_url": _DOCS, "status": "422"}
     )
 
 
@@ -241,6 +252,7 @@ class FakeRepo:
     reviews: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     review_comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     check_runs: list[dict[str, Any]] = field(default_factory=list)
+    annotations: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # check run id →
     statuses: list[dict[str, Any]] = field(default_factory=list)
     permissions: dict[str, str] = field(default_factory=dict)  # login → admin|write|read|none
     clone_url: str | None = None  # e.g. file:///… of a real repository the test built
@@ -439,6 +451,9 @@ class FakeGitHub:
             ("GET", rf"{r}/commits/(?P<ref>[^/]+)/check-runs", self._list_check_runs),
             ("GET", rf"{r}/commits/(?P<ref>[^/]+)/statuses", self._list_statuses),
             ("POST", rf"{r}/check-runs", self._create_check_run),
+            ("GET", rf"{r}/check-runs/(?P<run_id>\d+)", self._get_check_run),
+            ("PATCH", rf"{r}/check-runs/(?P<run_id>\d+)", self._update_check_run),
+            ("GET", rf"{r}/check-runs/(?P<run_id>\d+)/annotations", self._list_annotations),
             ("POST", rf"{r}/statuses/(?P<sha>[0-9a-f]{{40}})", self._create_status),
             ("GET", rf"{r}/statuses/(?P<ref>[0-9a-f]{{40}})", self._list_statuses),
             ("GET", rf"{r}/contents/(?P<path>.+)", self._get_contents),
@@ -1028,11 +1043,62 @@ class FakeGitHub:
                         f"Invalid request.\n\nOnly {CHECK_TEXT_MAX} characters are allowed; {len(output[key])} were supplied."
                     ]
                 )
-        if len(output.get("annotations") or []) > ANNOTATIONS_PER_REQUEST:
-            return _unprocessable(
-                [f"Only {ANNOTATIONS_PER_REQUEST} annotations are allowed per request."]
+        return self._annotations_error(output.get("annotations"))
+
+    @staticmethod
+    def _annotations_error(annotations: Any) -> Response | None:
+        """GitHub's schema validation of `output.annotations` (the 50 limit is per request)."""
+        if annotations is None:
+            return None
+        if not isinstance(annotations, list):
+            return _invalid("For 'properties/annotations', it is not an array.")
+        if len(annotations) > ANNOTATIONS_PER_REQUEST:
+            return _invalid(
+                f"No more than {ANNOTATIONS_PER_REQUEST} items are allowed; "
+                f"{len(annotations)} were supplied."
             )
+        for item in annotations:
+            if not isinstance(item, dict):
+                return _invalid("For 'items', it is not an object.")
+            for key in ("path", "start_line", "end_line", "annotation_level", "message"):
+                if item.get(key) is None:
+                    return _invalid(f'"{key}" wasn\'t supplied.')
+            if item["annotation_level"] not in ANNOTATION_LEVELS:
+                return _invalid(
+                    f"For 'properties/annotation_level', {json.dumps(item['annotation_level'])} "
+                    f"is not one of {sorted(ANNOTATION_LEVELS)}."
+                )
+            columns = item.get("start_column") is not None or item.get("end_column") is not None
+            if columns and item["start_line"] != item["end_line"]:
+                return _invalid("start_column and end_column are only allowed on a single line.")
+            if len(item.get("title") or "") > ANNOTATION_TITLE_MAX:
+                return _invalid(f"Only {ANNOTATION_TITLE_MAX} characters are allowed in a title.")
+            for key in ("message", "raw_details"):
+                if len(str(item.get(key) or "").encode()) > ANNOTATION_TEXT_MAX:
+                    return _invalid(f"The {key} of an annotation is limited to 64 KB.")
         return None
+
+    @staticmethod
+    def _store_annotations(repo: FakeRepo, run: dict[str, Any], output: dict[str, Any]) -> None:
+        """Append the request's annotations to the run (GitHub appends, never replaces)."""
+        stored = repo.annotations.setdefault(run["id"], [])
+        for item in output.get("annotations") or ():
+            blob = f"https://github.com/{repo.full_name}/blob/{run['head_sha']}/{item['path']}"
+            stored.append(
+                {
+                    "path": item["path"],
+                    "blob_href": blob,
+                    "start_line": item["start_line"],
+                    "end_line": item["end_line"],
+                    "start_column": item.get("start_column"),
+                    "end_column": item.get("end_column"),
+                    "annotation_level": item["annotation_level"],
+                    "title": item.get("title") or "",
+                    "message": item["message"],
+                    "raw_details": item.get("raw_details") or "",
+                }
+            )
+        run["output"]["annotations_count"] = len(stored)
 
     def _new_check_run(
         self, repo: FakeRepo, fields: dict[str, Any], app: str, base_url: str
@@ -1091,8 +1157,53 @@ class FakeGitHub:
         if refused:
             return refused
         run = self._new_check_run(repo, payload, self.app_slug, request.base_url)
+        self._store_annotations(repo, run, payload.get("output") or {})
         repo.check_runs.append(run)
         return Response.json(201, run)
+
+    def _check_run(self, repo: FakeRepo, run_id: str) -> dict[str, Any] | None:
+        return next((r for r in repo.check_runs if r["id"] == int(run_id)), None)
+
+    def _get_check_run(self, request: Request, repo: FakeRepo, run_id: str) -> Response:
+        run = self._check_run(repo, run_id)
+        return Response.json(200, run) if run is not None else _not_found()
+
+    def _update_check_run(self, request: Request, repo: FakeRepo, run_id: str) -> Response:
+        """PATCH: fields replaced, except the annotations, which are appended to the run's."""
+        run = self._check_run(repo, run_id)
+        if run is None:
+            return _not_found()
+        if run["app"]["slug"] != self.app_slug:  # only the app that created it may update it
+            return Response.json(403, {"message": "Invalid app_id", "status": "403"})
+        payload = request.json() or {}
+        output = payload.get("output")
+        if output is not None:
+            if not isinstance(output, dict):
+                return _unprocessable(["output must be an object"])
+            for key in ("title", "summary"):  # "Required" once `output` is sent
+                if not output.get(key):
+                    return _invalid(f'"{key}" wasn\'t supplied.')
+        conclusion = payload.get("conclusion")
+        if conclusion is not None and conclusion not in SETTABLE_CONCLUSIONS:
+            return _invalid(f"For 'properties/conclusion', {json.dumps(conclusion)} is not valid.")
+        refused = self._check_output_error(output)
+        if refused:
+            return refused
+        for key in ("name", "details_url", "external_id", "status", "conclusion"):
+            if key in payload:
+                run[key] = payload[key]
+        if conclusion is not None:
+            run["status"] = "completed"
+            run["completed_at"] = payload.get("completed_at") or self._time()
+        if output is not None:
+            run["output"].update({k: output.get(k) for k in ("title", "summary", "text")})
+            self._store_annotations(repo, run, output)
+        return Response.json(200, run)
+
+    def _list_annotations(self, request: Request, repo: FakeRepo, run_id: str) -> Response:
+        if self._check_run(repo, run_id) is None:
+            return _not_found()
+        return self._page(request, repo.annotations.get(int(run_id), []))
 
     def required_check(self, full_name: str, sha: str, name: str) -> RequiredCheck:
         """What branch protection says of `name` as a required check of `sha`.

@@ -432,6 +432,61 @@ class TestChecksAndStatuses:
             )
         assert (too_long.value.status, too_many.value.status) == (422, 422)
 
+    def test_annotations_are_appended_by_each_update_and_counted(self, served):
+        """Create with 50, update with 30 more: GitHub holds 80, in order, and counts them."""
+        repo = client(served).get_repo(REPO)
+        run = repo.create_check_run(
+            name="reviewbot",
+            head_sha="b" * 40,
+            conclusion="failure",
+            output={"title": "t", "summary": "s", "annotations": _annotations(50)},
+        )
+        assert run.output.annotations_count == 50
+        run.edit(output={"title": "t", "summary": "s", "annotations": _annotations(30, 50)})
+        assert run.output.annotations_count == 80
+        listed = list(repo.get_check_run(run.id).get_annotations())
+        assert [a.message for a in listed] == [f"m{i}" for i in range(80)]
+        assert {a.annotation_level for a in listed} == {"warning"}
+        assert repo.get_check_run(run.id).output.annotations_count == 80
+
+    def test_an_update_of_more_than_50_is_refused_and_stores_nothing(self, served):
+        """51 annotations in one update: 422 with GitHub's words; the run keeps what it had."""
+        repo = client(served).get_repo(REPO)
+        run = repo.create_check_run(
+            name="reviewbot", head_sha="b" * 40, output={"title": "t", "summary": "s"}
+        )
+        with pytest.raises(GithubException) as refused:
+            run.edit(output={"title": "t", "summary": "s", "annotations": _annotations(51)})
+        assert refused.value.status == 422
+        assert "No more than 50 items are allowed; 51 were supplied." in str(refused.value.data)
+        assert repo.get_check_run(run.id).output.annotations_count == 0
+
+    @pytest.mark.parametrize(
+        ("change", "output"),
+        [
+            ({"annotation_level": "error"}, None),
+            ({"start_column": 1, "end_column": 4, "end_line": 5}, None),
+            ({"title": "x" * 256}, None),
+            ({"message": None}, None),
+            ({}, {"summary": "s"}),
+        ],
+        ids=["level", "columns-on-two-lines", "long-title", "no-message", "no-title"],
+    )
+    def test_annotations_github_refuses(self, served, change, output):
+        """A bad level, columns over several lines, a long title, a missing field: 422."""
+        repo = client(served).get_repo(REPO)
+        run = repo.create_check_run(
+            name="reviewbot", head_sha="b" * 40, output={"title": "t", "summary": "s"}
+        )
+        annotation = {**_annotations(1)[0], **change}
+        sent = {"title": "t", "summary": "s", **(output or {}), "annotations": [annotation]}
+        if output is not None:
+            sent.pop("title")
+        with pytest.raises(GithubException) as refused:
+            run.edit(output=sent)
+        assert refused.value.status == 422
+        assert list(repo.get_check_run(run.id).get_annotations()) == []
+
     def test_statuses(self, served):
         """Commit statuses are created and listed newest first."""
         commit = client(served).get_repo(REPO).get_commit("b" * 40)
@@ -553,3 +608,17 @@ class TestFaultsThroughPyGithub:
         gh = client(served)
         _ = gh.get_repo(REPO).get_pull(1).title
         assert gh.rate_limiting[0] == 4_999
+
+
+def _annotations(count: int, start: int = 0) -> list[dict[str, object]]:
+    return [
+        {
+            "path": "src/app.py",
+            "start_line": 2,
+            "end_line": 3,
+            "annotation_level": "warning",
+            "title": f"t{i}",
+            "message": f"m{i}",
+        }
+        for i in range(start, start + count)
+    ]

@@ -8,7 +8,7 @@ import pytest
 
 from reviewbot.config import ReviewConfig
 from reviewbot.incremental.coverage import joined
-from reviewbot.incremental.plan import config_digest, plan_review
+from reviewbot.incremental.plan import config_digest, decide_review
 from reviewbot.nodes.model import Priority
 from reviewbot.publish.markers import (
     AxisMarker,
@@ -17,7 +17,8 @@ from reviewbot.publish.markers import (
     PriorSummary,
     SummaryMarker,
 )
-from reviewbot.report import Coverage, ReviewKind, UnseenFile
+from reviewbot.report import ReviewKind
+from reviewbot.run import Coverage, UnseenFile
 from reviewbot.verdict.axes import Outcome
 from tests.agent.factories import HEAD_SHA, file_diff, index, snapshot
 
@@ -48,7 +49,7 @@ def prior(summary: SummaryMarker | None, **changes) -> PriorState:
 
 def reason(tmp_path: Path, state: PriorState, *, config: ReviewConfig | None = None, **kw) -> str:
     snap = snapshot(tmp_path, index(file_diff("a.py", PATCH), **kw), config=config)
-    plan = plan_review(snap, state)
+    plan = decide_review(snap, state)
     assert plan.run.kind is ReviewKind.FULL
     assert plan.increment is None
     return plan.run.reason

@@ -11,18 +11,8 @@ from reviewbot.config import ReviewConfig
 from reviewbot.nodes import Kind, Priority, ReviewNode, Status
 from reviewbot.publish.markers import CommentRecord, Trust, seal_body
 from reviewbot.publish.seal import Sealer
-from reviewbot.report import (
-    AgentReport,
-    AxisReport,
-    Coverage,
-    DiscardReport,
-    PRInfo,
-    ReasonReport,
-    Report,
-    SkippedFile,
-    StopReason,
-    Usage,
-)
+from reviewbot.report import AgentReport, AxisReport, DiscardReport, PRInfo, ReasonReport, Report
+from reviewbot.run import Coverage, SkippedFile, StopReason, Usage
 from reviewbot.sources.diff_index import DiffIndex, FileStatus, file_diff_from_patch
 from reviewbot.sources.snapshot import Origin, PRSnapshot
 from reviewbot.verdict.axes import Outcome

@@ -42,7 +42,7 @@ from reviewbot.publish.markers import (
 )
 from reviewbot.publish.plan import LinkBuilder, Target, plan_review
 from reviewbot.redact import MASK, Redactor
-from reviewbot.report import SkippedFile, UnseenFile
+from reviewbot.run import SkippedFile, UnseenFile
 from tests.publish.conftest import (
     HEAD,
     REPO,

@@ -17,7 +17,8 @@ from reviewbot.publish.body import MAX_BODY, SEAL_ROOM
 from reviewbot.publish.github import GitHubPublisher, check_conclusion
 from reviewbot.publish.markers import carry_over, node_marker, seal_body
 from reviewbot.redact import MASK, Redactor
-from reviewbot.report import AgentReport, Coverage, Report, StopReason, UnseenFile
+from reviewbot.report import AgentReport, Report
+from reviewbot.run import Coverage, StopReason, UnseenFile
 from tests.publish.conftest import (
     HEAD,
     NUMBER,

@@ -7,7 +7,8 @@ rendered as GitHub renders it. Markdown surfaces (inline comments, the review
 body, the summary comment, the check run's summary and the step summary) must be
 inert and keep the structure of the same report with harmless texts; plain-text
 surfaces (the check-run title, the commit-status description) must show every
-character and stay one line. reviewbot's own links, suggestion blocks and
+character and stay one line; the check run's annotations (plain text too) must also
+link nothing outside the repository, mention nobody and reference nothing. reviewbot's own links, suggestion blocks and
 markers still work.
 """
 
@@ -24,13 +25,15 @@ from reviewbot.publish.inert import RepoLinks, plain
 from reviewbot.publish.markdown import summary_markdown
 from reviewbot.publish.markers import NODE_TAG, SUMMARY_TAG, find_markers
 from reviewbot.redact import Redactor
-from reviewbot.report import Coverage, ReasonReport, Report, SkippedFile, UnseenFile
+from reviewbot.report import ReasonReport, Report
+from reviewbot.run import Coverage, SkippedFile, UnseenFile
 from reviewbot.settings import Settings
 from reviewbot.verdict.fold import Source
 from tests.fakes import hostile
 from tests.fakes.github_markdown import assert_inert, render
 from tests.publish.conftest import HEAD, NUMBER, REPO, make_report, make_snapshot, node
 from tests.publish.fake_github import FakeGitHub
+from tests.publish.test_annotations import assert_plain_inert
 from tests.publish.test_github import BOT, bodies, publisher
 
 LINKS = RepoLinks(web_url="https://github.com", repo=REPO)
@@ -131,6 +134,7 @@ def _received(rsps: responses.RequestsMock, *, forbidden: bool) -> dict:
     else:
         output = bodies(rsps, "POST", "/check-runs")[0]["output"]
         sent |= {"check title": output["title"], "check summary": output["summary"]}
+        sent["annotations"] = output.get("annotations", [])
         assert "text" not in output  # the check run's text is not sent (nothing to sanitize)
     return sent
 
@@ -201,6 +205,16 @@ class TestPlainSurfaces:
         assert "⟨U+202E⟩" in title
         assert title.startswith("⛔ Block: gated axis `review` failed")
 
+    def test_annotations_are_plain_and_inert(self, sent):
+        """Each annotation's title, message and details: visible, defanged, the title one line."""
+        annotations = sent["annotations"]
+        assert [a["start_line"] for a in annotations] == [3, 5]  # review-3's file is not changed
+        for annotation in annotations:
+            for key in ("title", "message", "raw_details"):
+                assert_plain_inert(annotation.get(key, ""))
+            assert "\n" not in annotation["title"]
+            assert "⟨U+202E⟩" in annotation["title"]
+
     def test_status_description_is_one_visible_line(self, checkout):
         """The commit-status fallback's description: every character visible, one line, ≤ 140."""
         description = _publish(checkout, HOSTILE, forbidden=True)["status description"]
@@ -225,7 +239,7 @@ class TestStepSummary:
 class TestSnapshots:
     @pytest.mark.parametrize(
         "surface",
-        ["inline", *MARKDOWN, "check title"],
+        ["inline", *MARKDOWN, "check title", "annotations"],
         ids=str,
     )
     def test_surface(self, sent, surface, snapshot):

@@ -232,3 +232,46 @@ class TestProperties:
         assume(INERT.line(text))
         shown = assert_inert(f"- **{INERT.line(text)}**\n- end\n", LINKS)
         assert shown.structure() == {"ul": 1, "li": 2}
+
+
+class TestPlainText:
+    """`Inert.text`: plain text (annotations), where a viewer may still make a URL clickable."""
+
+    @pytest.mark.parametrize(
+        ("text", "shown"),
+        [
+            ("see http://attacker.invalid/x now", "see http[:]//attacker.invalid/x now"),
+            ("HTTPS://ATTACKER.INVALID/U", "HTTPS[:]//ATTACKER.INVALID/U"),
+            ("at www.attacker.invalid/w", "at www[.]attacker.invalid/w"),
+            ("cc @octocat", "cc @\u200boctocat"),
+            ("fixes #12 and GH-3", "fixes #\u200b12 and GH-\u200b3"),
+            ("mailto:x@attacker.invalid", "mailto:x@\u200battacker.invalid"),
+            (f"read {OWN_FILE}.", f"read {OWN_FILE}."),
+            ("https://github.com/octo/app/issues/2", "https[:]//github.com/octo/app/issues/2"),
+            ("<b>*kept* as text</b> a\\b", "<b>*kept* as text</b> a\\b"),
+        ],
+        ids=[
+            "url",
+            "upper-case-scheme",
+            "www",
+            "mention",
+            "references",
+            "e-mail",
+            "own-file-link",
+            "own-repo-issue",
+            "markup-unescaped",
+        ],
+    )
+    def test_defanged_not_escaped(self, text, shown):
+        """Links out, mentions and references are broken; markup is left as the text it is."""
+        assert INERT.text(text) == shown
+
+    def test_redacted_first_and_invisibles_shown(self):
+        """A secret is masked before anything else; a bidi control is shown, not obeyed."""
+        secret = "sk-ant-" + "k" * 30
+        assert Inert(redactor=Redactor()).text(f"key {secret}\u202e") == f"key {MASK}⟨U+202E⟩"
+
+    def test_one_line(self):
+        """`one_line` folds newlines and runs of spaces, for a title."""
+        assert INERT.text("a\n\n b\tc", one_line=True) == "a b c"
+        assert INERT.text("a\n\nb") == "a\n\nb"

@@ -24,7 +24,7 @@ from reviewbot.publish.markers import (
 )
 from reviewbot.publish.seal import Sealer
 from reviewbot.redact import MASK, Redactor
-from reviewbot.report import UnseenFile
+from reviewbot.run import UnseenFile
 from reviewbot.verdict.axes import Outcome
 from tests.publish.conftest import BOT, HEAD, TRUST, make_report, node, sealed
 

@@ -9,11 +9,11 @@ import pytest
 from reviewbot.nodes import Anchor
 from reviewbot.publish.suggestion import (
     Form,
-    apply,
     fence,
     parses,
     read_head_text,
     render_suggestion,
+    splice,
 )
 from tests.publish.conftest import app_text
 
@@ -124,9 +124,9 @@ class TestParses:
 
     def test_apply_replaces_exactly_the_lines(self):
         """Only lines start..end change, and the final newline is kept."""
-        assert apply("a\nb\nc\n", 2, 2, "B1\nB2") == "a\nB1\nB2\nc\n"
-        assert apply("a\nb", 2, 2, "B") == "a\nB"
-        assert apply("a\n", 2, 2, "B") is None
+        assert splice("a\nb\nc\n", 2, 2, "B1\nB2") == "a\nB1\nB2\nc\n"
+        assert splice("a\nb", 2, 2, "B") == "a\nB"
+        assert splice("a\n", 2, 2, "B") is None
 
     def test_fence_length(self):
         """Three backticks, or one more than the longest run inside."""

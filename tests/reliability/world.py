@@ -34,7 +34,7 @@ import pytest
 from click.testing import CliRunner
 
 from reviewbot import app
-from reviewbot.agent.model import ModelClient
+from reviewbot.agent.messages import ModelClient
 from reviewbot.cli import cli
 from reviewbot.settings import Settings
 from reviewbot.sources.github import GitHubClient, PRRef, make_client

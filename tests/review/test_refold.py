@@ -20,8 +20,8 @@ from reviewbot.publish.markers import (
     summary_marker,
 )
 from reviewbot.publish.seal import Sealer
-from reviewbot.report import Usage
 from reviewbot.review import build_report, refold
+from reviewbot.run import Usage
 from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.lattice import Verdict
 from tests.agent.factories import HEAD_SHA, index, snapshot
@@ -66,18 +66,18 @@ class TestRefold:
     def test_a_proposed_block_survives_a_green_ci(self):
         """The agents proposed Block with no node: a passing CI re-fold still answers Block."""
         snap, report, records = prior_of(Verdict.BLOCK)
-        assert report.verdict == "block"
-        assert refold(snap, prior=read_prior(records, TRUST), ci=CI_PASSED).verdict == "block"
+        assert report.verdict is Verdict.BLOCK
+        assert refold(snap, prior=read_prior(records, TRUST), ci=CI_PASSED).verdict is Verdict.BLOCK
 
     def test_without_a_proposal_the_recorded_axes_decide(self):
         """No proposal and a passed review axis: a passing CI re-fold ships."""
         snap, _, records = prior_of(None)
-        assert refold(snap, prior=read_prior(records, TRUST), ci=CI_PASSED).verdict == "ship"
+        assert refold(snap, prior=read_prior(records, TRUST), ci=CI_PASSED).verdict is Verdict.SHIP
 
     def test_without_a_summary_the_review_axis_did_not_run(self):
         """Nothing recorded: the reviewer axis is not_run, so the verdict is at least Hold."""
         report = refold(at(HEAD_SHA), prior=read_prior([], TRUST), ci=CI_PASSED)
-        assert report.verdict == "hold"
+        assert report.verdict is Verdict.HOLD
         assert [a.outcome for a in report.axes if a.name == "review"] == [Outcome.NOT_RUN]
 
 
@@ -86,7 +86,7 @@ class TestAnotherHead:
         """A clean review of A says nothing about B: B's re-fold holds, and says which head was seen."""
         _, _, records = prior_of(None, head=HEAD_SHA)
         report = refold(at(OTHER_HEAD), prior=read_prior(records, TRUST), ci=CI_PASSED)
-        assert report.verdict == "hold"
+        assert report.verdict is Verdict.HOLD
         (review,) = [a for a in report.axes if a.name == "review"]
         assert review.outcome is Outcome.NOT_RUN
         assert f"the last review recorded was of {HEAD_SHA[:12]}" in review.detail
@@ -121,20 +121,20 @@ class TestHumanDecisionsInARefold:
     def test_a_writers_dismiss_unblocks_the_recorded_axis(self):
         """The axis recorded as failed is judged again after a maintainer's /dismiss: Ship."""
         snap, report, records = self._confirmed_p0()
-        assert report.verdict == "block"
+        assert report.verdict is Verdict.BLOCK
         prior = read_prior([*records, self._reply("maintainer")], TRUST)
         after = refold(snap, prior=prior, ci=CI_PASSED)
         assert [(a.name, a.outcome) for a in after.axes] == [
             ("review", Outcome.PASSED),
             ("ci", Outcome.PASSED),
         ]
-        assert (after.verdict, after.nodes[0].status) == ("ship", Status.DISMISSED)
+        assert (after.verdict, after.nodes[0].status) == (Verdict.SHIP, Status.DISMISSED)
 
     def test_a_dismiss_without_write_access_changes_nothing(self):
         """A read-only account's /dismiss leaves the confirmed P0 blocking."""
         snap, _, records = self._confirmed_p0()
         prior = read_prior([*records, self._reply("reader")], TRUST)
-        assert refold(snap, prior=prior, ci=CI_PASSED).verdict == "block"
+        assert refold(snap, prior=prior, ci=CI_PASSED).verdict is Verdict.BLOCK
 
     def test_the_recorded_confirmation_counts_even_when_the_marker_is_older(self):
         """A node posted open and confirmed on a later run: the summary's state keeps it confirmed."""
@@ -146,7 +146,7 @@ class TestHumanDecisionsInARefold:
         snap, _, records = prior_of(None, nodes=(confirmed,), axes=(axis,))
         records[1] = _sealed(10, Where.INLINE, node_marker(p0))
         after = refold(snap, prior=read_prior(records, TRUST), ci=CI_PASSED)
-        assert after.verdict == "block"
+        assert after.verdict is Verdict.BLOCK
         assert after.nodes[0].status is Status.CONSENSUS_READY
 
 
@@ -172,9 +172,9 @@ class TestTheReviewedHeadsAssessment:
         assert p3.fingerprint == p0.fingerprint
         failed = AxisResult(name="review", gated=True, outcome=Outcome.FAILED)
         snap, report, prior = self._posted_then_judged(p3, p0, (failed,))
-        assert report.verdict == "block"
+        assert report.verdict is Verdict.BLOCK
         after = refold(snap, prior=prior, ci=CI_PASSED)
-        assert after.verdict == "block"
+        assert after.verdict is Verdict.BLOCK
         assert (after.axes[0].name, after.axes[0].outcome) == ("review", Outcome.FAILED)
         assert (after.nodes[0].priority, after.nodes[0].confidence) == (Priority.P0, 0.95)
 
@@ -184,8 +184,8 @@ class TestTheReviewedHeadsAssessment:
         p0 = self._confirmed(make_node(priority=Priority.P0, confidence=0.95))
         failed = AxisResult(name="review", gated=True, outcome=Outcome.FAILED)
         snap, report, prior = self._posted_then_judged(p1, p0, (failed,))
-        assert report.verdict == "block"
-        assert refold(snap, prior=prior, ci=CI_PASSED).verdict == "block"
+        assert report.verdict is Verdict.BLOCK
+        assert refold(snap, prior=prior, ci=CI_PASSED).verdict is Verdict.BLOCK
 
     def test_a_gated_reviewer_raising_it_later_still_counts(self):
         """Posted as raised by `style` (not gated); on B `security` (gated) raised it too: Hold."""
@@ -204,9 +204,9 @@ class TestTheReviewedHeadsAssessment:
             )
         )
         snap = replace(snap, config=config)
-        assert report.verdict == "hold"
+        assert report.verdict is Verdict.HOLD
         after = refold(snap, prior=prior, ci=CI_PASSED)
-        assert after.verdict == "hold"
+        assert after.verdict is Verdict.HOLD
         assert after.nodes[0].raisers == ("style", "security")
 
     def test_a_summary_without_the_assessment_keeps_the_recorded_axis(self):
@@ -241,4 +241,4 @@ class TestTheReviewedHeadsAssessment:
         records[1] = _sealed(10, Where.INLINE, node_marker(p3))
         after = refold(snap, prior=read_prior(records, TRUST), ci=CI_PASSED)
         assert [a.outcome for a in after.axes if a.name == "review"] == [Outcome.FAILED]
-        assert after.verdict == "block"
+        assert after.verdict is Verdict.BLOCK

@@ -5,8 +5,8 @@ from __future__ import annotations
 from reviewbot.nodes import Priority, ReviewNode, Status
 from reviewbot.nodes.lifecycle import Action, Event
 from reviewbot.publish.markers import HumanDecision, PriorNode, PriorState, Where
-from reviewbot.report import Coverage, UnseenFile
 from reviewbot.review import unseen_standing
+from reviewbot.run import Coverage, UnseenFile
 from tests.nodes.factories import make_node
 
 UNSEEN = Coverage(

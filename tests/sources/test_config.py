@@ -140,7 +140,9 @@ class TestLoadConfig:
         """An error about the whole file (clashing reviewer names) is still one line."""
         with pytest.raises(ConfigError) as caught:
             load_config("[[reviewers]]\nname = 'ci'\n", origin=ORIGIN)
-        assert str(caught.value).startswith("`.reviewbot.toml` (base branch main): Value error")
+        assert str(caught.value).startswith(
+            "`.reviewbot.toml` (base branch main): reviewer names must be unique"
+        )
 
     def test_multiline_strings_do_not_confuse_the_line_scan(self):
         """A `key = ` inside a multi-line string is not taken for a key."""

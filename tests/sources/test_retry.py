@@ -28,6 +28,25 @@ def test_what_is_retried(method: str, status: int, retry_after: bool, expected: 
     assert WriteOnceRetry(total=3).is_retry(method, status, retry_after) is expected
 
 
+@pytest.mark.parametrize(
+    ("method", "status", "expected"),
+    [
+        ("PATCH", 502, False),  # it appends annotations: maybe stored, the publisher reads back
+        ("PATCH", 500, False),
+        ("PATCH", 403, True),  # a rate limit stores nothing (GithubRetry re-raises any other 403)
+        ("PATCH", 429, True),
+        ("GET", 502, True),
+        ("POST", 502, False),
+    ],
+)
+def test_what_an_appending_write_retries(method: str, status: int, expected: bool) -> None:
+    """The policy for PATCHes that append: a PATCH is retried only where a POST would be."""
+    retry = WriteOnceRetry(total=3, max_rate_limit_wait=7).appending()
+    assert retry.is_retry(method, status, False) is expected
+    assert (retry.total, retry.max_rate_limit_wait) == (3, 7)  # otherwise the same policy
+    assert "PATCH" not in (retry.allowed_methods or ())  # nor is a lost read repeated
+
+
 def test_a_429_waits_for_the_reset_when_nothing_remains() -> None:
     reset = int(time.time()) + 30
     wait = _rate_limit_wait({"x-ratelimit-remaining": "0", "x-ratelimit-reset": str(reset)}, 60)

@@ -11,13 +11,13 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from reviewbot.agent.toolbox import ToolResult
 from reviewbot.modes import Mode, Role
 from reviewbot.sources.diff_index import DiffIndex, DiffLine, FileDiff, FileStatus, Hunk, LineKind
 from reviewbot.tools.ask_user import NoOperator, Operator
 from reviewbot.tools.registry import Handler
 from reviewbot.tools.session import NodeStore, ReviewSession, Workspace
 from reviewbot.tools.surface import Surface
+from reviewbot.tools.toolbox import ToolResult
 from tests.fakes.gitrepo import GitRepo
 
 APP_BASE = """import os

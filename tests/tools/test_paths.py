@@ -4,6 +4,13 @@ from __future__ import annotations
 
 import pytest
 
+from reviewbot.text.truncate import (
+    MAX_LINE_CHARS,
+    first_line,
+    head_tail,
+    head_tail_chars,
+    numbered,
+)
 from reviewbot.tools.context import ToolRetry
 from reviewbot.tools.paths import (
     decode_lines,
@@ -11,13 +18,6 @@ from reviewbot.tools.paths import (
     normalise,
     resolve_inside,
     split_lines,
-)
-from reviewbot.tools.truncate import (
-    MAX_LINE_CHARS,
-    first_line,
-    head_tail,
-    head_tail_chars,
-    numbered,
 )
 
 GLOBS = [

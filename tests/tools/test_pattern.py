@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from reviewbot.agent.hygiene import quoted
+from reviewbot.text.hygiene import quoted
 from reviewbot.tools.context import ToolRetry
 from reviewbot.tools.paths import glob_matching, split_lines
 from reviewbot.tools.pattern import LinePattern

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from reviewbot.agent.hygiene import quoted
+from reviewbot.text.hygiene import quoted
 from reviewbot.tools.ask_user import NoOperator
 from reviewbot.tools.context import Deadline, ToolContext, ToolTimedOut
 from reviewbot.tools.repo import SearchCodeInput, search_code
@@ -136,9 +136,9 @@ class TestPathsStayInside:
     @pytest.mark.parametrize(
         ("path", "message"),
         [
-            ("../../etc/passwd", "path: Value error, must not contain '..'"),
-            ("/etc/passwd", "path: Value error, must be a relative path with forward slashes"),
-            ("src/../../outside-secret.txt", "path: Value error, must not contain '..'"),
+            ("../../etc/passwd", "path: must not contain '..'"),
+            ("/etc/passwd", "path: must be a relative path with forward slashes"),
+            ("src/../../outside-secret.txt", "path: must not contain '..'"),
         ],
         ids=["dotdot", "absolute", "dotdot-inside-path"],
     )

@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from reviewbot.agent.toolbox import ToolResult
 from reviewbot.errors import RepositoryError
 from reviewbot.modes import Mode
 from reviewbot.nodes import Finding
@@ -16,6 +15,7 @@ from reviewbot.tools.context import Plan, ToolRetry
 from reviewbot.tools.registry import REGISTRY, self_contained
 from reviewbot.tools.session import NodeStore, ReviewSession, Workspace
 from reviewbot.tools.surface import Surface
+from reviewbot.tools.toolbox import ToolResult
 from tests.nodes.factories import make_node
 from tests.tools.factories import build_repo, make_session, with_handler
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from reviewbot.agent.toolbox import ToolResult
+from reviewbot.text.truncate import MAX_LINE_CHARS
 from reviewbot.tools.context import ToolContext
 from reviewbot.tools.session import ReviewSession
-from reviewbot.tools.truncate import MAX_LINE_CHARS
+from reviewbot.tools.toolbox import ToolResult
 from reviewbot.tools.views import HeadViews
 from tests.tools.factories import build_repo, make_session, with_handler
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from reviewbot.nodes import Priority, Status
 from reviewbot.verdict import (
     AxisResult,
-    Effect,
+    Consequence,
     NodePolicy,
     NodeRule,
     Outcome,
@@ -121,7 +121,9 @@ class TestNodePolicy:
         """A custom rule set changes the outcome without code changes."""
         strict = NodePolicy(
             rules=(
-                NodeRule(status=Status.OPEN, priorities=frozenset(Priority), effect=Effect.FAIL),
+                NodeRule(
+                    status=Status.OPEN, priorities=frozenset(Priority), effect=Consequence.FAIL
+                ),
             )
         )
         assert fold_nodes([make_node(priority=Priority.P3)], strict).verdict is BLOCK

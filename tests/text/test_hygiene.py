@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from reviewbot.agent.hygiene import (
+from reviewbot.redact import MASK, Redactor
+from reviewbot.text.hygiene import (
     clean,
     neutralise_delimiters,
     quoted,
@@ -14,7 +15,6 @@ from reviewbot.agent.hygiene import (
     reveal_invisible,
     wrap,
 )
-from reviewbot.redact import MASK, Redactor
 
 
 class TestRevealInvisible:

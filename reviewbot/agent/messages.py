@@ -1,4 +1,4 @@
-"""The model seam: a `ModelClient` protocol and the small values it exchanges.
+"""The Messages API seam: a `ModelClient` protocol and the small values it exchanges.
 
 The loop, the panel and the tests import this module, never `anthropic`: the one
 real implementation lives in `reviewbot/agent/client.py`. A request is the exact

@@ -7,8 +7,8 @@ import dataclasses
 
 import pytest
 
-from reviewbot.agent.guard import Allow, GuardRecord, Halt, Reject, check
 from reviewbot.modes import PROFILES, Effect, Mode
+from reviewbot.tools.guard import Allow, GuardRecord, Halt, Reject, check
 from reviewbot.tools.registry import REGISTRY
 from reviewbot.tools.repo import ReadFileInput
 from reviewbot.tools.surface import Surface, compute_surface

@@ -10,17 +10,15 @@ surface — and the run must stop rather than run it. The guard runs nothing.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ValidationError
 
-from reviewbot.agent.hygiene import quoted
 from reviewbot.modes.profile import CapabilityProfile
+from reviewbot.nodes.boundary import explain
+from reviewbot.text.hygiene import quoted
 from reviewbot.tools.registry import REGISTRY, ToolSpec
 from reviewbot.tools.surface import Surface, exclusion
-
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -39,7 +37,7 @@ class Halt:
     reason: str
 
 
-Decision = Allow | Reject | Halt
+Ruling = Allow | Reject | Halt
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -48,10 +46,10 @@ class GuardRecord:
 
     name: str
     tool_input: object
-    decision: Decision
+    decision: Ruling
 
 
-def check(profile: CapabilityProfile, surface: Surface, name: str, tool_input: object) -> Decision:
+def check(profile: CapabilityProfile, surface: Surface, name: str, tool_input: object) -> Ruling:
     spec = surface.get(name)
     if spec is None:
         return Reject(message=_off_surface(profile, surface, name))
@@ -69,21 +67,6 @@ def check(profile: CapabilityProfile, surface: Surface, name: str, tool_input: o
         return Allow(tool=spec, args=spec.input_model.model_validate(tool_input))
     except ValidationError as exc:
         return Reject(message=f"invalid input for `{name}`: {explain(exc)}")
-
-
-def explain(exc: ValidationError) -> str:
-    """pydantic's messages, one per problem: `path: Field required`."""
-    problems = []
-    for error in exc.errors(include_url=False, include_context=False):
-        where = ".".join(_field(part) for part in error["loc"]) or "input"
-        problems.append(f"{where}: {error['msg']}")
-    return "; ".join(problems)
-
-
-def _field(part: object) -> str:
-    """A field name as is; any other key the model sent (an unknown field) quoted."""
-    text = str(part)
-    return text if isinstance(part, int) or _NAME.fullmatch(text) else quoted(text, limit=80)
 
 
 def _off_surface(profile: CapabilityProfile, surface: Surface, name: str) -> str:

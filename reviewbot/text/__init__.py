@@ -1,0 +1,1 @@
+"""Text helpers both the agent and the tools use: untrusted-input hygiene and truncation."""
