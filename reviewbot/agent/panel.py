@@ -100,14 +100,16 @@ def run_panel(
     excluded: Callable[[str], bool],
     clock: Callable[[], float] = time.monotonic,
     carry: Carry | None = None,
+    packed: PackedContext | None = None,
 ) -> PanelOutcome:
     """Run every reviewer, then the verifier; never raises for a model or tool failure.
 
     `carry` applies what people and earlier runs decided (human `/confirm`, `/dismiss`)
-    to the nodes through the lifecycle BEFORE the axes are judged from them.
+    to the nodes through the lifecycle BEFORE the axes are judged from them. `packed`:
+    a context packed by the caller (an incremental review's changes) instead of the PR's.
     """
     limits = Limits.of(config.budget, started=clock())
-    packed = pack_context(
+    packed = packed or pack_context(
         snapshot,
         budget_tokens=config.budget.context_tokens,
         excluded=excluded,

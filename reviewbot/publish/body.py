@@ -34,7 +34,7 @@ from reviewbot.publish.seal import SEAL_ROOM
 from reviewbot.publish.suggestion import read_head_text, render_suggestion
 from reviewbot.redact import Redactor
 from reviewbot.render import render
-from reviewbot.report import Report
+from reviewbot.report import Report, ReviewKind
 from reviewbot.verdict.lattice import Verdict
 
 # GitHub: comment, review and issue-comment bodies, less the room the publisher seals them in.
@@ -485,6 +485,20 @@ def _usage(report: Report) -> str:
     )
 
 
+def _kind(report: Report, inert: Inert) -> str:
+    """Which kind of review ran, and since which head (issue 15: incremental on push)."""
+    run = report.review
+    if run is None:
+        return ""
+    if run.kind is ReviewKind.INCREMENTAL and run.since:
+        return (
+            f"Incremental review: the changes since `{run.since[:12]}`; "
+            f"{run.carried} earlier finding(s) on unchanged lines carried forward, "
+            f"{run.rejudged} on changed lines re-judged."
+        )
+    return f"Full review ({inert.line(run.reason)})."
+
+
 def summary_body(
     report: Report,
     *,
@@ -513,6 +527,7 @@ def summary_body(
         marker=summary_marker(marker, redactor=redactor) if marker is not None else "",
         verdict=VERDICT_LABEL[verdict_of(report)],
         head=report.pr.head_sha[:12],
+        kind=_kind(report, inert),
         deciding=[inert.line(reason) for reason in deciding(report)],
         partial=partial,
         axes=[

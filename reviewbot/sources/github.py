@@ -143,6 +143,7 @@ class _Pull(_Shape):
     draft: bool | None = None
     state: str
     changed_files: int = 0
+    commits: int | None = None
 
 
 class _File(_Shape):
@@ -267,6 +268,7 @@ class PullRequestInfo:
     state: str  # "open" or "closed"
     changed_files: int
     clone_url: str  # of the BASE repository: refs/pull/N/head exists there, forks included
+    commits: int = 0  # the PR's commit count: how deep a clone must be to hold its history
 
 
 def _repo_path(full_name: str) -> str:
@@ -298,6 +300,7 @@ def _info(ref: PRRef, pull: _Pull) -> PullRequestInfo:
         state=pull.state,
         changed_files=pull.changed_files,
         clone_url=pull.base.repo.clone_url if pull.base.repo is not None else "",
+        commits=pull.commits or 0,
     )
 
 
