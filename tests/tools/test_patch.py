@@ -21,7 +21,7 @@ class TestReadPatch:
         assert result.data is not None
         assert result.data.kind == "patch"
         rows = result.data.text.split("\n")
-        assert rows[0] == "@@ -6,1 +6,12 @@"
+        assert rows[0] == "@@"  # no ranges: every line carries its own number (as packed)
         assert rows[1] == "   6           return handle.read()"
         assert rows[4] == "   9 + def run(command):"
 
