@@ -55,8 +55,6 @@ from reviewbot.settings import Settings
 from reviewbot.sources.ci import ci_axis, ci_not_run
 from reviewbot.sources.git_repo import local_snapshot, pr_checkout, uncommitted
 from reviewbot.sources.github import (
-    PUBLIC_HOST,
-    PRRef,
     PullRequestInfo,
     fetch_base_config,
     fetch_ci_checks,
@@ -64,8 +62,8 @@ from reviewbot.sources.github import (
     fetch_permission,
     fetch_pull_request,
     fetch_snapshot,
-    parse_pr_url,
 )
+from reviewbot.sources.pr_ref import PUBLIC_HOST, PRRef, parse_pr_url
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import NoOperator, Operator
 from reviewbot.verdict.axes import AxisResult

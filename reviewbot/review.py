@@ -93,15 +93,7 @@ def review_snapshot(
         carry=_carry(prior, carried),
         packed=packed,
     )
-    coverage = panel.coverage
-    if increment is not None:
-        coverage = joined(
-            coverage,
-            earlier=increment.earlier,
-            pr=snapshot.diff,
-            changed=increment.changed,
-            since=increment.since,
-        )
+    coverage = _coverage(panel.coverage, snapshot, increment)
     nodes = panel.nodes
     if prior is not None:
         nodes = (*nodes, *unseen_standing(prior, nodes, coverage))
@@ -122,6 +114,19 @@ def review_snapshot(
         usage=panel.usage,
         coverage=coverage,
         run=run,
+    )
+
+
+def _coverage(seen: Coverage, snapshot: PRSnapshot, increment: Increment | None) -> Coverage:
+    """This run's coverage; an incremental run's joined with the earlier review's (unchanged files)."""
+    if increment is None:
+        return seen
+    return joined(
+        seen,
+        earlier=increment.earlier,
+        pr=snapshot.diff,
+        changed=increment.changed,
+        since=increment.since,
     )
 
 

@@ -220,6 +220,36 @@ class TestNames:
         assert duplicates(PACKAGE, TOLERATED_DUPLICATES) == {}
 
 
+MODULE_LIMIT = 600  # lines of one module (issue 14; bench/bench_layout.py prints the figures)
+FUNCTION_LIMIT = 60  # lines of one function, from its `def` to its last line
+
+
+def long_modules(package: Path) -> dict[str, int]:
+    sizes = {p: len(p.read_text(encoding="utf-8").splitlines()) for p in package.rglob("*.py")}
+    return {str(p.relative_to(package)): n for p, n in sizes.items() if n > MODULE_LIMIT}
+
+
+def long_functions(package: Path) -> dict[str, int]:
+    found = {}
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                if length > FUNCTION_LIMIT:
+                    found[f"{path.relative_to(package)}:{node.lineno} {node.name}"] = length
+    return found
+
+
+class TestSizes:
+    def test_no_module_is_over_600_lines(self):
+        """A module past 600 lines holds more than one concept: split it by concept."""
+        assert long_modules(PACKAGE) == {}
+
+    def test_no_function_is_over_60_lines(self):
+        """A function past 60 lines does more than one thing (docstring included)."""
+        assert long_functions(PACKAGE) == {}
+
+
 def _write(package: Path, files: dict[str, str]) -> Path:
     for rel, text in files.items():
         (package / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -287,3 +317,12 @@ class TestChecksCanFail:
         )
         assert duplicates(package, {}) == {"Decision": ["reviewbot.a", "reviewbot.b.c"]}
         assert duplicates(package, {"Decision": {"reviewbot.a"}}) == {}
+
+    def test_a_long_module_and_a_long_function_are_found(self, tmp_path):
+        body = "".join(f"    x{i} = {i}\n" for i in range(60))
+        package = _write(
+            tmp_path / "reviewbot",
+            {"a.py": "def short():\n    return 1\n", "b.py": f"def long():\n{body}" + "\n" * 540},
+        )
+        assert long_functions(package) == {"b.py:1 long": 61}
+        assert long_modules(package) == {"b.py": 601}

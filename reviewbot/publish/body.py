@@ -499,6 +499,32 @@ def _kind(report: Report, inert: Inert) -> str:
     return f"Full review ({inert.line(run.reason)})."
 
 
+def _axis_rows(report: Report, inert: Inert) -> list[dict[str, str]]:
+    return [
+        {
+            "name": inert.line(a.name, table=True),
+            "gated": "yes" if a.gated else "no",
+            "outcome": a.outcome.value,
+            "detail": inert.line(a.detail, table=True) or "—",
+        }
+        for a in report.axes
+    ]
+
+
+def _agent_rows(report: Report, inert: Inert) -> list[dict[str, object]]:
+    return [
+        {
+            "name": inert.line(a.name, table=True),
+            "role": a.role,
+            "model": inert.line(a.model, table=True),
+            "stop": a.stop_reason.value
+            + (f" ({inert.line(a.error, table=True)})" if a.error else ""),
+            "turns": a.turns,
+        }
+        for a in report.agents
+    ]
+
+
 def summary_body(
     report: Report,
     *,
@@ -530,15 +556,7 @@ def summary_body(
         kind=_kind(report, inert),
         deciding=[inert.line(reason) for reason in deciding(report)],
         partial=partial,
-        axes=[
-            {
-                "name": inert.line(a.name, table=True),
-                "gated": "yes" if a.gated else "no",
-                "outcome": a.outcome.value,
-                "detail": inert.line(a.detail, table=True) or "—",
-            }
-            for a in report.axes
-        ],
+        axes=_axis_rows(report, inert),
         counts=_counts(nodes),
         findings=[_row(n, link_of, placed, inert) for n in nodes],
         placed=plan is not None,
@@ -546,17 +564,7 @@ def summary_body(
         discarded=discarded,
         coverage=_coverage(report, inert),
         usage=_usage(report),
-        agents=[
-            {
-                "name": inert.line(a.name, table=True),
-                "role": a.role,
-                "model": inert.line(a.model, table=True),
-                "stop": a.stop_reason.value
-                + (f" ({inert.line(a.error, table=True)})" if a.error else ""),
-                "turns": a.turns,
-            }
-            for a in report.agents
-        ],
+        agents=_agent_rows(report, inert),
         said=_said(report, redactor, inert),
         notes=[inert.line(n) for n in notes],
     )

@@ -376,38 +376,43 @@ class GitHubPublisher:
             "conclusion": conclusion,
             "output": {**output, **({"annotations": _payloads(first)} if first else {})},
         }
-        payload["external_id"] = f"{CHECK_NAME}:{head_sha[:12]}:{key(payload)}"
-
-        def find() -> Any | None:
-            params = {"check_name": CHECK_NAME, "filter": "all", "per_page": 100}
-            data = self._api.get(f"/commits/{head_sha}/check-runs", params)
-            runs = data.get("check_runs") if isinstance(data, dict) else None
-            found = [r for r in runs or () if isinstance(r, dict) and isinstance(r.get("id"), int)]
-            # Only the newest `reviewbot` run counts: it is the one a required check reads.
-            newest = max(found, key=lambda r: int(r["id"]), default=None)
-            same = newest is not None and newest.get("external_id") == payload["external_id"]
-            return newest if same else None
-
+        external_id = payload["external_id"] = f"{CHECK_NAME}:{head_sha[:12]}:{key(payload)}"
         try:
-            data = self._api.write_once("/check-runs", payload, find=find)
+            data = self._api.write_once(
+                "/check-runs", payload, find=lambda: self._find_check_run(head_sha, external_id)
+            )
         except GitHubRefusal as exc:
             if exc.status != 403:
                 raise
-            # No neutral for statuses: the status passes exactly when the check run would
-            # (an advisory Hold → success, every other Hold → failure); see the docstring.
-            state = "failure" if conclusion == "failure" else "success"
-            status = {
-                "state": state,
-                "context": CHECK_NAME,
-                "description": status_description(report, qualifier, self.redact),
-            }
-            self._api.write_once(
-                f"/statuses/{head_sha}", status, find=lambda: self._find_status(head_sha, status)
-            )
+            self._set_status(report, head_sha, conclusion, qualifier)
             return None, True, conclusion, ()
         run = CheckRun.model_validate(data)
         stored = self._annotate(run, output, annotations.items, sent=len(first))
         return run.id, False, conclusion, tuple(a.node_id for a in annotations.items[:stored])
+
+    def _find_check_run(self, head_sha: str, external_id: str) -> Any | None:
+        params = {"check_name": CHECK_NAME, "filter": "all", "per_page": 100}
+        data = self._api.get(f"/commits/{head_sha}/check-runs", params)
+        runs = data.get("check_runs") if isinstance(data, dict) else None
+        found = [r for r in runs or () if isinstance(r, dict) and isinstance(r.get("id"), int)]
+        # Only the newest `reviewbot` run counts: it is the one a required check reads.
+        newest = max(found, key=lambda r: int(r["id"]), default=None)
+        return newest if newest is not None and newest.get("external_id") == external_id else None
+
+    def _set_status(
+        self, report: Report, head_sha: str, conclusion: Conclusion, qualifier: str
+    ) -> None:
+        """The commit status standing in for a check run GitHub did not permit (a 403)."""
+        # No neutral for statuses: the status passes exactly when the check run would
+        # (an advisory Hold → success, every other Hold → failure); see the docstring.
+        status = {
+            "state": "failure" if conclusion == "failure" else "success",
+            "context": CHECK_NAME,
+            "description": status_description(report, qualifier, self.redact),
+        }
+        self._api.write_once(
+            f"/statuses/{head_sha}", status, find=lambda: self._find_status(head_sha, status)
+        )
 
     def _annotate(
         self, run: CheckRun, output: dict[str, Any], items: Sequence[Annotation], *, sent: int
