@@ -11,7 +11,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def readme_test_command() -> str:
     """The one line under "Run the tests" on the README's first screen."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    found = re.search(r"\*\*Run the tests:\*\*\s*```sh\n(?P<line>[^\n]+)\n```", readme)
+    found = re.search(r"\*\*Run the tests\*\*[^\n]*\s*```sh\n(?P<line>[^\n]+)\n```", readme)
     assert found, "README: no one-line sh block under **Run the tests:**"
     return found["line"]
 
