@@ -38,6 +38,7 @@ from reviewbot.errors import AuthError, ReviewbotError, UsageError
 from reviewbot.event import EventName, EventPlan, PlanAction, plan_event_json
 from reviewbot.fork_safe import PRReference
 from reviewbot.github_api import make_client
+from reviewbot.incremental.plan import ReviewScope, decide_review, wanted_since
 from reviewbot.publish.github import GitHubPublisher
 from reviewbot.publish.seal import Sealer
 from reviewbot.report import Report
@@ -54,8 +55,6 @@ from reviewbot.settings import Settings
 from reviewbot.sources.ci import ci_axis, ci_not_run
 from reviewbot.sources.git_repo import local_snapshot, pr_checkout, uncommitted
 from reviewbot.sources.github import (
-    PUBLIC_HOST,
-    PRRef,
     PullRequestInfo,
     fetch_base_config,
     fetch_ci_checks,
@@ -63,8 +62,8 @@ from reviewbot.sources.github import (
     fetch_permission,
     fetch_pull_request,
     fetch_snapshot,
-    parse_pr_url,
 )
+from reviewbot.sources.pr_ref import PUBLIC_HOST, PRRef, parse_pr_url
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import NoOperator, Operator
 from reviewbot.verdict.axes import AxisResult
@@ -267,14 +266,18 @@ def _review(
         head_sha=info.head_sha,
         token=settings.github_token,
         workspace=settings.workspace,
+        # An incremental review needs the last reviewed head in the clone's history.
+        since=wanted_since(prior, config, info.head_sha),
+        commits=info.commits,
     ) as path:
         # The publisher's reads of the PR's comments double as the model's discussion context.
         snapshot = fetch_snapshot(
             client, info, checkout=path, config=config, comments=publisher.discussion()
         )
         ci = _ci(client, info, config, settings)
+        plan = decide_review(snapshot, prior)
         with _agents(settings, job) as agents:
-            report = review_snapshot(snapshot, agents=agents, ci=ci, prior=prior)
+            report = review_snapshot(snapshot, agents=agents, ci=ci, prior=prior, plan=plan)
         fork_without_secrets = check_fork and snapshot.fork and agents.client is None
         notes = admission.review_notes(
             fork_without_secrets=fork_without_secrets, has_model=agents.client is not None
@@ -371,7 +374,8 @@ def review_local(
             )
         snapshot = replace(snapshot, config=_configured(snapshot.config, job))
         with _agents(settings, job) as agents:
-            report = review_snapshot(snapshot, agents=agents)
+            plan = ReviewScope.full("a local review has no earlier review", config=snapshot.config)
+            report = review_snapshot(snapshot, agents=agents, plan=plan)
         emit(report, snapshot)
         has_model = agents.client is not None
         notes += admission.review_notes(fork_without_secrets=False, has_model=has_model)

@@ -151,8 +151,22 @@ class PublishConfig(_Section):
     )
 
 
+class RunConfig(_Section):
+    """`[review]`: how much of the PR a review looks at again after a push."""
+
+    incremental: bool = Field(
+        default=True,
+        strict=True,
+        description=(
+            "After a push that only adds commits, review the changes since the last reviewed "
+            "head and carry forward earlier findings on unchanged lines; false: always full."
+        ),
+    )
+
+
 class ReviewConfig(_Section):
     model: str = DEFAULT_MODEL
+    review: RunConfig = RunConfig()
     budget: BudgetConfig = BudgetConfig()
     reviewers: tuple[ReviewerConfig, ...] = Field(
         default=(), description="Focused reviewers added to the general `review` reviewer."

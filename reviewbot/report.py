@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -107,6 +108,35 @@ class AgentReport(_Model):
     )
 
 
+class ReviewKind(StrEnum):
+    FULL = "full"  # every changed file of the PR
+    INCREMENTAL = "incremental"  # the changes since the last reviewed head
+
+
+class ReviewRun(_Model):
+    """Which kind of review ran, and why (issue 15: incremental review on push)."""
+
+    kind: ReviewKind
+    since: str | None = Field(
+        default=None,
+        description="Incremental: the reviewed head whose changes since are what the agents got.",
+    )
+    reason: str = Field(description="Why this kind ran (for a full review: why not incremental).")
+    carried: int = Field(
+        default=0, description="Earlier findings carried forward without a model call."
+    )
+    rejudged: int = Field(
+        default=0, description="Earlier findings on changed lines, shown to the agents to re-judge."
+    )
+    config_digest: str | None = Field(
+        default=None, description="Digest of the effective config: a change forces a full review."
+    )
+    last_comment: int | None = Field(
+        default=None,
+        description="The newest PR comment id this review read: a later `/review full` counts.",
+    )
+
+
 class PRInfo(_Model):
     origin: Literal["github", "local"]
     url: str | None
@@ -165,6 +195,9 @@ class Report(_Model):
     agents: tuple[AgentReport, ...] = ()
     coverage: Coverage | None = None
     pr: PRInfo
+    review: ReviewRun | None = Field(
+        default=None, description="Full or incremental, and since which head (None: a re-fold)."
+    )
     published: Published | None = None
 
     @property

@@ -5,28 +5,37 @@ nodes already on a PR with fresh CI results and makes no model request. Both end
 in `finalize`, so the published verdict is the strictest of the agents'
 proposals, every axis and every node — nothing here can loosen it. An earlier
 finding in a file this run did not see stands in the new report (`unseen_standing`):
-nobody looked, so nothing says it is fixed.
+nobody looked, so nothing says it is fixed. An incremental review (`reviewbot.incremental`)
+gives the agents the changes since the reviewed head, carries forward the earlier findings
+on unchanged lines and joins the coverage with the earlier review's.
 
 Must not: read the environment, build clients or publish (that is `app.py`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import cache
 
 from reviewbot import __version__
+from reviewbot.agent.context import PackedContext
 from reviewbot.agent.messages import ModelClient
-from reviewbot.agent.panel import run_panel
+from reviewbot.agent.panel import Carry, run_panel
 from reviewbot.agent.progress import Progress
 from reviewbot.config import is_excluded
+from reviewbot.incremental.carry import Carried, carry_forward
+from reviewbot.incremental.context import pack_since
+from reviewbot.incremental.coverage import joined
+from reviewbot.incremental.plan import Increment, ReviewScope
 from reviewbot.nodes.boundary import Discarded
 from reviewbot.nodes.history import carry_over
 from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.publish.prior import PriorState
 from reviewbot.redact import Redactor
-from reviewbot.report import AgentReport, AxisReport, DiscardReport, PRInfo, Report
+from reviewbot.report import AgentReport, AxisReport, DiscardReport, PRInfo, Report, ReviewRun
 from reviewbot.run import Coverage, Usage
+from reviewbot.sources.git_repo import lines_at
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import Operator
 from reviewbot.verdict.axes import AxisResult, Outcome
@@ -53,9 +62,23 @@ def review_snapshot(
     agents: Agents,
     ci: AxisResult | None = None,
     prior: PriorState | None = None,
+    plan: ReviewScope | None = None,
 ) -> Report:
-    """Run the reviewers and the verifier over `snapshot` and fold everything into a report."""
+    """Run the reviewers and the verifier over `snapshot` and fold everything into a report.
+
+    `plan` says full or incremental (`incremental.plan.decide_review`); None is full.
+    """
     config = snapshot.config
+    plan = plan or ReviewScope.full("no earlier review to build on", config=config)
+    increment = plan.increment
+
+    def excluded(path: str) -> bool:
+        return is_excluded(path, config.paths)
+
+    carried = _carried(snapshot, increment) if increment is not None else None
+    packed = None
+    if increment is not None and carried is not None:
+        packed = _packed_since(snapshot, increment, carried, excluded, agents.redactor)
     panel = run_panel(
         snapshot,
         config,
@@ -63,16 +86,24 @@ def review_snapshot(
         operator=agents.operator,
         redactor=agents.redactor,
         progress=agents.progress,
-        excluded=lambda path: is_excluded(path, config.paths),
+        excluded=excluded,
         # Human /confirm and /dismiss replies, and earlier peers' confirmations, are peers
         # too: applied before the reviewer axes are judged, so a /dismiss can unblock.
-        carry=(lambda found: carry_over(found, prior)) if prior is not None else None,
+        # Carried-forward findings count for their raisers' axes like this run's own.
+        carry=_carry(prior, carried),
+        packed=packed,
     )
+    coverage = _coverage(panel.coverage, snapshot, increment)
     nodes = panel.nodes
     if prior is not None:
-        nodes = (*nodes, *unseen_standing(prior, nodes, panel.coverage))
+        nodes = (*nodes, *unseen_standing(prior, nodes, coverage))
     axes = (*panel.axes, ci) if ci is not None else panel.axes
     discarded = (*panel.discarded, *(prior.discarded if prior else ()))
+    run = plan.run
+    if carried is not None:
+        run = run.model_copy(
+            update={"carried": len(carried.kept), "rejudged": len(carried.rejudge)}
+        )
     return build_report(
         snapshot,
         proposed=panel.proposed,
@@ -81,8 +112,65 @@ def review_snapshot(
         discarded=discarded,
         agents=panel.agents,
         usage=panel.usage,
-        coverage=panel.coverage,
+        coverage=coverage,
+        run=run,
     )
+
+
+def _coverage(seen: Coverage, snapshot: PRSnapshot, increment: Increment | None) -> Coverage:
+    """This run's coverage; an incremental run's joined with the earlier review's (unchanged files)."""
+    if increment is None:
+        return seen
+    return joined(
+        seen,
+        earlier=increment.earlier,
+        pr=snapshot.diff,
+        changed=increment.changed,
+        since=increment.since,
+    )
+
+
+def _carried(snapshot: PRSnapshot, increment: Increment) -> Carried:
+    checkout, push = snapshot.checkout, increment.push
+    return carry_forward(
+        increment.nodes,
+        moved=push.moved,
+        since=push.since,
+        old_lines=cache(lambda path: lines_at(checkout, push.since, path)),
+        new_lines=cache(lambda path: lines_at(checkout, push.head, path)),
+    )
+
+
+def _packed_since(
+    snapshot: PRSnapshot,
+    increment: Increment,
+    carried: Carried,
+    excluded: Callable[[str], bool],
+    redactor: Redactor,
+) -> PackedContext:
+    return pack_since(
+        snapshot,
+        since=increment.since,
+        changed=increment.changed,
+        rejudge=carried.rejudge,
+        budget_tokens=snapshot.config.budget.context_tokens,
+        excluded=excluded,
+        redactor=redactor,
+    )
+
+
+def _carry(prior: PriorState | None, carried: Carried | None) -> Carry | None:
+    """What the panel applies to its nodes before the axes: earlier decisions, carried nodes."""
+    if prior is None and carried is None:
+        return None
+
+    def apply(found: Sequence[ReviewNode]) -> tuple[ReviewNode, ...]:
+        nodes = carry_over(found, prior) if prior is not None else tuple(found)
+        again = {node.fingerprint for node in nodes}  # raised again: this run's node stands
+        kept = (n for n in (carried.kept if carried else ()) if n.fingerprint not in again)
+        return (*nodes, *kept)
+
+    return apply
 
 
 def refold(
@@ -123,6 +211,7 @@ def refold(
         agents=(),
         usage=Usage(),
         coverage=prior.coverage(head),
+        run=prior.recorded_run(head),
     )
 
 
@@ -186,6 +275,7 @@ def build_report(
     agents: Sequence[AgentReport],
     usage: Usage,
     coverage: Coverage | None,
+    run: ReviewRun | None = None,
 ) -> Report:
     decision = finalize(proposed, axes, nodes, snapshot.config.policy.node_policy())
     return Report(
@@ -199,6 +289,7 @@ def build_report(
         agents=tuple(agents),
         coverage=coverage,
         pr=pr_info(snapshot),
+        review=run,
     )
 
 

@@ -103,14 +103,25 @@ class Coverage(_Model):
     partial: bool = Field(
         description="True when part of the PR was not seen: an unseen or unlisted changed file."
     )
+    files_carried: tuple[str, ...] = Field(
+        default=(),
+        description=(
+            "An incremental review: changed files of the PR unchanged since the reviewed head, "
+            "not shown this run. Their coverage is that review's (unseen there: unseen here), "
+            "and they resolve nothing."
+        ),
+    )
     notes: tuple[str, ...] = ()
 
     def covers(self, path: str | None) -> bool:
         """Whether this run saw where an earlier finding at `path` (None: the whole PR) was.
 
         Only then may its absence count as a fix. Unknown gaps (files GitHub did not list,
-        or a partial coverage recorded without its file list) cover nothing.
+        or a partial coverage recorded without its file list) cover nothing, and neither
+        do the files an incremental review carried over (nor the whole PR, then).
         """
+        if self.files_carried and (path is None or path in self.files_carried):
+            return False
         if not self.partial:
             return True
         if path is None or self.files_unlisted or not self.unseen:

@@ -36,13 +36,9 @@ PURE_ALLOWED = {"pydantic", "reviewbot"}
 # what the pure core may import from reviewbot (itself, each other, the error tree)
 PURE_REVIEWBOT = ("reviewbot.nodes", "reviewbot.verdict", "reviewbot.errors")
 
-# Public names still defined in two modules, each owned by a helper working on it in
-# parallel: name → the modules whose definition is tolerated for now. The lead empties
-# this after merging their branches; nothing else may be added here.
-DUPLICATES_OWNED_ELSEWHERE = {
-    "Event": {"reviewbot.publish.github"},  # helper `adapter` (the GitHub adapter)
-    "Plan": {"reviewbot.publish.plan"},  # helper `adapter`
-}
+# Public names defined in two modules that are tolerated: none. Each public name means one
+# thing in the project.
+TOLERATED_DUPLICATES: dict[str, set[str]] = {}
 
 
 def imported_roots(path: Path) -> set[str]:
@@ -221,7 +217,37 @@ class TestImports:
 class TestNames:
     def test_each_public_name_is_defined_once(self):
         """A public class, function or type alias means one thing: it is defined in one module."""
-        assert duplicates(PACKAGE, DUPLICATES_OWNED_ELSEWHERE) == {}
+        assert duplicates(PACKAGE, TOLERATED_DUPLICATES) == {}
+
+
+MODULE_LIMIT = 600  # lines of one module (issue 14; bench/bench_layout.py prints the figures)
+FUNCTION_LIMIT = 60  # lines of one function, from its `def` to its last line
+
+
+def long_modules(package: Path) -> dict[str, int]:
+    sizes = {p: len(p.read_text(encoding="utf-8").splitlines()) for p in package.rglob("*.py")}
+    return {str(p.relative_to(package)): n for p, n in sizes.items() if n > MODULE_LIMIT}
+
+
+def long_functions(package: Path) -> dict[str, int]:
+    found = {}
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                if length > FUNCTION_LIMIT:
+                    found[f"{path.relative_to(package)}:{node.lineno} {node.name}"] = length
+    return found
+
+
+class TestSizes:
+    def test_no_module_is_over_600_lines(self):
+        """A module past 600 lines holds more than one concept: split it by concept."""
+        assert long_modules(PACKAGE) == {}
+
+    def test_no_function_is_over_60_lines(self):
+        """A function past 60 lines does more than one thing (docstring included)."""
+        assert long_functions(PACKAGE) == {}
 
 
 def _write(package: Path, files: dict[str, str]) -> Path:
@@ -291,3 +317,12 @@ class TestChecksCanFail:
         )
         assert duplicates(package, {}) == {"Decision": ["reviewbot.a", "reviewbot.b.c"]}
         assert duplicates(package, {"Decision": {"reviewbot.a"}}) == {}
+
+    def test_a_long_module_and_a_long_function_are_found(self, tmp_path):
+        body = "".join(f"    x{i} = {i}\n" for i in range(60))
+        package = _write(
+            tmp_path / "reviewbot",
+            {"a.py": "def short():\n    return 1\n", "b.py": f"def long():\n{body}" + "\n" * 540},
+        )
+        assert long_functions(package) == {"b.py:1 long": 61}
+        assert long_modules(package) == {"b.py": 601}

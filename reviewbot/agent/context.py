@@ -32,16 +32,15 @@ from reviewbot.agent.tokens import estimate_text
 from reviewbot.redact import Redactor
 from reviewbot.render import render
 from reviewbot.run import Coverage, SkippedFile
-from reviewbot.sources.diff_index import FileDiff, FileStatus, LineKind
+from reviewbot.sources.diff_index import FileDiff, FileStatus
 from reviewbot.sources.snapshot import PRComment, PRSnapshot
 from reviewbot.text import hygiene
+from reviewbot.text.patch import render_patch
 
 TEMPLATE = "prompts/pr_context.j2"
 MAX_COMMENTS = 50  # the most recent ones; older ones are counted in a note
 MAX_COMMENT_CHARS = 4_000
 MAX_BODY_CHARS = 20_000
-_NUMBER_WIDTH = 4
-_MARK = {LineKind.ADDED: "+", LineKind.DELETED: "-", LineKind.CONTEXT: " "}
 # A line of names and numbers (a quoted path, its status and sizes) splits into many short
 # tokens (`/`, `_`, `.`, digits, quotes, signs): counted at 3.5 characters a token
 # (`estimate_text`) a listing of thousands of such lines would be priced at about half
@@ -97,24 +96,6 @@ class PackedContext:
     coverage: Coverage
     # What each file left out for the budget would have cost, for the remedy coverage names.
     patch_tokens: Mapping[str, int] = field(default_factory=dict)
-
-
-def render_patch(diff: FileDiff) -> str:
-    """The file's hunks, numbered: head numbers on added and context lines, base ones on deleted.
-
-    A hunk starts with `@@` and the enclosing function git names, without the
-    `-a,b +c,d` ranges: every line carries its own number, so the ranges would only
-    repeat them (they cost about a quarter of a small patch's tokens).
-    """
-    numbers = [ln.new_no or ln.old_no or 0 for h in diff.hunks for ln in h.lines]
-    width = max(_NUMBER_WIDTH, len(str(max(numbers, default=0))))
-    out: list[str] = []
-    for hunk in diff.hunks:
-        out.append(f"@@ {hunk.section}" if hunk.section else "@@")
-        for line in hunk.lines:
-            number = line.new_no if line.new_no is not None else line.old_no
-            out.append(f"{number:>{width}} {_MARK[line.kind]} {line.text}")
-    return "\n".join(out) if out else "(no content change)"
 
 
 def pack_context(

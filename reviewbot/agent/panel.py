@@ -100,14 +100,16 @@ def run_panel(
     excluded: Callable[[str], bool],
     clock: Callable[[], float] = time.monotonic,
     carry: Carry | None = None,
+    packed: PackedContext | None = None,
 ) -> PanelOutcome:
     """Run every reviewer, then the verifier; never raises for a model or tool failure.
 
     `carry` applies what people and earlier runs decided (human `/confirm`, `/dismiss`)
-    to the nodes through the lifecycle BEFORE the axes are judged from them.
+    to the nodes through the lifecycle BEFORE the axes are judged from them. `packed`:
+    a context packed by the caller (an incremental review's changes) instead of the PR's.
     """
     limits = Limits.of(config.budget, started=clock())
-    packed = pack_context(
+    packed = packed or pack_context(
         snapshot,
         budget_tokens=config.budget.context_tokens,
         excluded=excluded,
@@ -239,21 +241,12 @@ class _Panel:
             seen=self.packed.in_context,
             targets=targets,  # the verifier's run ends once it judged each of them
         )
-        loop = ToolLoop(
-            agent=name,
-            model=model,
-            client=self.client,
-            toolbox=session,
-            limits=self.limits,
-            redactor=self.redactor,
-            progress=self.progress,
-            clock=self.clock,
-            spent=self.spent,
-        )
         # After the shared prefix: what is this agent's own (role, focus, nodes to verify).
         parts = (role_text(session.surface), focus_text(brief), after)
         own = "\n\n".join(part.strip() for part in parts if part.strip())
-        result = loop.run(system=system_prompt(session), context=context, brief=own)
+        result = self._loop(name, model, self.client, session).run(
+            system=system_prompt(session), context=context, brief=own
+        )
         self.spent = self.spent + result.usage
         if role is Role.REVIEWER:  # coverage is what the reviewers saw (see agent/coverage.py)
             self.read.append(session.views)
@@ -274,6 +267,19 @@ class _Panel:
             # Model text bound for the JSON report and the summary comment: secrets masked here.
             summary=self.redactor(proposal.summary) if proposal is not None else None,
             notes=result.notes,
+        )
+
+    def _loop(self, name: str, model: str, client: ModelClient, session: ReviewSession) -> ToolLoop:
+        return ToolLoop(
+            agent=name,
+            model=model,
+            client=client,
+            toolbox=session,
+            limits=self.limits,
+            redactor=self.redactor,
+            progress=self.progress,
+            clock=self.clock,
+            spent=self.spent,
         )
 
     # -- axes ---------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from reviewbot.errors import UsageError
 from reviewbot.nodes.boundary import explain
-from reviewbot.sources.github import parse_pr_url
+from reviewbot.sources.pr_ref import parse_pr_url
 
 
 class Severity(StrEnum):

@@ -26,7 +26,15 @@ class Role(StrEnum):
     VERIFIER = "verifier"
 
 
-READ_TOOLS = ("read_file", "list_files", "search_code", "git_log", "git_show", "git_blame")
+READ_TOOLS = (
+    "read_file",
+    "read_patch",
+    "list_files",
+    "search_code",
+    "git_log",
+    "git_show",
+    "git_blame",
+)
 ASK_USER = "ask_user"
 REVIEW_VERBS = ("add_review_node", "finalize_review")
 JUDGE_VERBS = ("confirm_review_node", "dispute_review_node")

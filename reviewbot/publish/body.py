@@ -34,7 +34,7 @@ from reviewbot.publish.seal import SEAL_ROOM
 from reviewbot.publish.suggestion import read_head_text, render_suggestion
 from reviewbot.redact import Redactor
 from reviewbot.render import render
-from reviewbot.report import Report
+from reviewbot.report import Report, ReviewKind
 from reviewbot.verdict.lattice import Verdict
 
 # GitHub: comment, review and issue-comment bodies, less the room the publisher seals them in.
@@ -485,6 +485,46 @@ def _usage(report: Report) -> str:
     )
 
 
+def _kind(report: Report, inert: Inert) -> str:
+    """Which kind of review ran, and since which head (issue 15: incremental on push)."""
+    run = report.review
+    if run is None:
+        return ""
+    if run.kind is ReviewKind.INCREMENTAL and run.since:
+        return (
+            f"Incremental review: the changes since `{run.since[:12]}`; "
+            f"{run.carried} earlier finding(s) on unchanged lines carried forward, "
+            f"{run.rejudged} on changed lines re-judged."
+        )
+    return f"Full review ({inert.line(run.reason)})."
+
+
+def _axis_rows(report: Report, inert: Inert) -> list[dict[str, str]]:
+    return [
+        {
+            "name": inert.line(a.name, table=True),
+            "gated": "yes" if a.gated else "no",
+            "outcome": a.outcome.value,
+            "detail": inert.line(a.detail, table=True) or "—",
+        }
+        for a in report.axes
+    ]
+
+
+def _agent_rows(report: Report, inert: Inert) -> list[dict[str, object]]:
+    return [
+        {
+            "name": inert.line(a.name, table=True),
+            "role": a.role,
+            "model": inert.line(a.model, table=True),
+            "stop": a.stop_reason.value
+            + (f" ({inert.line(a.error, table=True)})" if a.error else ""),
+            "turns": a.turns,
+        }
+        for a in report.agents
+    ]
+
+
 def summary_body(
     report: Report,
     *,
@@ -513,17 +553,10 @@ def summary_body(
         marker=summary_marker(marker, redactor=redactor) if marker is not None else "",
         verdict=VERDICT_LABEL[verdict_of(report)],
         head=report.pr.head_sha[:12],
+        kind=_kind(report, inert),
         deciding=[inert.line(reason) for reason in deciding(report)],
         partial=partial,
-        axes=[
-            {
-                "name": inert.line(a.name, table=True),
-                "gated": "yes" if a.gated else "no",
-                "outcome": a.outcome.value,
-                "detail": inert.line(a.detail, table=True) or "—",
-            }
-            for a in report.axes
-        ],
+        axes=_axis_rows(report, inert),
         counts=_counts(nodes),
         findings=[_row(n, link_of, placed, inert) for n in nodes],
         placed=plan is not None,
@@ -531,17 +564,7 @@ def summary_body(
         discarded=discarded,
         coverage=_coverage(report, inert),
         usage=_usage(report),
-        agents=[
-            {
-                "name": inert.line(a.name, table=True),
-                "role": a.role,
-                "model": inert.line(a.model, table=True),
-                "stop": a.stop_reason.value
-                + (f" ({inert.line(a.error, table=True)})" if a.error else ""),
-                "turns": a.turns,
-            }
-            for a in report.agents
-        ],
+        agents=_agent_rows(report, inert),
         said=_said(report, redactor, inert),
         notes=[inert.line(n) for n in notes],
     )

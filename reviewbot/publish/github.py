@@ -16,7 +16,7 @@ a run makes are the ones listed here:
     5      PATCH /check-runs/{id}                  the next annotations, 50 a request (≤ 2 PATCHes:
                                                    ≤ 150 a run, see publish/annotations.py)
 
-The check's conclusion is gate.py's; which vanished findings resolve is
+The check's conclusion is conclusion.py's; which vanished findings resolve is
 resolution.py's. A Ship with partial coverage is posted as COMMENT, never APPROVE.
 
 Every write happens once. The client never retries a POST blindly; when a write's
@@ -64,7 +64,12 @@ from reviewbot.publish.body import (
     inert_for,
     summary_body,
 )
-from reviewbot.publish.gate import Conclusion, check_title, gate, status_description
+from reviewbot.publish.conclusion import (
+    Conclusion,
+    check_title,
+    conclusion_and_qualifier,
+    status_description,
+)
 from reviewbot.publish.inert import plain
 from reviewbot.publish.markers import (
     NODE_TAG,
@@ -348,7 +353,9 @@ class GitHubPublisher:
     ) -> tuple[int | None, bool, Conclusion, tuple[str, ...]]:
         """A check run carrying the verdict and the annotations; a commit status when check runs
         are not permitted. Also returns the ids of the nodes annotated."""
-        conclusion, qualifier = gate(report, advisory_hold=self.config.advisory_hold)
+        conclusion, qualifier = conclusion_and_qualifier(
+            report, advisory_hold=self.config.advisory_hold
+        )
         # GitHub shows the title as plain text: untrusted reasons only lose invisibles and newlines.
         title = finish(plain(check_title(report, qualifier)), self.redact, limit=1_000)
         summary = summary_body(
@@ -369,38 +376,43 @@ class GitHubPublisher:
             "conclusion": conclusion,
             "output": {**output, **({"annotations": _payloads(first)} if first else {})},
         }
-        payload["external_id"] = f"{CHECK_NAME}:{head_sha[:12]}:{key(payload)}"
-
-        def find() -> Any | None:
-            params = {"check_name": CHECK_NAME, "filter": "all", "per_page": 100}
-            data = self._api.get(f"/commits/{head_sha}/check-runs", params)
-            runs = data.get("check_runs") if isinstance(data, dict) else None
-            found = [r for r in runs or () if isinstance(r, dict) and isinstance(r.get("id"), int)]
-            # Only the newest `reviewbot` run counts: it is the one a required check reads.
-            newest = max(found, key=lambda r: int(r["id"]), default=None)
-            same = newest is not None and newest.get("external_id") == payload["external_id"]
-            return newest if same else None
-
+        external_id = payload["external_id"] = f"{CHECK_NAME}:{head_sha[:12]}:{key(payload)}"
         try:
-            data = self._api.write_once("/check-runs", payload, find=find)
+            data = self._api.write_once(
+                "/check-runs", payload, find=lambda: self._find_check_run(head_sha, external_id)
+            )
         except GitHubRefusal as exc:
             if exc.status != 403:
                 raise
-            # No neutral for statuses: the status passes exactly when the check run would
-            # (an advisory Hold → success, every other Hold → failure); see the docstring.
-            state = "failure" if conclusion == "failure" else "success"
-            status = {
-                "state": state,
-                "context": CHECK_NAME,
-                "description": status_description(report, qualifier, self.redact),
-            }
-            self._api.write_once(
-                f"/statuses/{head_sha}", status, find=lambda: self._find_status(head_sha, status)
-            )
+            self._set_status(report, head_sha, conclusion, qualifier)
             return None, True, conclusion, ()
         run = CheckRun.model_validate(data)
         stored = self._annotate(run, output, annotations.items, sent=len(first))
         return run.id, False, conclusion, tuple(a.node_id for a in annotations.items[:stored])
+
+    def _find_check_run(self, head_sha: str, external_id: str) -> Any | None:
+        params = {"check_name": CHECK_NAME, "filter": "all", "per_page": 100}
+        data = self._api.get(f"/commits/{head_sha}/check-runs", params)
+        runs = data.get("check_runs") if isinstance(data, dict) else None
+        found = [r for r in runs or () if isinstance(r, dict) and isinstance(r.get("id"), int)]
+        # Only the newest `reviewbot` run counts: it is the one a required check reads.
+        newest = max(found, key=lambda r: int(r["id"]), default=None)
+        return newest if newest is not None and newest.get("external_id") == external_id else None
+
+    def _set_status(
+        self, report: Report, head_sha: str, conclusion: Conclusion, qualifier: str
+    ) -> None:
+        """The commit status standing in for a check run GitHub did not permit (a 403)."""
+        # No neutral for statuses: the status passes exactly when the check run would
+        # (an advisory Hold → success, every other Hold → failure); see the docstring.
+        status = {
+            "state": "failure" if conclusion == "failure" else "success",
+            "context": CHECK_NAME,
+            "description": status_description(report, qualifier, self.redact),
+        }
+        self._api.write_once(
+            f"/statuses/{head_sha}", status, find=lambda: self._find_status(head_sha, status)
+        )
 
     def _annotate(
         self, run: CheckRun, output: dict[str, Any], items: Sequence[Annotation], *, sent: int

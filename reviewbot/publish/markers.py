@@ -67,7 +67,7 @@ from reviewbot.nodes.history import CommentRecord
 from reviewbot.nodes.model import Priority, ReviewNode, Status
 from reviewbot.publish.seal import Sealer
 from reviewbot.redact import Redactor
-from reviewbot.report import AxisReport, Report
+from reviewbot.report import AxisReport, Report, ReviewKind
 from reviewbot.run import Coverage
 from reviewbot.verdict.axes import Outcome
 from reviewbot.verdict.fold import Source
@@ -76,6 +76,7 @@ from reviewbot.verdict.lattice import Label
 NODE_TAG = "reviewbot:node"
 SUMMARY_TAG = "reviewbot:summary"
 SEAL_TAG = "reviewbot:seal"
+FULL_COMMAND = ["/review", "full"]  # asks the next review to be full, not incremental
 # Marker bodies are one line of JSON; `.*?` stops at the first `-->`, which escaped JSON never contains.
 _MARKER = re.compile(r"<!--\s*(reviewbot:(?:node|summary|seal))\s+(.*?)\s*-->")
 _SEAL = re.compile(r"\s*<!--\s*reviewbot:seal\s+(.*?)\s*-->")
@@ -188,9 +189,13 @@ class NodeState(_Marker):
     # None: a summary written before they were recorded (the marker's own then stand).
     priority: Priority | None = None
     confidence: float | None = Field(default=None, ge=0.0, le=1.0, allow_inf_nan=False)
+    # The anchored lines in THIS head (the inline marker keeps the head it was posted on),
+    # so an incremental review can map them through the next push.
+    lines: tuple[int, int] | None = None
 
     @classmethod
     def of(cls, node: ReviewNode) -> NodeState:
+        anchor = node.anchor
         return cls(
             fingerprint=node.fingerprint,
             raisers=node.raisers,
@@ -198,6 +203,7 @@ class NodeState(_Marker):
             confirmed_by=node.confirmed_by,
             priority=node.priority,
             confidence=node.confidence,
+            lines=(anchor.start_line, anchor.end_line) if anchor else None,
         )
 
     def as_judged(self, node: ReviewNode) -> ReviewNode:
@@ -210,6 +216,9 @@ class NodeState(_Marker):
             update["priority"] = self.priority
         if self.confidence is not None:
             update["confidence"] = self.confidence
+        if self.lines is not None and node.anchor is not None and self.lines[0] <= self.lines[1]:
+            start, end = self.lines
+            update["anchor"] = node.anchor.model_copy(update={"start_line": start, "end_line": end})
         return node.model_copy(update=update)
 
 
@@ -237,13 +246,23 @@ class SummaryMarker(_Marker):
     proposed: Label | None = None
     # The nodes as this review folded them (None: too many to record, the axes are kept as is).
     nodes: tuple[NodeState, ...] | None = None
+    # Which kind of review this was (incremental.py decides the next one from these).
+    kind: ReviewKind | None = None
+    since: str | None = Field(default=None, pattern=r"^[0-9a-f]{7,64}$")
+    config_digest: str | None = Field(default=None, pattern=r"^[0-9a-f]{16}$")
+    last_comment: int | None = Field(default=None, ge=0)
 
     @classmethod
     def of(
         cls, report: Report, *, head_sha: str, redactor: Redactor = SHAPES_ONLY
     ) -> SummaryMarker:
         proposals = [r.verdict for r in report.reasons if r.source is Source.PROPOSAL]
+        run = report.review
         return cls(
+            kind=run.kind if run else None,
+            since=run.since if run else None,
+            config_digest=run.config_digest if run else None,
+            last_comment=run.last_comment if run else None,
             head_sha=head_sha,
             verdict=report.verdict.label,
             axes=tuple(AxisMarker.of(axis, redactor=redactor) for axis in report.axes),

@@ -13,7 +13,7 @@ Must not: call GitHub, or decide what to post.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from pydantic import ValidationError
@@ -35,6 +35,7 @@ from reviewbot.nodes.history import (
 from reviewbot.nodes.lifecycle import Action
 from reviewbot.nodes.model import ReviewNode
 from reviewbot.publish.markers import (
+    FULL_COMMAND,
     NODE_TAG,
     SUMMARY_TAG,
     Sealed,
@@ -43,6 +44,7 @@ from reviewbot.publish.markers import (
     sealed_by,
 )
 from reviewbot.publish.seal import Sealer
+from reviewbot.report import ReviewRun
 from reviewbot.run import Coverage, UnseenFile
 from reviewbot.verdict.axes import AxisResult
 from reviewbot.verdict.lattice import Verdict
@@ -82,10 +84,30 @@ class PriorState(NodeHistory):
     unsealed_markers: int = 0  # markers in the bot account's comments without a valid seal
     ignored: tuple[IgnoredCommand, ...] = ()
     sealed: bool = True  # False: the run had no key, nothing earlier could be recognised
+    # `/review full` issue comments by people entitled to decide (as for /confirm), by id.
+    full_requests: tuple[int, ...] = ()
+    newest_comment: int | None = None  # the newest discussion comment id read
 
     @property
     def ignored_commands(self) -> int:
         return len(self.ignored)
+
+    def recorded_run(self, head_sha: str) -> ReviewRun | None:
+        """What the review of `head_sha` recorded about its kind (a re-fold keeps it)."""
+        marker = self._of_head(head_sha)
+        if marker is None or marker.kind is None:
+            return None
+        return ReviewRun(
+            kind=marker.kind,
+            since=marker.since,
+            reason="as recorded by the review of this head",
+            config_digest=marker.config_digest,
+            last_comment=marker.last_comment,
+        )
+
+    def summary_marker(self) -> SummaryMarker | None:
+        """The last recorded review's summary marker, whatever head it names."""
+        return self.summary.marker if self.summary else None
 
     def reviewed_head(self) -> str | None:
         """The head the last recorded review was of."""
@@ -227,7 +249,10 @@ def read_prior(records: Iterable[CommentRecord], trust: Trust) -> PriorState:
     # The summary reviewbot keeps editing (bound to its comment) beats a copy of its first version.
     summary = min(summaries, key=lambda s: (not s[0], s[1].comment_id))[1] if summaries else None
     decisions, ignored = decisions_of(records, nodes, lambda login: _not_entitled(login, trust))
+    discussion = [r.id for r in records if r.where is Where.ISSUE]
     return PriorState(
+        full_requests=_full_requests(records, trust),
+        newest_comment=max(discussion, default=None),
         nodes=tuple(nodes),
         decisions=decisions,
         summary=summary or fallback,
@@ -247,6 +272,18 @@ def _summary_of(record: CommentRecord) -> PriorSummary:
     except ValidationError:
         marker = None
     return PriorSummary(comment_id=record.id, marker=marker)
+
+
+def _full_requests(records: Sequence[CommentRecord], trust: Trust) -> tuple[int, ...]:
+    """`/review full` discussion comments by people who may decide findings (not the author)."""
+    out = []
+    for record in records:
+        words = record.body.strip().partition("\n")[0].split()
+        if record.where is not Where.ISSUE or [w.casefold() for w in words[:2]] != FULL_COMMAND:
+            continue
+        if record.author and _not_entitled(record.author, trust) is None:
+            out.append(record.id)
+    return tuple(out)
 
 
 def _not_entitled(login: str, trust: Trust) -> str | None:

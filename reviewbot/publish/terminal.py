@@ -184,6 +184,14 @@ def _footer(report: Report, clean: Clean) -> RenderableType:
     lines: list[str] = []
     if report.discarded:
         lines.append(f"{len(report.discarded)} malformed finding(s) discarded at the read boundary")
+    run = report.review
+    if run is not None and run.since:
+        lines.append(
+            f"incremental review since {run.since[:12]}: {run.carried} earlier finding(s) "
+            f"carried forward, {run.rejudged} re-judged"
+        )
+    elif run is not None:
+        lines.append(f"full review: {clean(run.reason)}")
     coverage = report.coverage
     if coverage is None:
         lines.append("coverage: not reported")

@@ -11,7 +11,11 @@ Owns every git command reviewbot runs:
 - `pr_checkout` gives the PR head of a GitHub PR: the Actions workspace when it is
   exactly the PR head (the same predicate), else a shallow fetch of
   `refs/pull/N/head` (present on the base repository for fork PRs too) into a
-  temporary directory removed afterwards.
+  temporary directory removed afterwards. When an earlier review's head is named
+  (`since`), the fetch is as deep as the PR's commits, so that head is in the clone's
+  history when (and only when) the push since only added commits.
+- `push_since` reads what a push did from that history: whether the reviewed head is an
+  ancestor of the new one, the diff between them, and whether a merge came in between.
 
 "Exactly the commit" means HEAD is that SHA and `git status --porcelain --ignored`
 is empty: nothing staged, modified, untracked OR ignored. Ignored files matter
@@ -35,6 +39,7 @@ import logging
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -371,6 +376,9 @@ def _extract(repo: Repo, sha: str, *, index: Path, into: Path) -> None:
 # ------------------------------------------------------------------ the GitHub PR checkout
 
 
+MAX_HISTORY = 1_000  # commits fetched at most to find the reviewed head (past it: a full review)
+
+
 @contextmanager
 def pr_checkout(
     clone_url: str,
@@ -379,21 +387,90 @@ def pr_checkout(
     head_sha: str,
     token: str | None = None,
     workspace: Path | None = None,
+    since: str | None = None,
+    commits: int = 0,
 ) -> Iterator[Path]:
     """A read-only working tree of the PR head, removed afterwards (unless it is `workspace`).
 
     `workspace` (GITHUB_WORKSPACE, read by the caller) is reused when it is exactly
-    `head_sha` (see the module docstring); otherwise `refs/pull/<number>/head` is
-    fetched (depth 1) from `clone_url`, the BASE repository, into a temporary directory.
+    `head_sha` (see the module docstring) and holds `since` when one is given;
+    otherwise `refs/pull/<number>/head` is fetched from `clone_url`, the BASE
+    repository, into a temporary directory: depth 1, or with `since` (the head of the
+    last review) `commits + 1` deep (the PR's commits and its fork point: every commit
+    between an ancestor of the head and the head is a PR commit).
     """
-    if workspace is not None and _workspace_is(workspace, head_sha):
+    if (
+        workspace is not None
+        and _workspace_is(workspace, head_sha)
+        and (since is None or _has_commit(Repo(workspace), since))
+    ):
         log.info("read tools use the workspace %s (the PR head, clean)", workspace)
         yield workspace
         return
+    depth = 1 if since is None else min(commits + 1, MAX_HISTORY)
     with tempfile.TemporaryDirectory(prefix="reviewbot-pr-", ignore_cleanup_errors=True) as tmp:
         target = Path(tmp) / "checkout"
-        _fetch_pr_head(clone_url, target, number=number, head_sha=head_sha, token=token)
+        _fetch_pr_head(
+            clone_url, target, number=number, head_sha=head_sha, token=token, depth=max(depth, 1)
+        )
         yield target
+
+
+def _has_commit(repo: Repo, sha: str) -> bool:
+    return _commit_of(repo, sha) is not None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Push:
+    """What the pushes since a reviewed head did, read from the checkout's history."""
+
+    since: str
+    head: str
+    moved: DiffIndex  # `git diff since head`: every file, for mapping lines through the push
+    merged: bool  # a merge commit came in between (the base branch merged into the PR?)
+
+
+def push_since(checkout: Path, since: str, head: str) -> Push | str:
+    """The push from `since` to `head`, or why it is not one that only added commits.
+
+    `since` missing from the clone's history, or not an ancestor of `head`: the branch
+    was rewritten (a force-push), and nothing of the earlier review can be mapped.
+    """
+    try:
+        repo = Repo(checkout)
+    except (InvalidGitRepositoryError, NoSuchPathError):
+        return f"{checkout} is not a git clone, so its history cannot say what changed"
+    old = _commit_of(repo, since)
+    if old is None:
+        return f"{since[:12]} is not in the clone's history of {head[:12]} (a force-push?)"
+    try:
+        repo.git.merge_base("--is-ancestor", old, head, env=_env())
+    except GitCommandError:
+        return f"{since[:12]} is not an ancestor of {head[:12]}: the branch was force-pushed"
+    try:
+        merges = str(repo.git.rev_list("--merges", "--max-count=1", f"{old}..{head}", env=_env()))
+    except GitCommandError as exc:
+        return _git_failure(exc, "git rev-list failed")
+    return Push(
+        since=old, head=head, moved=diff_index(repo, old, head), merged=bool(merges.strip())
+    )
+
+
+def lines_at(checkout: Path, sha: str, path: str) -> list[str] | None:
+    """The lines of `path` at commit `sha` in the checkout (None: no such text file)."""
+    try:
+        entry = Repo(checkout).commit(sha).tree / path
+    except (KeyError, ValueError, InvalidGitRepositoryError, NoSuchPathError):
+        return None
+    if not isinstance(entry, Blob):
+        return None
+    data: bytes = entry.data_stream.read()
+    if b"\0" in data[:8_000]:
+        return None
+    text = data.decode("utf-8", errors="replace").split("\n")
+    if text and text[-1] == "":
+        text.pop()
+    return [line.removesuffix("\r") for line in text]
 
 
 def _workspace_is(path: Path, sha: str) -> bool:
@@ -414,7 +491,7 @@ def _auth_config(clone_url: str, token: str | None) -> dict[str, str]:
 
 
 def _fetch_pr_head(
-    clone_url: str, target: Path, *, number: int, head_sha: str, token: str | None
+    clone_url: str, target: Path, *, number: int, head_sha: str, token: str | None, depth: int = 1
 ) -> None:
     auth = _auth_config(clone_url, token)
     secrets = (token, *auth.values()) if token else ()
@@ -422,7 +499,7 @@ def _fetch_pr_head(
     repo = Repo.init(target)
     try:
         repo.git.fetch(
-            "--depth=1",
+            f"--depth={depth}",
             "--no-tags",
             "--no-recurse-submodules",
             "--",

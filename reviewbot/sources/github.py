@@ -1,6 +1,6 @@
-"""The read side of GitHub: PR URLs, the PR snapshot, its comments, CI checks, who may act.
+"""The read side of GitHub: the PR snapshot, its comments, CI checks, who may act.
 
-Owns: parsing a PR URL into a `PRRef`, reading a PR (metadata, the changed files
+Owns: reading a PR (its URL is parsed by pr_ref.py) (metadata, the changed files
 through the paginated files API, commits, `.reviewbot.toml` from the BASE commit),
 its comments (as `CommentRecord`s, read once per run by the publisher and handed to
 `fetch_snapshot` for the model's context), the head commit's check runs and
@@ -33,82 +33,19 @@ from urllib.parse import parse_qs, quote, urlsplit
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from reviewbot.config import CONFIG_FILE, ReviewConfig, config_missing, config_origin, load_config
-from reviewbot.errors import ConfigError, NetworkError, NotFoundError, UsageError
+from reviewbot.errors import ConfigError, NetworkError, NotFoundError
 from reviewbot.nodes.history import CommentRecord, Where
 from reviewbot.rest import GitHubClient, GitHubRefusal, RefusedNotFound
 from reviewbot.sources.ci import CheckKind, CheckState, CheckStatus
 from reviewbot.sources.diff_index import DiffIndex, FileDiff, FileStatus, file_diff_from_patch
+from reviewbot.sources.pr_ref import PRRef
 from reviewbot.sources.snapshot import Origin, PRComment, PRCommit, PRSnapshot
 
-PUBLIC_HOST = "github.com"
-PUBLIC_API = "https://api.github.com"
 FILES_LISTING_LIMIT = 3_000  # GET /pulls/{n}/files lists no more, whatever the PR has
 
-_EXPECTED_URL = "https://github.com/OWNER/REPO/pull/NUMBER"
-_OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
-_REPO = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
-_TAILS = frozenset({"files", "commits", "checks", "changes"})
 _SHA = re.compile(r"^[0-9a-f]{40}$")
 
 log = logging.getLogger(__name__)
-
-
-# ------------------------------------------------------------------ the PR URL
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PRRef:
-    host: str
-    owner: str
-    repo: str
-    number: int
-    api_url: str
-    html_url: str
-
-    @property
-    def full_name(self) -> str:
-        return f"{self.owner}/{self.repo}"
-
-    def __str__(self) -> str:
-        return f"{self.full_name}#{self.number}"
-
-
-def parse_pr_url(url: str, *, api_url: str | None = None) -> PRRef:
-    """`https://HOST/OWNER/REPO/pull/N[/files|/commits|/checks…][?…][#…]` → PRRef.
-
-    github.com maps to https://api.github.com, any other host to https://HOST/api/v3;
-    `api_url` (GITHUB_API_URL, read by the caller) overrides both.
-    """
-    parts = urlsplit(url.strip())
-    segments = [s for s in parts.path.split("/") if s]
-    host = (parts.hostname or "").lower()
-    if (
-        parts.scheme not in ("https", "http")
-        or not host
-        or len(segments) < 4
-        or segments[2] != "pull"
-        or not _OWNER.match(segments[0])
-        or not _REPO.match(segments[1])
-        or not segments[3].isdigit()
-        or int(segments[3]) < 1
-        or (len(segments) > 4 and segments[4] not in _TAILS)
-    ):
-        raise UsageError(f"not a pull request URL: {url!r} — expected {_EXPECTED_URL}")
-    host = PUBLIC_HOST if host == "www.github.com" else host
-    netloc = host if parts.port is None else f"{host}:{parts.port}"
-    owner, repo, number = segments[0], segments[1].removesuffix(".git"), int(segments[3])
-    return PRRef(
-        host=host,
-        owner=owner,
-        repo=repo,
-        number=number,
-        api_url=(api_url or _default_api_url(parts.scheme, netloc)).rstrip("/"),
-        html_url=f"{parts.scheme}://{netloc}/{owner}/{repo}/pull/{number}",
-    )
-
-
-def _default_api_url(scheme: str, netloc: str) -> str:
-    return PUBLIC_API if netloc == PUBLIC_HOST else f"{scheme}://{netloc}/api/v3"
 
 
 # ------------------------------------------------------------------ GitHub's answers
@@ -143,6 +80,7 @@ class _Pull(_Shape):
     draft: bool | None = None
     state: str
     changed_files: int = 0
+    commits: int | None = None
 
 
 class _File(_Shape):
@@ -267,6 +205,7 @@ class PullRequestInfo:
     state: str  # "open" or "closed"
     changed_files: int
     clone_url: str  # of the BASE repository: refs/pull/N/head exists there, forks included
+    commits: int = 0  # the PR's commit count: how deep a clone must be to hold its history
 
 
 def _repo_path(full_name: str) -> str:
@@ -298,6 +237,7 @@ def _info(ref: PRRef, pull: _Pull) -> PullRequestInfo:
         state=pull.state,
         changed_files=pull.changed_files,
         clone_url=pull.base.repo.clone_url if pull.base.repo is not None else "",
+        commits=pull.commits or 0,
     )
 
 
@@ -323,26 +263,7 @@ def fetch_snapshot(
     PR's real count.
     """
     ref = info.ref
-    pull = f"{_repo_path(ref.full_name)}/pulls/{ref.number}"
-    with _not_found_as(_not_found_message(ref)):
-        listed = _each(client.pages(f"{pull}/files"), _File)
-        commits = _each(client.pages(f"{pull}/commits"), _Commit)
-        shas = [c.sha for c in commits]
-        moved = _listed_head(listed, info.head_sha)
-        if moved is not None or info.head_sha not in shas:
-            # GET /pulls/N/files and /commits answer for the PR's head NOW: after a push they
-            # describe another commit than the checkout. The compare API is pinned to SHAs.
-            log.warning(
-                "%s: the files and commits listed are not all of %s (%s); listing them by SHA",
-                ref,
-                info.head_sha[:12],
-                f"the listing names {moved[:12]}, a later push"
-                if moved
-                else "a push since, or more commits than GitHub lists",
-            )
-            listed, commits = _compare(client, ref, info.base_sha, info.head_sha)
-        else:
-            commits = commits[: shas.index(info.head_sha) + 1]  # later ones were pushed since
+    listed, commits = _listing_of_head(client, info)
     files = _diff_index(listed, total=info.changed_files)
     pr_commits = tuple(
         PRCommit(
@@ -372,6 +293,32 @@ def fetch_snapshot(
         config=config,
         commits=pr_commits,
     )
+
+
+def _listing_of_head(
+    client: GitHubClient, info: PullRequestInfo
+) -> tuple[list[_File], list[_Commit]]:
+    """The PR's files and commits as of `info.head_sha`, never of a head pushed since."""
+    ref = info.ref
+    pull = f"{_repo_path(ref.full_name)}/pulls/{ref.number}"
+    with _not_found_as(_not_found_message(ref)):
+        listed = _each(client.pages(f"{pull}/files"), _File)
+        commits = _each(client.pages(f"{pull}/commits"), _Commit)
+        shas = [c.sha for c in commits]
+        moved = _listed_head(listed, info.head_sha)
+        if moved is None and info.head_sha in shas:
+            return listed, commits[: shas.index(info.head_sha) + 1]  # later ones were pushed since
+        # GET /pulls/N/files and /commits answer for the PR's head NOW: after a push they
+        # describe another commit than the checkout. The compare API is pinned to SHAs.
+        log.warning(
+            "%s: the files and commits listed are not all of %s (%s); listing them by SHA",
+            ref,
+            info.head_sha[:12],
+            f"the listing names {moved[:12]}, a later push"
+            if moved
+            else "a push since, or more commits than GitHub lists",
+        )
+        return _compare(client, ref, info.base_sha, info.head_sha)
 
 
 def _compare(

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 
 from reviewbot.modes.effect import Effect, Tier
 from reviewbot.nodes.model import Finding
-from reviewbot.tools import ask_user, git_views, other_modes, plan_verbs, repo, review_verbs
+from reviewbot.tools import ask_user, git_views, other_modes, patch, plan_verbs, repo, review_verbs
 from reviewbot.tools.context import ToolContext
 from reviewbot.tools.toolbox import ToolResult
 
@@ -135,6 +135,13 @@ _TOOLS = (
         input_model=repo.SearchCodeInput,
         tier=_R,
         handler=repo.search_code,
+    ),
+    ToolSpec(
+        name="read_patch",
+        description="Read the PR's whole patch (base to head) of one changed file, numbered like the context's patches.",
+        input_model=patch.ReadPatchInput,
+        tier=_R,
+        handler=patch.read_patch,
     ),
     ToolSpec(
         name="git_log",

@@ -19,7 +19,9 @@ from tests.fakes.gitrepo import GitRepo
 from tests.fakes.messages_api import Scripted, reply, text, tool_use
 from tests.fakes.world import seed_pull
 
-CONFIG = "[budget]\ncontext_tokens = 2000\n"
+# Full reviews on every push: this flow is about what a full review sees (incremental
+# review carries the P0 forward instead: tests/e2e/test_incremental.py).
+CONFIG = "[budget]\ncontext_tokens = 2000\n\n[review]\nincremental = false\n"
 STORE_BASE = "def find(query):\n    return lookup(query)\n"
 STORE_HEAD = "def find(query):\n    return eval(query)\n"
 PADDING = "".join(f"PAD_{n} = {n}\n" for n in range(1_500))

@@ -13,7 +13,7 @@ from reviewbot.github_api import make_client
 from reviewbot.nodes import Priority, Status
 from reviewbot.nodes.history import carry_over
 from reviewbot.publish.body import MAX_BODY, SEAL_ROOM
-from reviewbot.publish.gate import check_conclusion
+from reviewbot.publish.conclusion import check_conclusion
 from reviewbot.publish.github import GitHubPublisher
 from reviewbot.publish.markers import node_marker, seal_body
 from reviewbot.redact import MASK, Redactor

@@ -39,7 +39,7 @@ from reviewbot.cli import cli
 from reviewbot.github_api import make_client
 from reviewbot.rest import GitHubClient
 from reviewbot.settings import Settings
-from reviewbot.sources.github import PRRef
+from reviewbot.sources.pr_ref import PRRef
 from tests.fakes.github_api import FakeGitHub, FakePull
 from tests.fakes.gitrepo import make_repo
 from tests.fakes.messages_api import FakeMessagesAPI, Scripted

@@ -28,13 +28,12 @@ from reviewbot.github_api import make_client
 from reviewbot.sources.ci import CheckKind, CheckStatus
 from reviewbot.sources.diff_index import FileStatus
 from reviewbot.sources.github import (
-    PRRef,
     fetch_base_config,
     fetch_ci_checks,
     fetch_pull_request,
     fetch_snapshot,
-    parse_pr_url,
 )
+from reviewbot.sources.pr_ref import PRRef, parse_pr_url
 from reviewbot.sources.snapshot import Origin, PRComment
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "github-webhooks"

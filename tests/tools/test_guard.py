@@ -17,7 +17,7 @@ from tests.tools.factories import build_repo, make_session, tree_digest
 REVIEW = PROFILES[Mode.REVIEW]
 REVIEW_SURFACE = compute_surface(REVIEW, "reviewer")
 TOOLS = (
-    "read_file, list_files, search_code, git_log, git_show, git_blame, add_review_node, "
+    "read_file, list_files, search_code, read_patch, git_log, git_show, git_blame, add_review_node, "
     "finalize_review, confirm_review_node, dispute_review_node, ask_user"
 )
 

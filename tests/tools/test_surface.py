@@ -68,6 +68,7 @@ class TestReviewSurface:
             "read_file",
             "list_files",
             "search_code",
+            "read_patch",
             "git_log",
             "git_show",
             "git_blame",

@@ -39,10 +39,10 @@ Conclusion = Literal["success", "neutral", "failure"]
 
 def check_conclusion(report: Report, *, advisory_hold: bool = False) -> Conclusion:
     """The `reviewbot` check's conclusion: only a fully covered Ship (or an advisory Hold) passes."""
-    return gate(report, advisory_hold=advisory_hold)[0]
+    return conclusion_and_qualifier(report, advisory_hold=advisory_hold)[0]
 
 
-def gate(report: Report, *, advisory_hold: bool) -> tuple[Conclusion, str]:
+def conclusion_and_qualifier(report: Report, *, advisory_hold: bool) -> tuple[Conclusion, str]:
     """The conclusion and what it means next to the verdict's name (see the module docstring).
 
     GitHub counts `success`, `neutral` and `skipped` as passing a required check, so

@@ -1,0 +1,123 @@
+"""Earlier findings through a push: carried when their lines did not change (incremental/carry.py).
+
+Each case is a real push in a real repository: `main` is the reviewed head, `feature` the new one.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from reviewbot.incremental.carry import Carried, carry_forward
+from reviewbot.nodes.model import Anchor, Finding, Kind, Priority
+from reviewbot.nodes.stamp import stamp
+from reviewbot.sources.git_repo import lines_at, push_since
+from tests.fakes.gitrepo import make_repo
+
+OLD = "def f(x):\n    y = x + 1\n    return y * 2\n\n\ndef g():\n    pass\n"
+
+
+def node(
+    start: int, end: int, *, path: str = "a.py", quote: str | None = None, side: str = "RIGHT"
+):
+    text = OLD.split("\n")
+    anchor = None
+    if start:
+        anchor = Anchor(
+            path=path,
+            start_line=start,
+            end_line=end,
+            quote="\n".join(text[start - 1 : end]) if quote is None else quote,
+            side=side,  # type: ignore[arg-type]
+        )
+    finding = Finding(
+        kind=Kind.BUG, priority=Priority.P1, confidence=0.9, title="Off by one", anchor=anchor
+    )
+    return stamp(finding, id="review-1", author="review", commit_sha=None)
+
+
+def carried(tmp_path: Path, new: dict[str, str | None], *nodes) -> Carried:
+    repo = make_repo(tmp_path / "r", base={"a.py": OLD, "b.py": "b = 1\n"}, head=new)
+    since, head = repo.sha("main"), repo.sha("feature")
+    push = push_since(repo.path, since, head)
+    assert not isinstance(push, str)
+    return carry_forward(
+        nodes,
+        moved=push.moved,
+        since=since,
+        old_lines=lambda path: lines_at(repo.path, since, path),
+        new_lines=lambda path: lines_at(repo.path, head, path),
+    )
+
+
+class TestCarried:
+    def test_lines_shifted_by_an_insertion_above_are_re_anchored(self, tmp_path: Path):
+        """Two lines inserted above: the same text two lines down, carried there."""
+        out = carried(tmp_path, {"a.py": "import os\n\n" + OLD}, node(2, 3))
+        assert out.rejudge == ()
+        (kept,) = out.kept
+        assert kept.anchor is not None
+        assert (kept.anchor.start_line, kept.anchor.end_line) == (4, 5)
+        assert kept.anchor.quote == "    y = x + 1\n    return y * 2"
+        assert kept.id.endswith(":review-1")
+
+    def test_a_change_below_leaves_the_lines_where_they_are(self, tmp_path: Path):
+        """An edit after the anchored lines does not move them."""
+        out = carried(tmp_path, {"a.py": OLD.replace("pass", "return 1")}, node(2, 2))
+        assert [(n.anchor.start_line, n.anchor.end_line) for n in out.kept if n.anchor] == [(2, 2)]
+
+    def test_a_file_the_push_did_not_touch_keeps_its_findings(self, tmp_path: Path):
+        """Only b.py changed: the finding in a.py is carried as it is."""
+        out = carried(tmp_path, {"b.py": "b = 2\n"}, node(2, 2))
+        assert len(out.kept) == 1
+
+    def test_a_note_about_the_whole_pr_is_carried(self, tmp_path: Path):
+        """No anchor: nothing a push changes shows it fixed."""
+        out = carried(tmp_path, {"a.py": "# x\n" + OLD}, node(0, 0))
+        assert len(out.kept) == 1
+        assert out.kept[0].anchor is None
+
+    def test_deleted_lines_in_an_untouched_file_are_carried(self, tmp_path: Path):
+        """A LEFT anchor in a file the push did not touch: the PR's patch there is the same."""
+        out = carried(tmp_path, {"b.py": "b = 2\n"}, node(2, 2, side="LEFT"))
+        assert len(out.kept) == 1
+
+
+class TestRejudged:
+    @pytest.mark.parametrize(
+        ("new", "why"),
+        [
+            (OLD.replace("x + 1", "x + 2"), "the push changed its lines"),
+            (
+                OLD.replace("    y = x + 1\n", "    y = x + 1\n    y += 0\n"),
+                "the push changed its lines",
+            ),
+            (None, "the push changed its lines"),
+        ],
+        ids=["edited", "a line inserted between", "file deleted"],
+    )
+    def test_changed_lines_are_re_judged(self, tmp_path: Path, new, why):
+        """An anchored line edited, a line inserted between two anchored ones, the file gone."""
+        out = carried(tmp_path, {"a.py": new}, node(2, 3))
+        assert out.kept == ()
+        (item,) = out.rejudge
+        assert item.why == why
+        assert item.quote == "    y = x + 1\n    return y * 2"
+
+    def test_a_quote_that_does_not_match_the_fingerprint_is_re_judged(self, tmp_path: Path):
+        """The recorded lines are not the ones the fingerprint was made from: never carried blind."""
+        out = carried(tmp_path, {"b.py": "b = 2\n"}, node(2, 2, quote="    return y * 2"))
+        assert out.kept == ()
+        assert out.rejudge[0].why == "its lines do not match its fingerprint"
+
+    def test_a_renamed_file_is_re_judged(self, tmp_path: Path):
+        """The file moved: its findings' fingerprint names the old path."""
+        out = carried(tmp_path, {"a.py": None, "c.py": OLD}, node(2, 2))
+        assert out.kept == ()
+        assert out.rejudge[0].why == "its file was renamed"
+
+    def test_deleted_lines_in_a_touched_file_are_re_judged(self, tmp_path: Path):
+        """A LEFT anchor in a file the push changed: its base numbering may have moved."""
+        out = carried(tmp_path, {"a.py": "# x\n" + OLD}, node(2, 2, side="LEFT"))
+        assert out.kept == ()
