@@ -3,13 +3,16 @@
 Owns: repositories, pull requests (the real PR object shape, built from the
 webhook fixture's `pull_request`), paginated files (Link headers, per_page, the
 3,000-file cap, files without `patch`), commits, contents at a ref, issue comments
-(list/create/edit), review comments (list/edit; people's thread replies seeded with
-`add_reply`, filed under a review of their own as GitHub does), reviews (create with comments,
-validated against each file's diff the way GitHub does: one bad comment → 422 for
-the whole review and nothing stored; pending reviews hidden and deletable; body
-edits), review comments of a review, check runs (create, get, update, list for a ref;
-conclusions validated as GitHub does; annotations: at most 50 a request, appended by
-each update, counted in `output.annotations_count`, listed), commit statuses, collaborator permission and `/user` —
+(list/create/edit), review comments (list/edit; people's comments and thread replies seeded
+with `add_review_comment` and `add_reply`, filed under a review of their own as GitHub does),
+reviews (create with comments, validated against each file's diff the way GitHub does: one
+bad comment → 422 for the whole review and nothing stored; one pending review per user;
+pending reviews listed to their author only, deletable, a submitted one not; bodies at most
+65,536 characters; body edits; earlier runs' reviews seeded with `add_review`), review
+comments of a review, check runs (create, get, update, list for a ref; 403 without the
+`checks` permission; conclusions validated as GitHub does; annotations: at most 50 a request,
+appended by each update, counted in `output.annotations_count`, listed), commit statuses,
+collaborator permission and `/user` —
 the routes reviewbot calls, no more — and what branch protection would say of a
 required check (`required_check`). Plain handler: `FakeGitHub()(request) → response`; the
 loopback server (tests/fakes/server.py) records requests and injects faults.
@@ -120,6 +123,18 @@ def _invalid(text: str) -> Response:
     """GitHub's answer to a request its JSON schema refuses (check runs, annotations)."""
     return Response.json(
         422, {"message": f"Invalid request.\n\n{text}", "documentation_url": _DOCS, "status": "422"}
+    )
+
+
+def _not_accessible() -> Response:
+    """GitHub's 403 for what the token's permissions do not cover (GITHUB_TOKEN, an app)."""
+    return Response.json(
+        403,
+        {
+            "message": "Resource not accessible by integration",
+            "documentation_url": _DOCS,
+            "status": "403",
+        },
     )
 
 
@@ -277,6 +292,7 @@ class FakeGitHub:
         tokens: frozenset[str] | None = None,
         approve_allowed: bool = True,
         user_endpoint: bool = True,
+        checks_allowed: bool = True,
         app_slug: str = "github-actions",
     ) -> None:
         self.login = login
@@ -284,6 +300,7 @@ class FakeGitHub:
         self.tokens = tokens  # None: any token is accepted
         self.approve_allowed = approve_allowed  # False: like GITHUB_TOKEN by default
         self.user_endpoint = user_endpoint  # False: /user answers 403, as for GITHUB_TOKEN
+        self.checks_allowed = checks_allowed  # False: a token without `checks: write` (403)
         self.app_slug = app_slug
         self.repos: dict[str, FakeRepo] = {}
         self._ids = itertools.count(1_000)
@@ -336,6 +353,63 @@ class FakeGitHub:
             self.repo(full_name).issue_comments.setdefault(number, []).append(comment)
             return comment
 
+    def add_review(
+        self,
+        full_name: str,
+        number: int,
+        body: str,
+        *,
+        author: str,
+        state: str = "COMMENTED",
+        commit: str | None = None,
+        association: str = "NONE",
+    ) -> dict[str, Any]:
+        """A review as an earlier run or a person left it (PENDING: not submitted)."""
+        with self._lock:
+            repo = self.repo(full_name)
+            pull = repo.pulls[number]
+            review = self._review_json(
+                "", repo, pull, self.next_id(), body, state, commit or pull.head_sha
+            )
+            review.update(user=self._author(author), author_association=association)
+            repo.reviews.setdefault(number, []).append(review)
+            return review
+
+    def add_review_comment(
+        self,
+        full_name: str,
+        number: int,
+        body: str,
+        *,
+        author: str,
+        path: str,
+        line: int,
+        start_line: int | None = None,
+        association: str = "NONE",
+        in_reply_to: int | None = None,
+        commit: str | None = None,
+    ) -> dict[str, Any]:
+        """An inline comment as GitHub stores one a person posted outside a review.
+
+        GitHub files it under a new one-comment review of its author (state COMMENTED,
+        empty body). `association` is what GitHub reports (MEMBER and COLLABORATOR
+        include read-only accounts).
+        """
+        with self._lock:
+            repo = self.repo(full_name)
+            pull = repo.pulls[number]
+            review = self.add_review(full_name, number, "", author=author, association=association)
+            fields = {"path": path, "line": line, "start_line": start_line, "body": body}
+            on = commit or review["commit_id"]
+            comment = self._review_comment_json("", repo, pull, review["id"], on, fields)
+            comment.update(
+                user=self._author(author),
+                author_association=association,
+                in_reply_to_id=in_reply_to,
+            )
+            repo.review_comments.setdefault(number, []).append(comment)
+            return comment
+
     def add_reply(
         self,
         full_name: str,
@@ -346,36 +420,22 @@ class FakeGitHub:
         author: str,
         association: str = "NONE",
     ) -> dict[str, Any]:
-        """A reply in an inline comment's thread, as GitHub stores one a person posted.
-
-        GitHub files each reply under a new one-comment review of its author (state
-        COMMENTED, empty body), on the parent's path and line. `association` is what
-        GitHub reports (MEMBER and COLLABORATOR include read-only accounts).
-        """
+        """A reply in an inline comment's thread, on the parent's path, lines and commit."""
         with self._lock:
-            repo = self.repo(full_name)
-            pull = repo.pulls[number]
-            parent = next(c for c in repo.review_comments[number] if c["id"] == in_reply_to)
-            review_id = self.next_id()
-            review = self._review_json("", repo, pull, review_id, "", "COMMENTED", pull.head_sha)
-            review.update(user=self._author(author), author_association=association)
-            repo.reviews.setdefault(number, []).append(review)
-            comment = self._review_comment_json(
-                "",
-                repo,
-                pull,
-                review_id,
-                parent["commit_id"],
-                {"path": parent["path"], "line": parent["line"], "body": body},
-            )
-            comment.update(
-                user=self._author(author),
-                author_association=association,
-                in_reply_to_id=in_reply_to,
+            comments = self.repo(full_name).review_comments[number]
+            parent = next(c for c in comments if c["id"] == in_reply_to)
+            return self.add_review_comment(
+                full_name,
+                number,
+                body,
+                author=author,
+                path=parent["path"],
+                line=parent["line"],
                 start_line=parent["start_line"],
+                association=association,
+                in_reply_to=in_reply_to,
+                commit=parent["commit_id"],
             )
-            repo.review_comments[number].append(comment)
-            return comment
 
     def add_check_run(self, full_name: str, **fields: Any) -> dict[str, Any]:
         """Another app's check run (the CI axis reads these)."""
@@ -578,9 +638,7 @@ class FakeGitHub:
 
     def _get_user(self, request: Request) -> Response:
         if not self.user_endpoint:
-            return Response.json(
-                403, {"message": "Resource not accessible by integration", "status": "403"}
-            )
+            return _not_accessible()
         return Response.json(200, self._me())
 
     def _get_permission(self, request: Request, repo: FakeRepo, user: str) -> Response:
@@ -788,9 +846,7 @@ class FakeGitHub:
     ) -> Response:
         """Replace the body of a comment or review: only its author may, and not with nothing."""
         if item["user"]["login"] != self.login:
-            return Response.json(
-                403, {"message": "Resource not accessible by integration", "status": "403"}
-            )
+            return _not_accessible()
         body = (request.json() or {}).get("body")
         refused = self._check_body(body, required=True)
         if refused:
@@ -981,9 +1037,14 @@ class FakeGitHub:
         return review is None or review["state"] != "PENDING"
 
     def _list_reviews(self, request: Request, repo: FakeRepo, number: str) -> Response:
+        """Every submitted review, and the token's own pending one: others' are private."""
         if self._pull(repo, number) is None:
             return _not_found()
-        return self._page(request, repo.reviews.get(int(number), []))
+        reviews = repo.reviews.get(int(number), [])
+        return self._page(
+            request,
+            [r for r in reviews if r["state"] != "PENDING" or r["user"]["login"] == self.login],
+        )
 
     def _delete_review(
         self, request: Request, repo: FakeRepo, number: str, review_id: str
@@ -1139,6 +1200,8 @@ class FakeGitHub:
         }
 
     def _create_check_run(self, request: Request, repo: FakeRepo) -> Response:
+        if not self.checks_allowed:
+            return _not_accessible()
         payload = request.json() or {}
         if not payload.get("name") or not payload.get("head_sha"):
             return _unprocessable([{"resource": "CheckRun", "code": "missing_field"}])
@@ -1173,6 +1236,8 @@ class FakeGitHub:
         run = self._check_run(repo, run_id)
         if run is None:
             return _not_found()
+        if not self.checks_allowed:
+            return _not_accessible()
         if run["app"]["slug"] != self.app_slug:  # only the app that created it may update it
             return Response.json(403, {"message": "Invalid app_id", "status": "403"})
         payload = request.json() or {}

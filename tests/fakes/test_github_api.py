@@ -288,6 +288,23 @@ class TestReviews:
         assert pull.get_reviews().totalCount == 0
         assert served.count("DELETE", r"/reviews/\d+$") == 1
 
+    def test_someone_elses_pending_review_is_not_listed(self, served, pull, fake):
+        """A pending review is its author's alone: listed to them, invisible to the token."""
+        fake.add_review(REPO, 1, "their draft", author="carol", state="PENDING")
+        fake.add_review(REPO, 1, "", author="github-actions[bot]", state="PENDING")
+        fake.add_review(REPO, 1, "looks fine", author="carol", state="APPROVED")
+        listed = [(r.user.login, r.state) for r in pull.get_reviews()]
+        assert listed == [("github-actions[bot]", "PENDING"), ("carol", "APPROVED")]
+
+    def test_a_persons_inline_comment_is_filed_under_a_review_of_theirs(self, pull, fake):
+        """GitHub stores a lone inline comment in a one-comment COMMENTED review of its author."""
+        seeded = fake.add_review_comment(REPO, 1, "why?", author="carol", path="src/app.py", line=3)
+        (review,) = pull.get_reviews()
+        assert (review.user.login, review.state, review.body) == ("carol", "COMMENTED", "")
+        (listed,) = pull.get_review_comments()
+        assert (listed.id, listed.user.login, listed.line) == (seeded["id"], "carol", 3)
+        assert listed.pull_request_review_id == review.id
+
     def test_submitted_review_cannot_be_deleted(self, pull):
         """Only a pending review can be deleted."""
         review = pull.create_review(body="done", event="COMMENT")
@@ -407,6 +424,21 @@ class TestChecksAndStatuses:
             "reviewbot": ("completed", "neutral", "github-actions", "2 findings"),
         }
         assert run.status == "completed"
+
+    def test_check_runs_are_forbidden_without_the_checks_permission(self, served, fake):
+        """A token without `checks: write` gets 403 on creating and updating a check run."""
+        repo = client(served).get_repo(REPO)
+        run = repo.create_check_run(name="reviewbot", head_sha="b" * 40, status="in_progress")
+        fake.checks_allowed = False
+        for write in (
+            lambda: repo.create_check_run(name="reviewbot", head_sha="b" * 40),
+            lambda: run.edit(conclusion="success"),
+        ):
+            with pytest.raises(GithubException) as caught:
+                write()
+            assert caught.value.status == 403
+            assert caught.value.data["message"] == "Resource not accessible by integration"
+        assert [r.status for r in repo.get_commit("b" * 40).get_check_runs()] == ["in_progress"]
 
     def test_check_output_limits(self, served):
         """A summary over 65,535 characters or more than 50 annotations is a 422."""

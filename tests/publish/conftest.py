@@ -1,7 +1,10 @@
-"""Shared builders for publishing tests: a checkout, its diff, nodes of every kind, a report."""
+"""Shared builders for publishing tests: a checkout, its diff, nodes of every kind, a report,
+and the PR on the loopback fake GitHub (tests/fakes/github_api.py) they are published to."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +22,12 @@ from reviewbot.sources.diff_index import DiffIndex, FileStatus, file_diff_from_p
 from reviewbot.sources.snapshot import Origin, PRSnapshot
 from reviewbot.verdict.axes import Outcome
 from reviewbot.verdict.fold import Source
+from tests.fakes.github_api import FakeFile, FakeGitHub, FakePull, FakePush
+from tests.fakes.server import LoopbackServer
 from tests.nodes.factories import make_node
 
 HEAD = "b" * 40
+NEW_HEAD = "c" * 40  # a later push to the PR, with the same diff
 BASE = "a" * 40
 REPO = "octo/widgets"
 NUMBER = 7
@@ -210,6 +216,88 @@ def make_snapshot(checkout: Path, *, head_sha: str = HEAD) -> PRSnapshot:
         checkout=checkout,
         config=ReviewConfig(),
     )
+
+
+@dataclass(frozen=True, slots=True)
+class OnePull:
+    """The PR of these tests on the fake GitHub: its state, seeded and read as a run sees it."""
+
+    github: FakeGitHub
+
+    @property
+    def pull(self) -> FakePull:
+        return self.github.repo(REPO).pulls[NUMBER]
+
+    @property
+    def reviews(self) -> list[dict[str, Any]]:
+        return self.github.repo(REPO).reviews.setdefault(NUMBER, [])
+
+    @property
+    def review_comments(self) -> list[dict[str, Any]]:
+        return self.github.repo(REPO).review_comments.setdefault(NUMBER, [])
+
+    @property
+    def issue_comments(self) -> list[dict[str, Any]]:
+        return self.github.repo(REPO).issue_comments.setdefault(NUMBER, [])
+
+    @property
+    def statuses(self) -> list[dict[str, Any]]:
+        return self.github.repo(REPO).statuses
+
+    def add_review(self, body: str, *, login: str, state: str = "COMMENTED") -> dict[str, Any]:
+        return self.github.add_review(REPO, NUMBER, body, author=login, state=state)
+
+    def add_review_comment(
+        self,
+        body: str,
+        *,
+        login: str,
+        line: int = 3,
+        in_reply_to: int | None = None,
+        association: str = "NONE",
+    ) -> dict[str, Any]:
+        if in_reply_to is not None:
+            return self.github.add_reply(
+                REPO,
+                NUMBER,
+                in_reply_to=in_reply_to,
+                body=body,
+                author=login,
+                association=association,
+            )
+        return self.github.add_review_comment(
+            REPO, NUMBER, body, author=login, path="src/app.py", line=line, association=association
+        )
+
+    def add_issue_comment(self, body: str, *, login: str) -> dict[str, Any]:
+        return self.github.add_issue_comment(REPO, NUMBER, body, login)
+
+
+def fake_pull() -> OnePull:
+    """PR #7 with src/app.py's diff, pushed from HEAD to NEW_HEAD: reviews may name either."""
+    github = FakeGitHub(login=BOT)
+    pull = github.add_pull(
+        REPO,
+        number=NUMBER,
+        title="Widgets",
+        head_sha=HEAD,
+        base_sha=BASE,
+        files=[FakeFile(filename="src/app.py", patch=APP_PATCH)],
+    )
+    pull.push(FakePush(head_sha=NEW_HEAD, files=pull.files))
+    return OnePull(github)
+
+
+@pytest.fixture
+def fake() -> OnePull:
+    return fake_pull()
+
+
+@pytest.fixture
+def served(fake: OnePull) -> Iterator[LoopbackServer]:
+    """The fake GitHub on loopback; it records every request the publisher makes."""
+    with LoopbackServer(fake.github) as server:
+        yield server
 
 
 @pytest.fixture

@@ -1,13 +1,11 @@
-"""The GitHub publisher against a fake GitHub at the transport: the exact requests of a run."""
+"""The GitHub publisher against the loopback fake GitHub: the exact requests of a run."""
 
 from __future__ import annotations
 
+import functools
 import json
-import re
-from urllib.parse import urlsplit
 
 import pytest
-import responses
 
 from reviewbot.config import PublishConfig
 from reviewbot.errors import AuthError, GitHubAPIError
@@ -21,8 +19,12 @@ from reviewbot.publish.markers import node_marker, seal_body
 from reviewbot.redact import MASK, Redactor
 from reviewbot.report import AgentReport, Report
 from reviewbot.run import Coverage, StopReason, UnseenFile
+from tests.fakes.server import LoopbackServer
 from tests.publish.conftest import (
+    APP_PATCH,
+    BOT,
     HEAD,
+    NEW_HEAD,
     NUMBER,
     REPO,
     SEALER,
@@ -31,12 +33,9 @@ from tests.publish.conftest import (
     make_snapshot,
     node,
 )
-from tests.publish.fake_github import FakeGitHub
 
-BOT = "github-actions[bot]"
 WRITERS = {"carol", "bob"}  # what the permission API would answer "write" for
 R = f"/repos/{REPO}"
-NEW_HEAD = "c" * 40
 PRIOR_READS = [
     ("GET", f"{R}/pulls/{NUMBER}/comments"),
     ("GET", f"{R}/pulls/{NUMBER}/reviews"),
@@ -44,32 +43,14 @@ PRIOR_READS = [
 ]
 
 
-@pytest.fixture
-def rsps():
-    with responses.RequestsMock(assert_all_requests_are_fired=False) as mock:
-        yield mock
-
-
-@pytest.fixture
-def fake(rsps):
-    gh = FakeGitHub(
-        repo=REPO,
-        number=NUMBER,
-        bot=BOT,
-        commentable={"src/app.py": {*range(1, 9), *range(20, 24)}},
-    )
-    gh.install(rsps)
-    return gh
-
-
-def client():
+def client(url):
     # No retries and no pacing in tests; the composition root keeps the defaults.
-    return make_client("https://api.github.com", "ghs_" + "t" * 36, retries=0, backoff=0)
+    return make_client(url, "ghs_" + "t" * 36, retries=0, backoff=0)
 
 
-def publisher(config=None, redactor=None):
+def make_publisher(url, config=None, redactor=None):
     return GitHubPublisher(
-        client(),
+        client(url),
         REPO,
         NUMBER,
         bot_login=BOT,
@@ -81,31 +62,35 @@ def publisher(config=None, redactor=None):
     )
 
 
-def calls(rsps, start=0):
-    return [(c.request.method, urlsplit(c.request.url).path) for c in rsps.calls[start:]]
+@pytest.fixture
+def publisher(served):
+    """`publisher(config=None, redactor=None)`: a publisher talking to the served fake."""
+    return functools.partial(make_publisher, served.url)
 
 
-def bodies(rsps, method, path_end):
-    return [
-        json.loads(c.request.body)
-        for c in rsps.calls
-        if c.request.method == method and urlsplit(c.request.url).path.endswith(path_end)
-    ]
+def calls(served: LoopbackServer, start=0):
+    return [(r.method, r.path) for r in served.snapshot()[start:]]
+
+
+def bodies(served: LoopbackServer, method, path_end):
+    return [r.json() for r in served.snapshot() if r.method == method and r.path.endswith(path_end)]
 
 
 class TestFirstRun:
-    def test_exact_requests_one_review_with_every_new_comment(self, rsps, fake, checkout):
+    def test_exact_requests_one_review_with_every_new_comment(
+        self, served, fake, publisher, checkout
+    ):
         """Reads, ONE review POST, a read-back, the summary and the check run: nothing else."""
         published = publisher().publish(make_report(every_kind()), make_snapshot(checkout))
         review_id = published.review_id
-        assert calls(rsps) == [
+        assert calls(served) == [
             *PRIOR_READS,
             ("POST", f"{R}/pulls/{NUMBER}/reviews"),
             ("GET", f"{R}/pulls/{NUMBER}/reviews/{review_id}/comments"),
             ("POST", f"{R}/issues/{NUMBER}/comments"),
             ("POST", f"{R}/check-runs"),
         ]
-        (review,) = bodies(rsps, "POST", "/reviews")
+        (review,) = bodies(served, "POST", "/reviews")
         assert (review["commit_id"], review["event"]) == (HEAD, "REQUEST_CHANGES")
         assert [
             (c["path"], c.get("start_line"), c["line"], c["side"]) for c in review["comments"]
@@ -117,11 +102,11 @@ class TestFirstRun:
         ]
 
     def test_no_inline_comment_outside_the_diff_and_those_nodes_are_in_the_body(
-        self, rsps, fake, checkout
+        self, served, fake, publisher, checkout
     ):
         """The review is accepted in one POST; out-of-diff nodes are in its body with links."""
         published = publisher().publish(make_report(every_kind()), make_snapshot(checkout))
-        (review,) = bodies(rsps, "POST", "/reviews")  # one POST: the fake took every comment
+        (review,) = bodies(served, "POST", "/reviews")  # one POST: the fake took every comment
         body = review["body"]
         link = f"https://github.com/{REPO}/blob/{HEAD}/src/app.py#L12-L14"
         assert f"]({link})" in body
@@ -131,13 +116,15 @@ class TestFirstRun:
         assert "Was fine after all" not in body  # dismissed: summary only
         assert published.in_body == ("review-3", "review-5", "review-4")
 
-    def test_committable_suggestion_in_the_inline_comment(self, rsps, fake, checkout):
+    def test_committable_suggestion_in_the_inline_comment(self, served, fake, publisher, checkout):
         """The exact-range suggestion that still parses is posted as a suggestion block."""
         publisher().publish(make_report(every_kind()), make_snapshot(checkout))
-        (review,) = bodies(rsps, "POST", "/reviews")
+        (review,) = bodies(served, "POST", "/reviews")
         assert "```suggestion\nx3 = 30\nx4 = 40\n```" in review["comments"][0]["body"]
 
-    def test_one_review_post_whatever_the_number_of_findings(self, rsps, fake, checkout):
+    def test_one_review_post_whatever_the_number_of_findings(
+        self, served, fake, publisher, checkout
+    ):
         """45 findings cost one review POST: 30 inline by priority, the rest in its body."""
         nodes = tuple(
             node(
@@ -149,19 +136,19 @@ class TestFirstRun:
             for i in range(45)
         )
         published = publisher().publish(make_report(nodes), make_snapshot(checkout))
-        writes = [c for c in calls(rsps) if c[0] != "GET"]
+        writes = [c for c in calls(served) if c[0] != "GET"]
         assert writes == [
             ("POST", f"{R}/pulls/{NUMBER}/reviews"),
             ("POST", f"{R}/issues/{NUMBER}/comments"),
             ("POST", f"{R}/check-runs"),
         ]
-        (review,) = bodies(rsps, "POST", "/reviews")
+        (review,) = bodies(served, "POST", "/reviews")
         assert len(review["comments"]) == 30
         assert len(published.in_body) == 15
         inline_ids = {c.node_id for c in published.comments}
         assert {f"n{i}" for i in range(0, 45, 3)} <= inline_ids  # every P0 made it inline
 
-    def test_bodies_pass_through_the_redactor(self, rsps, fake, checkout):
+    def test_bodies_pass_through_the_redactor(self, served, fake, publisher, checkout):
         """A secret in a finding never reaches GitHub."""
         secret = "s3cr3t-value-123"
         leaky = node(id="leak", title="Leaks the key", body=f"key is {secret}", lines=(3, 3))
@@ -169,7 +156,7 @@ class TestFirstRun:
             make_report((leaky,)), make_snapshot(checkout)
         )
         sent = " ".join(
-            json.dumps(body) for body in bodies(rsps, "POST", "") + bodies(rsps, "PATCH", "")
+            json.dumps(body) for body in bodies(served, "POST", "") + bodies(served, "PATCH", "")
         )
         assert secret not in sent
         assert MASK in sent
@@ -177,14 +164,14 @@ class TestFirstRun:
 
 class TestRerun:
     def test_second_run_on_same_head_posts_nothing_new_and_edits_summary(
-        self, rsps, fake, checkout
+        self, served, fake, publisher, checkout
     ):
         """Same head, same findings: no review, the summary PATCHed in place, a check run."""
         report, snapshot = make_report(every_kind()), make_snapshot(checkout)
         first = publisher().publish(report, snapshot)
-        start = len(rsps.calls)
+        start = len(served.snapshot())
         second = publisher().publish(report, snapshot)
-        assert calls(rsps, start) == [
+        assert calls(served, start) == [
             *PRIOR_READS,
             ("PATCH", f"{R}/issues/comments/{first.summary_comment_id}"),
             ("POST", f"{R}/check-runs"),
@@ -197,18 +184,18 @@ class TestRerun:
         assert set(second.already_posted) == {f"review-{i}" for i in range(1, 6)}
         assert len(fake.issue_comments) == 1
 
-    def test_new_head_marks_vanished_findings_resolved(self, rsps, fake, checkout):
+    def test_new_head_marks_vanished_findings_resolved(self, served, fake, publisher, checkout):
         """On a new head, findings no longer reported are marked resolved in their comments."""
         nodes = every_kind()
         publisher().publish(make_report(nodes), make_snapshot(checkout))
         inline_review_1 = fake.review_comments[0]["id"]
         review_id = fake.reviews[0]["id"]
         kept = tuple(n.model_copy(update={"commit_sha": NEW_HEAD}) for n in (nodes[1], nodes[3]))
-        start = len(rsps.calls)
+        start = len(served.snapshot())
         published = publisher().publish(
             make_report(kept, head_sha=NEW_HEAD), make_snapshot(checkout, head_sha=NEW_HEAD)
         )
-        assert calls(rsps, start) == [
+        assert calls(served, start) == [
             *PRIOR_READS,
             ("PATCH", f"{R}/pulls/comments/{inline_review_1}"),
             ("PUT", f"{R}/pulls/{NUMBER}/reviews/{review_id}"),
@@ -238,7 +225,9 @@ class TestRerun:
         ],
         ids=["unseen-file", "unseen-after-a-rename"],
     )
-    def test_findings_in_a_file_nobody_saw_stay_open(self, rsps, fake, checkout, unseen):
+    def test_findings_in_a_file_nobody_saw_stay_open(
+        self, served, fake, publisher, checkout, unseen
+    ):
         """Per file: findings in an unseen file (or its old name) stay open; the others resolve."""
         nodes = every_kind()
         publisher().publish(make_report(nodes), make_snapshot(checkout))
@@ -279,16 +268,16 @@ class TestRerun:
         ],
     )
     def test_a_run_that_could_not_review_resolves_nothing(
-        self, rsps, fake, checkout, stop, coverage
+        self, served, fake, publisher, checkout, stop, coverage
     ):
         """No findings from a run that could not review the whole PR prove nothing fixed."""
         publisher().publish(make_report(every_kind()), make_snapshot(checkout))
-        start = len(rsps.calls)
+        start = len(served.snapshot())
         report = _could_not_review(make_report((), head_sha=NEW_HEAD), stop, coverage)
         published = publisher().publish(report, make_snapshot(checkout, head_sha=NEW_HEAD))
         assert published.resolved == ()
-        assert not [c for c in calls(rsps, start) if c[1].startswith(f"{R}/pulls/comments/")]
-        assert not [c for c in calls(rsps, start) if c[0] == "PUT"]
+        assert not [c for c in calls(served, start) if c[1].startswith(f"{R}/pulls/comments/")]
+        assert not [c for c in calls(served, start) if c[0] == "PUT"]
         note = (
             "5 earlier finding(s) were not reported again, but this run did not review the "
             "whole PR to a normal end, so none is marked resolved."
@@ -302,7 +291,7 @@ class TestRerun:
         state = publisher().load_prior_state()
         assert {p.node.status for p in state.nodes} == {Status.OPEN, Status.CONSENSUS_READY}
 
-    def test_a_crashed_verifier_does_not_stop_resolving(self, rsps, fake, checkout):
+    def test_a_crashed_verifier_does_not_stop_resolving(self, served, fake, publisher, checkout):
         """Only the reviewers' ends matter: they would have repeated a finding that still stands."""
         publisher().publish(make_report(every_kind()), make_snapshot(checkout))
         report = make_report((), head_sha=NEW_HEAD)
@@ -313,7 +302,7 @@ class TestRerun:
         published = publisher().publish(report, make_snapshot(checkout, head_sha=NEW_HEAD))
         assert set(published.resolved) == {f"review-{i}" for i in range(1, 6)}
 
-    def test_drive_by_commands_are_counted_in_the_notes(self, rsps, fake, checkout):
+    def test_drive_by_commands_are_counted_in_the_notes(self, served, fake, publisher, checkout):
         """A /dismiss from an account without write access is ignored, and the summary says so."""
         publisher().publish(make_report(every_kind()), make_snapshot(checkout))
         first_comment = fake.review_comments[0]["id"]
@@ -330,24 +319,26 @@ class TestRerun:
         assert note in fake.issue_comments[0]["body"]
 
     def test_same_head_never_resolves_a_finding_the_model_did_not_repeat(
-        self, rsps, fake, checkout
+        self, served, fake, publisher, checkout
     ):
         """Without a new commit nothing can have been fixed: no resolve edits."""
         nodes = every_kind()
         publisher().publish(make_report(nodes), make_snapshot(checkout))
         published = publisher().publish(make_report(nodes[1:]), make_snapshot(checkout))
         assert published.resolved == ()
-        assert not any(m in ("PUT",) for m, _ in calls(rsps))
+        assert not any(m in ("PUT",) for m, _ in calls(served))
 
-    def test_changed_verdict_posts_a_review_without_comments(self, rsps, fake, checkout):
+    def test_changed_verdict_posts_a_review_without_comments(
+        self, served, fake, publisher, checkout
+    ):
         """Nothing new but a different verdict: one review carries the new event."""
         nodes = every_kind()
         publisher().publish(make_report(nodes), make_snapshot(checkout))
         published = publisher().publish(make_report(nodes, verdict="hold"), make_snapshot(checkout))
-        last = bodies(rsps, "POST", "/reviews")[-1]
+        last = bodies(served, "POST", "/reviews")[-1]
         assert (last["event"], last["comments"], published.event) == ("COMMENT", [], "COMMENT")
 
-    def test_forged_marker_by_another_user_is_ignored(self, rsps, fake, checkout):
+    def test_forged_marker_by_another_user_is_ignored(self, served, fake, publisher, checkout):
         """A marker planted by someone else neither suppresses nor dismisses a finding."""
         nodes = every_kind()
         forged = nodes[0].model_copy(update={"status": Status.DISMISSED})
@@ -356,7 +347,9 @@ class TestRerun:
         assert "review-1" in {c.node_id for c in published.comments}
         assert "Ignored 1 reviewbot marker(s) in comments by other accounts." in published.notes
 
-    def test_marker_by_another_workflow_as_the_same_account_is_ignored(self, rsps, fake, checkout):
+    def test_marker_by_another_workflow_as_the_same_account_is_ignored(
+        self, served, fake, publisher, checkout
+    ):
         """Posted as github-actions[bot] but without reviewbot's seal: no suppression, no dismissal."""
         nodes = every_kind()
         forged = nodes[0].model_copy(update={"status": Status.DISMISSED})
@@ -368,7 +361,7 @@ class TestRerun:
             for n in published.notes
         )
 
-    def test_resolution_edits_are_sealed_to_their_comment(self, rsps, fake, checkout):
+    def test_resolution_edits_are_sealed_to_their_comment(self, served, fake, publisher, checkout):
         """A finding marked resolved is re-sealed in place, so the next run believes the resolution."""
         publisher().publish(make_report(every_kind()), make_snapshot(checkout))
         publisher().publish(
@@ -380,7 +373,9 @@ class TestRerun:
         assert prior.by_fingerprint()[every_kind()[0].fingerprint].node.status is Status.RESOLVED
 
     @pytest.mark.parametrize("room", [10, 200], ids=["at-the-limit", "room-for-some"])
-    def test_a_resolution_near_the_limit_cuts_no_marker(self, rsps, fake, checkout, room):
+    def test_a_resolution_near_the_limit_cuts_no_marker(
+        self, served, fake, publisher, checkout, room
+    ):
         """A review body `room` characters short of the limit: banners may not fit, markers must."""
         nodes = every_kind()
         items = "\n".join(f"- item {n.id} {node_marker(n)}" for n in nodes)
@@ -389,7 +384,7 @@ class TestRerun:
         publisher().publish(
             make_report((), head_sha=NEW_HEAD), make_snapshot(checkout, head_sha=NEW_HEAD)
         )
-        (put,) = bodies(rsps, "PUT", f"/pulls/{NUMBER}/reviews/{fake.reviews[0]['id']}")
+        (put,) = bodies(served, "PUT", f"/pulls/{NUMBER}/reviews/{fake.reviews[0]['id']}")
         body = put["body"]
         assert len(body) <= MAX_BODY + SEAL_ROOM
         assert body.count("<!-- reviewbot:seal") == 1
@@ -398,7 +393,9 @@ class TestRerun:
         statuses = {p.node.id: p.node.status for p in prior.nodes}
         assert statuses == {n.id: Status.RESOLVED for n in nodes}
 
-    def test_summary_remembers_verdict_and_axes_for_the_next_run(self, rsps, fake, checkout):
+    def test_summary_remembers_verdict_and_axes_for_the_next_run(
+        self, served, fake, publisher, checkout
+    ):
         """The next run (or a check_suite re-fold) reads the verdict and axes back."""
         publisher().publish(make_report(every_kind()), make_snapshot(checkout))
         prior = publisher().load_prior_state()
@@ -407,13 +404,13 @@ class TestRerun:
         assert [a.name for a in prior.axes(HEAD)] == ["review", "ci"]
         assert prior.axes(NEW_HEAD) == ()  # another head's review says nothing about this one
 
-    def test_stale_pending_review_is_deleted_first(self, rsps, fake, checkout):
+    def test_stale_pending_review_is_deleted_first(self, served, fake, publisher, checkout):
         """A crashed run's PENDING review would block every new review: it is removed."""
         stale = fake.add_review("", login=BOT, state="PENDING")
         publisher().publish(make_report(every_kind()), make_snapshot(checkout))
-        assert calls(rsps)[3] == ("DELETE", f"{R}/pulls/{NUMBER}/reviews/{stale['id']}")
+        assert calls(served)[3] == ("DELETE", f"{R}/pulls/{NUMBER}/reviews/{stale['id']}")
 
-    def test_human_dismiss_reply_is_exposed_for_carry_over(self, rsps, fake, checkout):
+    def test_human_dismiss_reply_is_exposed_for_carry_over(self, served, fake, publisher, checkout):
         """A collaborator's `/dismiss` reply comes back as a decision applied by fingerprint."""
         nodes = every_kind()
         publisher().publish(make_report(nodes), make_snapshot(checkout))
@@ -425,23 +422,30 @@ class TestRerun:
         (after,) = carry_over([nodes[0]], prior)
         assert (after.status, prior.decisions[0].event.by) == (Status.DISMISSED, "human:carol")
 
-    def test_prior_reads_follow_pagination(self, rsps, fake, checkout):
+    def test_prior_reads_follow_pagination(self, served, fake, publisher, checkout):
         """Every page of a listing is read (Link: rel="next")."""
-        fake.page_size = 2
-        for i in range(5):
+        for i in range(201):  # three pages of GitHub's largest, 100
             fake.add_issue_comment(f"comment {i}", login="someone")
         publisher().load_prior_state()
-        pages = [c for c in calls(rsps) if c[1].endswith(f"/issues/{NUMBER}/comments")]
+        pages = [c for c in calls(served) if c[1].endswith(f"/issues/{NUMBER}/comments")]
         assert len(pages) == 3
 
 
+# src/app.py's first hunk as GitHub has it: it ends at line 6, so lines 7–8 are outside.
+GITHUB_PATCH = APP_PATCH.replace("@@ -1,5 +1,8 @@", "@@ -1,3 +1,6 @@").replace(
+    " x7 = 7\n x8 = 8\n", ""
+)
+
+
 class TestFallbacks:
-    def test_422_bisects_with_pending_reviews_and_loses_nothing(self, rsps, fake, checkout):
+    def test_422_bisects_with_pending_reviews_and_loses_nothing(
+        self, served, fake, publisher, checkout
+    ):
         """A refused comment is found by pending-review probes, then listed in the body."""
-        fake.refuse_lines = {("src/app.py", 7)}  # GitHub's diff disagrees about review-2's lines
+        fake.pull.files[0].patch = GITHUB_PATCH  # GitHub's diff disagrees about review-2's lines
         published = publisher().publish(make_report(every_kind()), make_snapshot(checkout))
         review_path = f"{R}/pulls/{NUMBER}/reviews"
-        writes = [c for c in calls(rsps) if c[0] != "GET"]
+        writes = [c for c in calls(served) if c[0] != "GET"]
         probe_id = writes[2][1].rsplit("/", 1)[1]
         assert writes == [
             ("POST", review_path),  # the review: 422
@@ -452,7 +456,7 @@ class TestFallbacks:
             ("POST", f"{R}/issues/{NUMBER}/comments"),
             ("POST", f"{R}/check-runs"),
         ]
-        posts = bodies(rsps, "POST", "/reviews")
+        posts = bodies(served, "POST", "/reviews")
         assert ["event" in p for p in posts] == [True, False, False, True]
         final = posts[-1]
         assert [c["line"] for c in final["comments"]] == [4]
@@ -462,35 +466,39 @@ class TestFallbacks:
         assert [c.node_id for c in published.comments] == ["review-1"]
         assert not [r for r in fake.reviews if r["state"] == "PENDING"]
 
-    def test_refused_approval_falls_back_to_comment_with_a_note(self, rsps, fake, checkout):
+    def test_refused_approval_falls_back_to_comment_with_a_note(
+        self, served, fake, publisher, checkout
+    ):
         """GitHub Actions may not approve: the review is posted as COMMENT and says so."""
-        fake.approval_refusal = "GitHub Actions is not permitted to approve pull requests."
+        fake.github.approve_allowed = False  # GITHUB_TOKEN's default
         published = publisher().publish(make_report((), verdict="ship"), make_snapshot(checkout))
-        events = [p["event"] for p in bodies(rsps, "POST", "/reviews")]
+        events = [p["event"] for p in bodies(served, "POST", "/reviews")]
         assert events == ["APPROVE", "COMMENT"]
         assert published.event == "COMMENT"
         assert any("not permitted to approve" in note for note in published.notes)
-        assert "not permitted to approve" in bodies(rsps, "POST", "/reviews")[-1]["body"]
+        assert "not permitted to approve" in bodies(served, "POST", "/reviews")[-1]["body"]
 
-    def test_approve_disabled_in_config_comments(self, rsps, fake, checkout):
+    def test_approve_disabled_in_config_comments(self, served, fake, publisher, checkout):
         """`publish.approve = false` turns Ship into a COMMENT review."""
         publisher(PublishConfig(approve=False)).publish(
             make_report((), verdict="ship"), make_snapshot(checkout)
         )
-        assert [p["event"] for p in bodies(rsps, "POST", "/reviews")] == ["COMMENT"]
+        assert [p["event"] for p in bodies(served, "POST", "/reviews")] == ["COMMENT"]
 
-    def test_a_ship_with_partial_coverage_never_approves(self, rsps, fake, checkout):
+    def test_a_ship_with_partial_coverage_never_approves(self, served, fake, publisher, checkout):
         """An approval is a clean pass: a Ship that did not see every file is a COMMENT review."""
         report = make_report((), verdict="ship", partial=True)
         published = publisher().publish(report, make_snapshot(checkout))
-        assert [p["event"] for p in bodies(rsps, "POST", "/reviews")] == ["COMMENT"]
+        assert [p["event"] for p in bodies(served, "POST", "/reviews")] == ["COMMENT"]
         assert published.event == "COMMENT"
 
-    def test_check_run_forbidden_falls_back_to_commit_status(self, rsps, fake, checkout):
+    def test_check_run_forbidden_falls_back_to_commit_status(
+        self, served, fake, publisher, checkout
+    ):
         """403 on check runs → a `reviewbot` commit status on the head SHA."""
-        fake.checks_forbidden = True
+        fake.github.checks_allowed = False
         published = publisher().publish(make_report(every_kind()), make_snapshot(checkout))
-        assert calls(rsps)[-2:] == [("POST", f"{R}/check-runs"), ("POST", f"{R}/statuses/{HEAD}")]
+        assert calls(served)[-2:] == [("POST", f"{R}/check-runs"), ("POST", f"{R}/statuses/{HEAD}")]
         assert (published.check_run_id, published.commit_status) == (None, True)
         assert fake.statuses[0]["context"] == "reviewbot"
         assert fake.statuses[0]["state"] == "failure"
@@ -527,10 +535,10 @@ class TestFallbacks:
         ids=["ship", "ship-partial", "hold", "hold-advisory", "hold-advisory-partial", "block"],
     )
     def test_commit_status_says_which_verdict_it_stands_for(
-        self, rsps, fake, checkout, verdict, partial, advisory, state, description
+        self, served, fake, publisher, checkout, verdict, partial, advisory, state, description
     ):
         """Statuses have no neutral: they pass exactly when the check run would, and say why."""
-        fake.checks_forbidden = True
+        fake.github.checks_allowed = False
         report = make_report((), verdict=verdict, partial=partial)
         config = PublishConfig(advisory_hold=advisory)
         published = publisher(config=config).publish(report, make_snapshot(checkout))
@@ -539,9 +547,11 @@ class TestFallbacks:
         assert published.commit_status is True
         assert published.check_conclusion == check_conclusion(report, advisory_hold=advisory)
 
-    def test_commit_status_description_fits_and_is_redacted(self, rsps, fake, checkout):
+    def test_commit_status_description_fits_and_is_redacted(
+        self, served, fake, publisher, checkout
+    ):
         """A long reason is cut to GitHub's 140 characters; a secret in it never reaches GitHub."""
-        fake.checks_forbidden = True
+        fake.github.checks_allowed = False
         secret = "s3cr3t-value-123"
         report = make_report((), verdict="hold")
         reason = report.reasons[0].model_copy(update={"text": f"{secret} " + "y" * 300})
@@ -552,22 +562,21 @@ class TestFallbacks:
         assert description.startswith(f"Hold (blocks merge): {MASK} yyy")
         assert description.endswith("…")
 
-    def test_auth_failure_is_a_one_line_auth_error(self, rsps):
+    def test_auth_failure_is_a_one_line_auth_error(self, served, fake, publisher):
         """401 from GitHub becomes AuthError, not a PyGithub traceback."""
-        rsps.add(
-            "GET",
-            re.compile(rf"https://api\.github\.com(:443)?{R}/pulls/{NUMBER}/comments.*"),
-            json={"message": "Bad credentials"},
-            status=401,
-        )
+        fake.github.tokens = frozenset({"ghs_another"})  # GitHub answers "Bad credentials"
         with pytest.raises(AuthError, match=r"^GitHub rejected the token — check GITHUB_TOKEN$"):
             publisher().load_prior_state()
 
-    def test_other_review_refusal_is_a_github_error(self, rsps, fake, checkout):
+    def test_other_review_refusal_is_a_github_error(self, served, fake, publisher, checkout):
         """A 422 no fallback can cure (here: the comments are fine) ends the run with GitHubAPIError."""
-        fake.review_refusal = "commit_id is not part of the pull request"
-        with pytest.raises(GitHubAPIError, match="commit_id is not part of the pull request"):
-            publisher().publish(make_report((), verdict="hold"), make_snapshot(checkout))
+        elsewhere = "d" * 40  # a commit the PR does not contain
+        report, snapshot = (
+            make_report((), verdict="hold"),
+            make_snapshot(checkout, head_sha=elsewhere),
+        )
+        with pytest.raises(GitHubAPIError, match="The commitOID is not part of the pull request"):
+            publisher().publish(report, snapshot)
 
 
 class TestCheckConclusion:
@@ -615,19 +624,19 @@ class TestCheckConclusion:
         ],
         ids=["default", "advisory"],
     )
-    def test_hold_check_run(self, rsps, fake, checkout, advisory, conclusion, title):
+    def test_hold_check_run(self, served, fake, publisher, checkout, advisory, conclusion, title):
         """A Hold's check run says it is a Hold, whether it blocks, and the deciding reason."""
         config = PublishConfig(advisory_hold=advisory)
         report = make_report((), verdict="hold")
         published = publisher(config=config).publish(report, make_snapshot(checkout))
-        (payload,) = bodies(rsps, "POST", "/check-runs")
+        (payload,) = bodies(served, "POST", "/check-runs")
         assert (payload["conclusion"], payload["output"]["title"]) == (conclusion, title)
         assert published.check_conclusion == conclusion
 
-    def test_check_run_payload(self, rsps, fake, checkout):
+    def test_check_run_payload(self, served, fake, publisher, checkout):
         """The check run is named `reviewbot`, completed, on the head SHA, with title and summary."""
         publisher().publish(make_report(every_kind()), make_snapshot(checkout))
-        (payload,) = bodies(rsps, "POST", "/check-runs")
+        (payload,) = bodies(served, "POST", "/check-runs")
         assert {k: payload[k] for k in ("name", "head_sha", "status", "conclusion")} == {
             "name": "reviewbot",
             "head_sha": HEAD,

@@ -17,7 +17,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import responses
 
 from reviewbot.nodes import Kind, Priority, ReviewNode, Status
 from reviewbot.output import write_actions_outputs
@@ -31,10 +30,10 @@ from reviewbot.settings import Settings
 from reviewbot.verdict.fold import Source
 from tests.fakes import hostile
 from tests.fakes.github_markdown import assert_inert, render
-from tests.publish.conftest import HEAD, NUMBER, REPO, make_report, make_snapshot, node
-from tests.publish.fake_github import FakeGitHub
+from tests.fakes.server import LoopbackServer
+from tests.publish.conftest import HEAD, REPO, fake_pull, make_report, make_snapshot, node
 from tests.publish.test_annotations import assert_plain_inert
-from tests.publish.test_github import BOT, bodies, publisher
+from tests.publish.test_github import bodies, make_publisher
 
 LINKS = RepoLinks(web_url="https://github.com", repo=REPO)
 SUGGESTION = "x3 = 30\nx4 = 40"
@@ -112,27 +111,25 @@ HARMLESS = {"payload": "Plain words.", "title": "A plain title", "path": "src/pl
 
 def _publish(checkout: Path, texts: dict[str, str], *, forbidden: bool = False) -> dict:
     """Publish the report to a fresh fake GitHub; every text it received, by surface."""
-    with responses.RequestsMock(assert_all_requests_are_fired=False) as rsps:
-        fake = FakeGitHub(
-            repo=REPO, number=NUMBER, bot=BOT, commentable={"src/app.py": {*range(1, 9)}}
-        )
-        fake.checks_forbidden = forbidden
-        fake.install(rsps)
-        publisher(redactor=Redactor()).publish(_report(**texts), make_snapshot(checkout))
-        return _received(rsps, forbidden=forbidden)
+    fake = fake_pull()
+    fake.github.checks_allowed = not forbidden
+    with LoopbackServer(fake.github) as served:
+        publisher = make_publisher(served.url, redactor=Redactor())
+        publisher.publish(_report(**texts), make_snapshot(checkout))
+        return _received(served, forbidden=forbidden)
 
 
-def _received(rsps: responses.RequestsMock, *, forbidden: bool) -> dict:
-    (review,) = bodies(rsps, "POST", "/reviews")
+def _received(served: LoopbackServer, *, forbidden: bool) -> dict:
+    (review,) = bodies(served, "POST", "/reviews")
     sent = {
         "inline": [c["body"] for c in review["comments"]],
         "review": review["body"],
-        "summary": bodies(rsps, "POST", "/comments")[0]["body"],
+        "summary": bodies(served, "POST", "/comments")[0]["body"],
     }
     if forbidden:
-        sent["status description"] = bodies(rsps, "POST", f"/statuses/{HEAD}")[0]["description"]
+        sent["status description"] = bodies(served, "POST", f"/statuses/{HEAD}")[0]["description"]
     else:
-        output = bodies(rsps, "POST", "/check-runs")[0]["output"]
+        output = bodies(served, "POST", "/check-runs")[0]["output"]
         sent |= {"check title": output["title"], "check summary": output["summary"]}
         sent["annotations"] = output.get("annotations", [])
         assert "text" not in output  # the check run's text is not sent (nothing to sanitize)
