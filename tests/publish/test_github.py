@@ -12,6 +12,7 @@ from reviewbot.errors import AuthError, GitHubAPIError
 from reviewbot.github_api import make_client
 from reviewbot.nodes import Priority, Status
 from reviewbot.nodes.history import carry_over
+from reviewbot.publish import github as github_module
 from reviewbot.publish.body import MAX_BODY, SEAL_ROOM
 from reviewbot.publish.conclusion import check_conclusion
 from reviewbot.publish.github import GitHubPublisher
@@ -19,6 +20,7 @@ from reviewbot.publish.markers import node_marker, seal_body
 from reviewbot.redact import MASK, Redactor
 from reviewbot.report import AgentReport, Report
 from reviewbot.run import Coverage, StopReason, UnseenFile
+from tests.fakes.github_api import unprocessable
 from tests.fakes.server import LoopbackServer
 from tests.publish.conftest import (
     APP_PATCH,
@@ -577,6 +579,49 @@ class TestFallbacks:
         )
         with pytest.raises(GitHubAPIError, match="The commitOID is not part of the pull request"):
             publisher().publish(report, snapshot)
+
+    def test_a_check_run_refusal_other_than_403_is_not_hidden_by_a_status(
+        self, served, fake, publisher, checkout
+    ):
+        """Only a 403 means "no checks permission": any other refusal is an error, no status."""
+        served.fail_next("POST", r"/check-runs$", unprocessable("Invalid request."))
+        with pytest.raises(GitHubAPIError):
+            publisher().publish(make_report(every_kind()), make_snapshot(checkout))
+        assert fake.statuses == []
+        assert calls(served)[-1] == ("POST", f"{R}/check-runs")
+
+
+class TestResolveBudget:
+    def test_edits_past_the_budget_wait_for_the_next_run_and_say_so(
+        self, served, fake, publisher, checkout, monkeypatch
+    ):
+        """Resolution edits are capped per run; the rest are noted, then marked on the next run."""
+        monkeypatch.setattr(github_module, "MAX_RESOLVE_EDITS", 1)
+        nodes = every_kind()
+        publisher().publish(make_report(nodes), make_snapshot(checkout))
+        kept = tuple(n.model_copy(update={"commit_sha": NEW_HEAD}) for n in (nodes[1], nodes[3]))
+        report, snapshot = (
+            make_report(kept, head_sha=NEW_HEAD),
+            make_snapshot(checkout, head_sha=NEW_HEAD),
+        )
+        start = len(served.snapshot())
+        first = publisher().publish(report, snapshot)
+        edits = [
+            c for c in calls(served, start) if c[0] in {"PATCH", "PUT"} and "/issues/" not in c[1]
+        ]
+        assert len(edits) == 1
+        assert "1 more comment(s) with resolved findings will be marked on the next run." in (
+            first.notes
+        )
+        start = len(served.snapshot())
+        second = publisher().publish(report, snapshot)
+        edits = [
+            c for c in calls(served, start) if c[0] in {"PATCH", "PUT"} and "/issues/" not in c[1]
+        ]
+        assert len(edits) == 1
+        assert not any("will be marked on the next run" in note for note in second.notes)
+        statuses = {p.node.id: p.node.status for p in publisher().load_prior_state().nodes}
+        assert {statuses[i] for i in ("review-1", "review-3", "review-5")} == {Status.RESOLVED}
 
 
 class TestCheckConclusion:

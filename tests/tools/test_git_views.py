@@ -156,3 +156,79 @@ class TestBounds:
         result = make_session(repo).call("git_show", {"path": "big.txt"})
         assert result.is_error
         assert "too large to read" in result.content
+
+
+def _drop_object(repo, spec: str) -> None:
+    """Delete the loose object `spec` names, as a damaged or partial clone lacks it."""
+    import subprocess
+
+    sha = subprocess.run(
+        ["git", "rev-parse", spec], cwd=repo.root, check=True, capture_output=True, text=True
+    ).stdout.strip()
+    obj = repo.root / ".git" / "objects" / sha[:2] / sha[2:]
+    obj.chmod(0o644)
+    obj.unlink()
+
+
+class TestRefusals:
+    def test_a_path_no_commit_touches(self, repo):
+        """A log of a path no commit touches says so, as an answer rather than an error."""
+        result = make_session(repo).call("git_log", {"path": "nowhere.py"})
+        assert not result.is_error
+        assert result.content == 'no commit touching "nowhere.py" up to the PR head'
+        assert result.data is None
+
+    @pytest.mark.parametrize("path", [".git/config", "./.git/HEAD", ".git"])
+    def test_a_path_in_gits_storage_is_refused(self, repo, path):
+        """git's own storage is not a path of the tree: refused before git sees it."""
+        result = make_session(repo).call("git_show", {"path": path})
+        assert result.is_error
+        assert result.content == f"{json.dumps(path)} is not a path in the repository"
+
+    @pytest.mark.parametrize(
+        ("path", "why"),
+        [
+            ("gone.py", "does not exist at"),
+            ("src", "is a directory at"),
+            ("data.bin", "is a binary file at"),
+        ],
+        ids=["missing", "directory", "binary"],
+    )
+    def test_blame_of_what_has_no_lines(self, repo, path, why):
+        """Blame names why a path has no lines to blame, with the head commit."""
+        result = make_session(repo, seen=()).call(
+            "git_blame", {"path": path, "start_line": 1, "end_line": 2}
+        )
+        assert result.is_error
+        assert result.content == f"{json.dumps(path)} {why} {repo.head_sha[:12]}"
+
+    def test_blame_bounded_by_the_output_limit(self, repo):
+        """A long blame keeps head and tail and says how many lines it left out."""
+        session = make_session(repo, max_output_chars=2_000)
+        result = session.call("git_blame", {"path": "big.txt", "start_line": 1, "end_line": 500})
+        rows = lines_of(result)
+        assert rows[0].startswith("     1  ")
+        assert rows[-1].endswith("\tline 500")
+        omitted = [row for row in rows if row.startswith("… ")]
+        assert len(omitted) == 1
+        assert omitted[0].endswith("lines omitted; blame fewer lines")
+        assert len(result.data.text) <= 2_000
+
+
+class TestGitFailures:
+    def test_blame_over_a_missing_object_is_a_retry_with_gits_reason(self, repo):
+        """git blame failing (the base blob is gone) answers with git's first line of complaint."""
+        _drop_object(repo, f"{repo.base_sha}:src/app.py")
+        result = make_session(repo).call(
+            "git_blame", {"path": "src/app.py", "start_line": 1, "end_line": 3}
+        )
+        assert result.is_error
+        assert result.content.startswith('git blame failed: "')
+        assert "fatal" in result.content or "unable" in result.content
+
+    def test_show_over_a_missing_object_is_a_retry_with_gits_reason(self, repo):
+        """git show failing mid-command answers `git could not answer` rather than raising."""
+        _drop_object(repo, f"{repo.base_sha}:README.md")
+        result = make_session(repo).call("git_show", {"rev": repo.base_sha})
+        assert result.is_error
+        assert result.content.startswith('git could not answer: "')
