@@ -95,11 +95,12 @@ def prepare_file(path: Path, what: str) -> None:
     """Make the parent folders of `path` and check it can be written: before the review runs."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        is_dir, exists = path.is_dir(), path.exists()  # these raise too (a name too long)
     except OSError as exc:
         raise UsageError(f"cannot write {what} to {path}: {exc.strerror}") from exc
-    if path.is_dir():
+    if is_dir:
         raise UsageError(f"cannot write {what} to {path}: Is a directory")
-    if not os.access(path if path.exists() else path.parent, os.W_OK):
+    if not os.access(path if exists else path.parent, os.W_OK):
         raise UsageError(f"cannot write {what} to {path}: Permission denied")
 
 

@@ -341,6 +341,29 @@ class TestUnwritableOutputs:
         assert "reviewbot: error: cannot write the report to" in result.stderr
         assert "Traceback" not in result.output
 
+    @pytest.mark.parametrize("flag", ["-o", "--report"])
+    def test_a_file_name_too_long_is_a_usage_error(self, tmp_path, monkeypatch, flag):
+        """A name the file system refuses (ENAMETOOLONG) exits 2 with one line, no traceback."""
+        monkeypatch.chdir(_local_repo(tmp_path, base_config=None))
+        target = tmp_path / ("r" * 300 + ".json")
+        result = CliRunner().invoke(cli, ["review", "--local", "--base", "main", flag, str(target)])
+        assert result.exit_code == 2, result.output
+        (line,) = error_lines(result)
+        assert line.startswith("reviewbot: error: cannot write the ")
+        assert line.endswith(": File name too long")
+        assert "Traceback" not in result.output
+
+    def test_an_unwritable_github_output_is_a_usage_error(self, tmp_path, monkeypatch):
+        """GITHUB_OUTPUT naming a directory: exit 2 with one line naming it, after the verdict."""
+        monkeypatch.chdir(_local_repo(tmp_path, base_config=None))
+        outputs = tmp_path / "outputs"
+        outputs.mkdir()
+        result = CliRunner().invoke(
+            cli, ["review", "--local", "--base", "main"], env={"GITHUB_OUTPUT": str(outputs)}
+        )
+        assert result.exit_code == 2, result.output
+        assert error_lines(result) == [f"reviewbot: error: cannot write {outputs}: Is a directory"]
+
 
 # ---------------------------------------------------------------- options do what they say
 
@@ -812,3 +835,22 @@ class TestLogRedaction:
         assert err.startswith("reviewbot: a log line could not be written (ValueError: I/O ")
         assert err.count("\n") == 1
         assert self.SECRET not in err
+
+
+class TestUnknownStreamEncoding:
+    def test_json_to_a_stream_of_an_unknown_encoding_is_ascii_escaped(self):
+        """An encoding Python does not know is treated as not Unicode: the same JSON, escaped."""
+        from reviewbot.output import Format, emitter
+        from reviewbot.redact import Redactor
+        from tests.publish.conftest import make_report, node
+
+        class Stream(io.StringIO):
+            encoding = "x-no-such-codec"  # type: ignore[assignment]
+
+        report = make_report((node(id="review-1", title="Größe überläuft — ∞"),))
+        stream = Stream()
+        emitter(Format.JSON, stream, Redactor())(report, None)
+        written = stream.getvalue()
+        assert written.isascii()
+        assert "\\u00f6" in written
+        assert json.loads(written)["nodes"][0]["title"] == "Größe überläuft — ∞"
