@@ -121,3 +121,56 @@ class TestRejudged:
         """A LEFT anchor in a file the push changed: its base numbering may have moved."""
         out = carried(tmp_path, {"a.py": "# x\n" + OLD}, node(2, 2, side="LEFT"))
         assert out.kept == ()
+
+    def test_lines_past_the_end_of_the_reviewed_file_are_re_judged(self, tmp_path: Path):
+        """An anchor past the end of the file at the reviewed head cannot be checked: re-judged."""
+        out = carried(tmp_path, {"b.py": "b = 2\n"}, node(20, 21, quote="gone"))
+        assert out.kept == ()
+        (item,) = out.rejudge
+        assert (item.why, item.quote) == ("its lines could not be read at the reviewed head", "")
+
+    def test_a_finding_in_a_file_missing_at_the_reviewed_head_is_re_judged(self, tmp_path: Path):
+        """No such file at the reviewed head (a stale anchor): never carried blind."""
+        out = carried(tmp_path, {"b.py": "b = 2\n"}, node(1, 1, path="nowhere.py", quote="x"))
+        assert out.kept == ()
+        assert out.rejudge[0].why == "its lines could not be read at the reviewed head"
+
+
+class TestShiftedBelowAHunk:
+    def test_lines_below_every_hunk_move_by_the_net_insertion(self, tmp_path: Path):
+        """Lines after the last hunk move by what the hunks added minus what they removed."""
+        new = "import os\nimport sys\n\n" + OLD.replace("x + 1", "x + 10")  # +3, one line edited
+        out = carried(tmp_path, {"a.py": new}, node(6, 7))
+        assert out.rejudge == ()
+        (kept,) = out.kept
+        assert kept.anchor is not None
+        assert (kept.anchor.start_line, kept.anchor.end_line) == (9, 10)
+        assert kept.anchor.quote == "def g():\n    pass"
+
+    def test_lines_between_two_hunks_move_by_the_first_only(self, tmp_path: Path):
+        """Between two hunks, only the hunk above shifts the lines."""
+        body = "".join(f"v{n} = {n}\n" for n in range(1, 31))
+        old = OLD + body
+        new = "# top\n" + OLD + body.replace("v30 = 30", "v30 = 31")
+        repo = make_repo(tmp_path / "r", base={"a.py": old}, head={"a.py": new})
+        since, head = repo.sha("main"), repo.sha("feature")
+        push = push_since(repo.path, since, head)
+        assert not isinstance(push, str)
+        line = old.split("\n").index("v15 = 15") + 1
+        finding = Finding(
+            kind=Kind.BUG,
+            priority=Priority.P1,
+            confidence=0.9,
+            title="Off by one",
+            anchor=Anchor(path="a.py", start_line=line, end_line=line, quote="v15 = 15"),
+        )
+        out = carry_forward(
+            (stamp(finding, id="review-1", author="review", commit_sha=None),),
+            moved=push.moved,
+            since=since,
+            old_lines=lambda path: lines_at(repo.path, since, path),
+            new_lines=lambda path: lines_at(repo.path, head, path),
+        )
+        (kept,) = out.kept
+        assert kept.anchor is not None
+        assert kept.anchor.start_line == line + 1
