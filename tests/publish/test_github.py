@@ -21,7 +21,7 @@ from reviewbot.redact import MASK, Redactor
 from reviewbot.report import AgentReport, Report
 from reviewbot.run import Coverage, StopReason, UnseenFile
 from tests.fakes.github_api import unprocessable
-from tests.fakes.server import LoopbackServer
+from tests.fakes.server import LoopbackServer, Response
 from tests.publish.conftest import (
     APP_PATCH,
     BOT,
@@ -43,6 +43,11 @@ PRIOR_READS = [
     ("GET", f"{R}/pulls/{NUMBER}/reviews"),
     ("GET", f"{R}/issues/{NUMBER}/comments"),
 ]
+
+
+def not_accessible() -> Response:
+    """GitHub's 403 for what the token's permissions do not cover."""
+    return Response.json(403, {"message": "Resource not accessible by integration"})
 
 
 def client(url):
@@ -589,6 +594,33 @@ class TestFallbacks:
             publisher().publish(make_report(every_kind()), make_snapshot(checkout))
         assert fake.statuses == []
         assert calls(served)[-1] == ("POST", f"{R}/check-runs")
+
+    def test_a_review_refusal_other_than_422_is_not_bisected(
+        self, served, fake, publisher, checkout
+    ):
+        """Only a 422 can name a bad comment: a 403 on the review ends the run, no probes."""
+        served.fail_next("POST", rf"/pulls/{NUMBER}/reviews$", not_accessible())
+        with pytest.raises(AuthError, match="the token needs write access"):
+            publisher().publish(make_report(every_kind()), make_snapshot(checkout))
+        assert [c for c in calls(served) if c[0] != "GET"] == [
+            ("POST", f"{R}/pulls/{NUMBER}/reviews")
+        ]
+        assert fake.reviews == []
+
+    def test_a_probe_refused_other_than_422_ends_the_run(self, served, fake, publisher, checkout):
+        """A probe refused for another reason (403) says nothing about the comment: not listed."""
+        fake.pull.files[0].patch = GITHUB_PATCH  # the review itself is refused with a 422
+        served.fail_next(
+            "POST",
+            rf"/pulls/{NUMBER}/reviews$",
+            not_accessible(),
+            when=lambda request: "event" not in request.json(),  # the first probe
+        )
+        with pytest.raises(AuthError, match="the token needs write access"):
+            publisher().publish(make_report(every_kind()), make_snapshot(checkout))
+        posts = bodies(served, "POST", "/reviews")
+        assert ["event" in p for p in posts] == [True, False]
+        assert fake.reviews == []
 
 
 class TestResolveBudget:
