@@ -25,8 +25,12 @@ class TestFile:
             ('{"url": "x"}', "must be a JSON list of PRs, not a JSON object"),
             ('"text"', "not a JSON string"),
             (b"\xff\xfe", "is not UTF-8 text"),
+            ("true", "not a JSON boolean"),
+            ("7", "not a JSON number"),
+            ("2.5", "not a JSON number"),
+            ("null", "not a JSON null"),
         ],
-        ids=["not-json", "object", "string", "binary"],
+        ids=["not-json", "object", "string", "binary", "boolean", "integer", "float", "null"],
     )
     def test_an_unusable_file_is_one_usage_error(self, tmp_path, content, message):
         """Nothing can run from such a file: a UsageError (exit 2) with one line."""
@@ -135,3 +139,10 @@ class TestSelect:
         assert (
             short_name("https://github.com/getsentry/sentry/pull/93824") == "getsentry/sentry#93824"
         )
+
+    @pytest.mark.parametrize(
+        "url", ["https://gitlab.com/a/b/-/merge_requests/1", "not a url", ""], ids=str
+    )
+    def test_short_name_of_what_is_not_a_pr_url_is_the_text_itself(self, url):
+        """A URL that names no GitHub PR is shown as given, never an error in a progress line."""
+        assert short_name(url) == url
