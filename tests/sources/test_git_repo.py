@@ -12,7 +12,7 @@ import pytest
 
 from reviewbot.errors import ConfigError, NotFoundError, RepositoryError
 from reviewbot.sources.diff_index import FileStatus
-from reviewbot.sources.git_repo import local_snapshot, pr_checkout
+from reviewbot.sources.git_repo import lines_at, local_snapshot, pr_checkout
 from reviewbot.sources.snapshot import Origin
 from tests.fakes.gitrepo import GitRepo
 
@@ -190,6 +190,44 @@ class TestConfigFromBase:
         ):
             pass
 
+    def test_a_config_path_that_is_a_directory_at_the_base(self, project):
+        """`.reviewbot.toml` committed as a directory on the base: a ConfigError saying so."""
+        project.git("switch", "--quiet", "main")
+        project.git("rm", "--quiet", ".reviewbot.toml")
+        project.write(".reviewbot.toml/x", "not a config\n")
+        project.commit("a directory named like the config")
+        with (
+            pytest.raises(
+                ConfigError, match=r"^`.reviewbot.toml` \(base branch main\): is not a file$"
+            ),
+            local_snapshot(project.path, base="main", head="feature"),
+        ):
+            pass
+
+
+class TestWorktree:
+    def test_a_clean_working_tree_reviews_head_itself(self, project):
+        """--worktree with nothing uncommitted reviews HEAD, not a synthetic commit."""
+        with local_snapshot(project.path, base="main", worktree=True) as snap:
+            assert snap.head_sha == project.sha("HEAD")
+
+    def test_a_staged_change_undone_in_the_tree_reviews_head(self, project):
+        """The tree is what is reviewed: a staged edit the working tree reverted is no change."""
+        original = (project.path / "keep.txt").read_text()
+        project.write("keep.txt", "staged\n")
+        project.git("add", "keep.txt")
+        project.write("keep.txt", original)
+        assert project.git("status", "--porcelain") != ""
+        with local_snapshot(project.path, base="main", worktree=True) as snap:
+            assert snap.head_sha == project.sha("HEAD")
+
+    def test_an_uncommitted_edit_is_reviewed(self, project):
+        """A modified tracked file: a commit on top of HEAD holds it, and the diff shows it."""
+        project.write("keep.txt", "a\nb\nc\nd\n")
+        with local_snapshot(project.path, base="main", worktree=True) as snap:
+            assert snap.head_sha != project.sha("HEAD")
+            assert snap.diff.files["keep.txt"].additions == 1
+
 
 class TestLocalCheckout:
     def test_clean_head_uses_the_working_tree(self, snap, template):
@@ -349,6 +387,56 @@ class TestPrCheckout:
             assert path != workspace
             assert (path / "feature.txt").exists()
             assert not (path / ".env").exists()
+
+    def test_workspace_reused_when_it_holds_the_last_reviewed_head(self, remote):
+        """An incremental review reuses the workspace only when it has the earlier head too."""
+        workspace = remote.fork.path
+        since = remote.fork.sha("HEAD~1")
+        with pr_checkout(
+            remote.url,
+            number=7,
+            head_sha=remote.pr_head,
+            workspace=workspace,
+            since=since,
+            commits=1,
+        ) as path:
+            assert path == workspace
+
+    def test_workspace_without_the_last_reviewed_head_means_a_fetch(self, remote):
+        """The earlier head is not in the workspace's history: fetched with the PR's commits."""
+        workspace = remote.fork.path
+        with pr_checkout(
+            remote.url,
+            number=7,
+            head_sha=remote.pr_head,
+            workspace=workspace,
+            since="1" * 40,
+            commits=1,
+        ) as path:
+            assert path != workspace
+            assert GitRepo(path).sha("HEAD") == remote.pr_head
+            assert GitRepo(path).git("rev-list", "--count", "HEAD") == "2"  # commits + 1 deep
+
+
+class TestLinesAt:
+    @pytest.fixture
+    def lines(self, template):
+        sha = template.sha("feature")
+        return lambda path, root=template.path: lines_at(root, sha, path)
+
+    def test_lines_without_their_line_ends(self, lines):
+        """A text file's lines, CR of CRLF endings dropped."""
+        assert lines("crlf.txt") == ["x", "Y"]
+        assert lines("empty.txt") == []
+
+    @pytest.mark.parametrize("path", ["missing.txt", "sub", "b.bin", "del.txt"], ids=str)
+    def test_no_text_file_there_is_none(self, lines, path):
+        """Missing, a submodule, a binary file or a deleted file: no lines, never an error."""
+        assert lines(path) is None
+
+    def test_not_a_repository_is_none(self, lines, tmp_path):
+        """A checkout that is not a clone has no lines at any commit."""
+        assert lines("keep.txt", root=tmp_path) is None
 
 
 class _Recorder(BaseHTTPRequestHandler):
