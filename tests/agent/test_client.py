@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from reviewbot.agent.client import AnthropicClient
-from reviewbot.agent.messages import ModelRequest, TextBlock, ToolUseBlock
+from reviewbot.agent.messages import ModelRequest, OtherBlock, TextBlock, ToolUseBlock
 from reviewbot.errors import (
     AuthError,
     CredentialsRefusedError,
@@ -363,3 +363,25 @@ class TestDeadline:
         fake = messages_api(reply(text("slow but complete")))
         response = self.client(self.trickling(fake, clock), clock).create(request(timeout=60.0))
         assert response.text == "slow but complete"
+
+
+class TestOtherBlocks:
+    @pytest.mark.parametrize(
+        "block",
+        [
+            {"type": "thinking", "thinking": "The loop is off by one.", "signature": "c2ln"},
+            {"type": "redacted_thinking", "data": "ZW5jcnlwdGVk"},
+            # The SDK's model has an optional `caller`: dumped as null, which is not what came.
+            {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}},
+        ],
+        ids=["thinking", "redacted_thinking", "server_tool_use"],
+    )
+    def test_a_block_the_loop_does_not_act_on_is_echoed_back_as_sent(self, messages_api, block):
+        """Thinking blocks come back as OtherBlock, and go back to the API exactly as received."""
+        fake = messages_api(reply(block, text("done")))
+        response = client_for(fake).create(request())
+        other, said = response.content
+        assert said == TextBlock(text="done")
+        assert isinstance(other, OtherBlock)
+        assert other.type == block["type"]
+        assert other.to_param() == block  # no field the SDK fills with None is added
