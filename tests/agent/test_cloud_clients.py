@@ -10,7 +10,7 @@ import pytest
 
 from reviewbot.agent.client import AnthropicClient
 from reviewbot.agent.providers import BedrockAccess, VertexAccess
-from reviewbot.errors import CredentialsRefusedError, ModelNotFoundError, UsageError
+from reviewbot.errors import AuthError, CredentialsRefusedError, ModelNotFoundError, UsageError
 from tests.agent.factories import Sleeps
 from tests.agent.test_client import request
 from tests.fakes.cloud_api import FakeBedrock, FakeVertex
@@ -112,6 +112,41 @@ class TestVertex:
     def test_a_region_is_required(self):
         with pytest.raises(UsageError, match="needs CLOUD_ML_REGION"):
             AnthropicClient.vertex(VertexAccess(project_id="octo", access_token=TOKEN))
+
+    def test_a_project_is_required(self):
+        """An access token names no project: the run stops before any request, saying which."""
+        with pytest.raises(
+            UsageError, match=r"^REVIEWBOT_PROVIDER=vertex needs ANTHROPIC_VERTEX_PROJECT_ID$"
+        ):
+            AnthropicClient.vertex(VertexAccess(region="global", access_token=TOKEN))
+
+    def test_unreadable_application_credentials_are_one_auth_line(self, monkeypatch, tmp_path):
+        """GOOGLE_APPLICATION_CREDENTIALS naming no file: an AuthError naming both ways to log in."""
+        monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(tmp_path / "missing.json"))
+        with pytest.raises(AuthError) as caught:
+            AnthropicClient.vertex(VertexAccess(region="global", project_id="octo"))
+        message = str(caught.value)
+        assert message.startswith("REVIEWBOT_PROVIDER=vertex found no Google Cloud credentials")
+        assert "GOOGLE_OAUTH_ACCESS_TOKEN" in message
+        assert "\n" not in message
+
+
+class TestBedrockSetup:
+    @pytest.fixture(autouse=True)
+    def _no_aws_config(self, monkeypatch, tmp_path):
+        """No region or credentials anywhere boto3 looks (and never the metadata service)."""
+        empty = tmp_path / "aws"
+        empty.write_text("")
+        for name in ("AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE", "AWS_ACCESS_KEY_ID"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("AWS_CONFIG_FILE", str(empty))
+        monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(empty))
+        monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+
+    def test_a_region_is_required(self):
+        """Neither AWS_REGION nor the profile names a region: one line saying what to set."""
+        with pytest.raises(UsageError, match=r"^REVIEWBOT_PROVIDER=bedrock needs AWS_REGION"):
+            AnthropicClient.bedrock(BedrockAccess(access_key=KEY, secret_key=SECRET))
 
 
 @pytest.mark.parametrize(
