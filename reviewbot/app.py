@@ -300,6 +300,13 @@ def _publisher(
     github: GitHub, ref: PRRef, config: ReviewConfig, settings: Settings, *, author: str | None
 ) -> GitHubPublisher:
     secret = settings.seal_secret
+    if secret is None and settings.provider in (Provider.BEDROCK, Provider.VERTEX):
+        # Without a seal a run cannot recognise its own earlier comments: it would post
+        # every finding again on each push and never build on what it found.
+        raise UsageError(
+            f"REVIEWBOT_PROVIDER={settings.provider} has no Anthropic key to seal reviewbot's "
+            "comments with: set REVIEWBOT_MARKER_KEY (the Action's `marker-key`) to a secret"
+        )
     return GitHubPublisher(
         github.client,
         ref.full_name,

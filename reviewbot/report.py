@@ -128,6 +128,10 @@ class ReviewRun(_Model):
     rejudged: int = Field(
         default=0, description="Earlier findings on changed lines, shown to the agents to re-judge."
     )
+    carried_ids: tuple[str, ...] = Field(
+        default=(),
+        description="The ids of the carried findings: their anchors were mapped onto this head.",
+    )
     config_digest: str | None = Field(
         default=None, description="Digest of the effective config: a change forces a full review."
     )

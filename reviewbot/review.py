@@ -102,7 +102,11 @@ def review_snapshot(
     run = plan.run
     if carried is not None:
         run = run.model_copy(
-            update={"carried": len(carried.kept), "rejudged": len(carried.rejudge)}
+            update={
+                "carried": len(carried.kept),
+                "rejudged": len(carried.rejudge),
+                "carried_ids": tuple(node.id for node in carried.kept),
+            }
         )
     return build_report(
         snapshot,

@@ -12,6 +12,8 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from reviewbot.redact import MASK
+
 
 class _Model(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -121,6 +123,8 @@ class Coverage(_Model):
         do the files an incremental review carried over (nor the whole PR, then).
         """
         if self.files_carried and (path is None or path in self.files_carried):
+            return False
+        if path is not None and MASK in path:  # a marker's path, redacted: not known exactly
             return False
         if not self.partial:
             return True

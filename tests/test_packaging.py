@@ -195,8 +195,32 @@ class TestActionLock:
     def test_the_action_installs_the_lock_hash_checked_and_reviewbot_without_deps(self):
         action = (ROOT / "action.yml").read_text(encoding="utf-8")
         assert "--require-hashes" in action
-        assert "requirements/action$SUFFIX.txt" in action
+        assert "requirements/action$suffix.txt" in action
         assert re.search(r"--no-deps --no-build-isolation \"\$GITHUB_ACTION_PATH\"", action)
+
+    @pytest.mark.parametrize(
+        ("provider", "lock"),
+        [
+            ("", "action.txt"),
+            ("anthropic", "action.txt"),
+            ("bedrock", "action-bedrock.txt"),
+            ("Bedrock", "action-bedrock.txt"),  # reviewbot lower-cases REVIEWBOT_PROVIDER too
+            ("VERTEX", "action-vertex.txt"),
+            ("azure", "action.txt"),  # reviewbot itself then refuses it with one line
+        ],
+    )
+    def test_the_lock_follows_the_provider_input(self, tmp_path, provider, lock):
+        """The step that picks the lock, run as the runner runs it (bash, its env)."""
+        action = (ROOT / "action.yml").read_text(encoding="utf-8")
+        step = action.split("- name: Key reviewbot's install cache", 1)[1]
+        script = re.search(r"\n      run: \|\n((?:        .*\n)+)", step)
+        assert script, "the lock step has no run script"
+        out = tmp_path / "output"
+        env = {"PROVIDER": provider, "GITHUB_ACTION_PATH": str(ROOT), "GITHUB_OUTPUT": str(out)}
+        subprocess.run(["bash", "-euo", "pipefail", "-c", script[1]], env=env, check=True)
+        chosen = Path(out.read_text(encoding="utf-8").splitlines()[0].removeprefix("path="))
+        assert chosen == ROOT / "requirements" / lock
+        assert chosen.is_file()
 
 
 class TestRepositoryUrl:

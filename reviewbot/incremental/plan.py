@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 from reviewbot.config import ReviewConfig
 from reviewbot.incremental.changes import authored
 from reviewbot.nodes.model import ReviewNode, Status
-from reviewbot.publish.markers import SummaryMarker
+from reviewbot.publish.markers import SummaryMarker, UnseenMarker
 from reviewbot.publish.prior import PriorState
 from reviewbot.report import ReviewKind, ReviewRun
 from reviewbot.run import Coverage
@@ -168,4 +169,13 @@ def _why_full(snapshot: PRSnapshot, prior: PriorState, marker: SummaryMarker) ->
         return f"the review of {since} did not record which files it did not see"
     if snapshot.diff.listing_truncated:
         return "GitHub did not list every changed file"
+    if _inexact(coverage.unseen, snapshot.diff):
+        # A marker keeps paths redacted and cut: an unseen file it cannot name exactly
+        # (a token-shaped or very long name, or one renamed since) cannot be carried.
+        return f"the review of {since} recorded an unseen file this PR has under no such name"
     return None
+
+
+def _inexact(unseen: Sequence[UnseenMarker], diff: DiffIndex) -> bool:
+    paths = {*diff.files, *(f.old_path for f in diff.files.values() if f.old_path)}
+    return any(f.path not in paths for f in unseen)

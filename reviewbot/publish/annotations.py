@@ -13,7 +13,8 @@ diff. Not annotated, and listed in the review and the summary as always:
 - findings on deleted lines (LEFT): their numbers are lines of the base version, and
   an annotation always names head lines;
 - findings in a file the PR does not change, or deletes;
-- findings carried from the review of an earlier head: their lines belong to it;
+- findings standing from the review of an earlier head: their lines belong to it (an
+  incremental review's carried findings are mapped onto this head and annotated);
 - past `MAX_ANNOTATIONS`, by priority (most severe first, as the inline comments).
 
 Level: P0 and P1 `failure` (what blocks or holds the verdict, shown red), P2 `warning`,
@@ -145,14 +146,19 @@ def plan_annotations(
     head_sha: str,
     inert: Inert,
     limit: int = MAX_ANNOTATIONS,
+    rebased: frozenset[str] = frozenset(),
 ) -> Annotations:
-    """The annotations of the standing `nodes` on `head_sha`; see the module docstring."""
+    """The annotations of the standing `nodes` on `head_sha`; see the module docstring.
+
+    `rebased`: ids of earlier findings an incremental review carried forward, their anchors
+    mapped onto `head_sha`'s lines, so they are annotated like this run's own.
+    """
     items: list[Annotation] = []
     left_out: list[tuple[str, Unannotated]] = []
     for node in sorted(nodes, key=priority_key):
         if node.status not in _STANDING:
             continue
-        why = _unannotated(node, diff, head_sha)
+        why = _unannotated(node, diff, None if node.id in rebased else head_sha)
         if why is None and len(items) >= limit:
             why = Unannotated.OVER_LIMIT
         if why is not None:
@@ -163,13 +169,14 @@ def plan_annotations(
     return Annotations(items=tuple(items), left_out=tuple(left_out))
 
 
-def _unannotated(node: ReviewNode, diff: DiffIndex, head_sha: str) -> Unannotated | None:
+def _unannotated(node: ReviewNode, diff: DiffIndex, head_sha: str | None) -> Unannotated | None:
+    """Why `node` gets no annotation (None: it does); `head_sha` None: its anchor is this head's."""
     anchor = node.anchor
     if anchor is None:
         return Unannotated.NO_ANCHOR
     if anchor.side != SIDE:
         return Unannotated.DELETED_LINES
-    if node.commit_sha is not None and not head_sha.startswith(node.commit_sha):
+    if head_sha and node.commit_sha is not None and not head_sha.startswith(node.commit_sha):
         return Unannotated.EARLIER_HEAD
     file = diff.get(anchor.path)
     if file is None or file.status is FileStatus.DELETED:

@@ -205,6 +205,7 @@ class GitHubPublisher:
             snapshot.diff,
             head_sha=snapshot.head_sha,
             inert=inert_for(self.redact, link_of),
+            rebased=frozenset(report.review.carried_ids if report.review else ()),
         )
         check_id, status, conclusion, annotated = self._set_check(
             report, snapshot.head_sha, posted.plan, link_of, annotations

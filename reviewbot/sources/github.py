@@ -34,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from reviewbot.config import CONFIG_FILE, ReviewConfig, config_missing, config_origin, load_config
 from reviewbot.errors import ConfigError, NetworkError, NotFoundError
+from reviewbot.nodes.boundary import explain
 from reviewbot.nodes.history import CommentRecord, Where
 from reviewbot.rest import GitHubClient, GitHubRefusal, RefusedNotFound
 from reviewbot.sources.ci import CheckKind, CheckState, CheckStatus
@@ -157,7 +158,7 @@ def _one(data: object, shape: type[_S], *, what: str) -> _S:
     try:
         return shape.model_validate(data)
     except ValidationError as exc:
-        raise NetworkError(f"GitHub sent a malformed {what}: {exc.errors()[0]['msg']}") from exc
+        raise NetworkError(f"GitHub sent a malformed {what}: {explain(exc, limit=1)}") from exc
 
 
 def _each(items: list[Any], shape: type[_S]) -> list[_S]:

@@ -206,6 +206,9 @@ class TestCovers:
             (covering(RENAMED), None, False),
             (covering(RENAMED, unlisted=5), "a.py", False),
             (covering(), "a.py", False),
+            # A marker read back a token-shaped path redacted: it names no file exactly.
+            (covering(partial=False), "src/[REDACTED].py", False),
+            (covering(RENAMED), "src/[REDACTED].py", False),
         ],
         ids=[
             "full",
@@ -216,6 +219,8 @@ class TestCovers:
             "whole-pr-when-partial",
             "unlisted-files",
             "partial-without-a-file-list",
+            "redacted-path-full",
+            "redacted-path-partial",
         ],
     )
     def test_covers(self, coverage, path, expected):

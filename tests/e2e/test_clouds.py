@@ -37,6 +37,9 @@ VERTEX_REGION = "us-east5"
 ISOLATED = {"AWS_EC2_METADATA_DISABLED": "true", "NO_GCE_CHECK": "true"}
 
 
+MARKER_KEY = "a-marker-key-for-the-cloud-runs"  # no Anthropic key to seal with
+
+
 def clean_review() -> list:
     return [reply(text("Nothing to report: the change is harmless."))]
 
@@ -45,6 +48,7 @@ def bedrock_env(url: str, **extra: str) -> dict[str, str]:
     return {
         **ISOLATED,
         "REVIEWBOT_PROVIDER": "bedrock",
+        "REVIEWBOT_MARKER_KEY": MARKER_KEY,
         "ANTHROPIC_BEDROCK_BASE_URL": url,
         "AWS_REGION": REGION,
         "AWS_ACCESS_KEY_ID": AWS_KEY,
@@ -58,6 +62,7 @@ def vertex_env(url: str, **extra: str) -> dict[str, str]:
     return {
         **ISOLATED,
         "REVIEWBOT_PROVIDER": "vertex",
+        "REVIEWBOT_MARKER_KEY": MARKER_KEY,
         "ANTHROPIC_VERTEX_BASE_URL": url,
         "CLOUD_ML_REGION": VERTEX_REGION,
         "ANTHROPIC_VERTEX_PROJECT_ID": PROJECT,
@@ -79,6 +84,7 @@ class Runs:
     ambiguous: Run  # an Anthropic key is set too: the provider still decides
     ambiguous_world: World
     unknown: Run  # REVIEWBOT_PROVIDER=azure
+    unsealed: Run  # Bedrock with no marker key
 
 
 @pytest.fixture(scope="module")
@@ -111,6 +117,12 @@ def runs(worlds) -> Iterator[Runs]:
             api=ambiguous_world.model, access_key=AWS_KEY, region=REGION, session_token=AWS_TOKEN
         )
         no_aws = {k: v for k, v in bedrock_env("http://127.0.0.1:9").items() if "AWS_" not in k}
+        unsealed_world = worlds("unsealed", base=BASE, head=HEAD)
+        unsealed_fake = FakeBedrock(
+            api=unsealed_world.model, access_key=AWS_KEY, region=REGION, session_token=AWS_TOKEN
+        )
+        unsealed = bedrock_env(serve(unsealed_fake))
+        del unsealed["REVIEWBOT_MARKER_KEY"]
         no_google = vertex_env("http://127.0.0.1:9")
         del no_google["GOOGLE_OAUTH_ACCESS_TOKEN"]
         pending = [
@@ -121,6 +133,7 @@ def runs(worlds) -> Iterator[Runs]:
             start(refused_world, bedrock_env(serve(refused), AWS_SESSION_TOKEN="")),
             start(ambiguous_world, bedrock_env(serve(ambiguous)), anthropic=True),
             start(worlds("unknown", base=BASE, head=HEAD), {"REVIEWBOT_PROVIDER": "azure"}),
+            start(unsealed_world, unsealed),
         ]
         done = [p.wait() for p in pending]
         yield Runs(
@@ -135,6 +148,7 @@ def runs(worlds) -> Iterator[Runs]:
             ambiguous=done[5],
             ambiguous_world=ambiguous_world,
             unknown=done[6],
+            unsealed=done[7],
         )
 
 
@@ -222,3 +236,13 @@ class TestMissingCredentials:
         [line] = errors(run)
         assert "REVIEWBOT_PROVIDER is 'azure': it must be one of anthropic, bedrock, vertex" in line
         assert run.model == ()
+
+    def test_a_cloud_without_a_marker_key_is_refused_before_any_request(self, runs):
+        """No Anthropic key to seal with: a run could not recognise its own comments and would
+        post every finding again on each push. Exit 2 with what to set, no model request."""
+        run = runs.unsealed
+        assert run.returncode == 2, run.stderr
+        [line] = errors(run)
+        assert "set REVIEWBOT_MARKER_KEY (the Action's `marker-key`)" in line
+        assert run.model == ()
+        assert run.writes() == []

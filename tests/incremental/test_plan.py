@@ -12,6 +12,7 @@ from reviewbot.incremental.plan import config_digest, decide_review
 from reviewbot.nodes.model import Priority
 from reviewbot.publish.markers import AxisMarker, CoverageMarker, SummaryMarker
 from reviewbot.publish.prior import PriorState, PriorSummary
+from reviewbot.redact import Redactor
 from reviewbot.report import ReviewKind
 from reviewbot.run import Coverage, UnseenFile
 from reviewbot.verdict.axes import Outcome
@@ -112,6 +113,22 @@ class TestWhyFull:
         """`/review full` before the last review read the PR was answered by it."""
         state = prior(marker(), full_requests=(9,))
         assert "is not a git clone" in reason(tmp_path, state)  # the rules after it decide
+
+    @pytest.mark.parametrize(
+        "recorded",
+        ["src/ghp_" + "A" * 30 + ".py", "src/" + "d/" * 160 + "big.py", "gone.py"],
+        ids=["token-shaped (redacted)", "past 300 characters (cut)", "renamed or deleted since"],
+    )
+    def test_an_unseen_file_the_marker_cannot_name_exactly_is_full(
+        self, tmp_path: Path, recorded: str
+    ):
+        """Carried coverage must find each unseen file again: a lost one would read as seen."""
+        unseen = UnseenFile(path=recorded, reason="over budget", remedy="raise it")
+        earlier = Coverage(files_total=2, files_in_context=1, partial=True, unseen=(unseen,))
+        coverage = CoverageMarker.of(earlier, redactor=Redactor())
+        coverage = CoverageMarker.model_validate_json(coverage.model_dump_json())
+        state = prior(marker(coverage=coverage))
+        assert "recorded an unseen file this PR has under no such name" in reason(tmp_path, state)
 
     def test_a_listing_past_githubs_limit_is_full(self, tmp_path: Path):
         """GitHub did not list every changed file: nothing to map them with."""

@@ -94,6 +94,14 @@ class TestWhichNodes:
         assert [a.node_id for a in got.items] == ["review-2"]
         assert got.left_out == (("review-1", Unannotated.EARLIER_HEAD),)
 
+    def test_a_finding_an_incremental_review_carried_onto_this_head_is_annotated(self):
+        """Carried forward, its anchor was mapped onto this head's lines: each push makes a
+        new check run, which would otherwise lose every carried finding's annotation."""
+        carried = node(id="aaaaaaaaaaaa:review-1").model_copy(update={"commit_sha": "c" * 12})
+        got = plan((carried,), rebased=frozenset({"aaaaaaaaaaaa:review-1"}))
+        assert [a.node_id for a in got.items] == ["aaaaaaaaaaaa:review-1"]
+        assert got.left_out == ()
+
     def test_a_deleted_file_is_not_a_head_file(self):
         """A file the PR deletes has no head lines to annotate."""
         gone = file_diff_from_patch("src/app.py", APP_PATCH, status=FileStatus.DELETED)
