@@ -99,15 +99,6 @@ def review_snapshot(
         nodes = (*nodes, *unseen_standing(prior, nodes, coverage))
     axes = (*panel.axes, ci) if ci is not None else panel.axes
     discarded = (*panel.discarded, *(prior.discarded if prior else ()))
-    run = plan.run
-    if carried is not None:
-        run = run.model_copy(
-            update={
-                "carried": len(carried.kept),
-                "rejudged": len(carried.rejudge),
-                "carried_ids": tuple(node.id for node in carried.kept),
-            }
-        )
     return build_report(
         snapshot,
         proposed=panel.proposed,
@@ -117,7 +108,19 @@ def review_snapshot(
         agents=panel.agents,
         usage=panel.usage,
         coverage=coverage,
-        run=run,
+        run=_run_of(plan, carried),
+    )
+
+
+def _run_of(plan: ReviewScope, carried: Carried | None) -> ReviewRun:
+    if carried is None:
+        return plan.run
+    return plan.run.model_copy(
+        update={
+            "carried": len(carried.kept),
+            "rejudged": len(carried.rejudge),
+            "carried_ids": tuple(node.id for node in carried.kept),
+        }
     )
 
 

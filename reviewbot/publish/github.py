@@ -83,19 +83,11 @@ from reviewbot.publish.prior import PriorState, Trust, prior_notes, read_prior
 from reviewbot.publish.resolution import resolvable, resolved_body, vanished
 from reviewbot.publish.review_write import Posted, ReviewWriter
 from reviewbot.publish.seal import Sealer
-from reviewbot.publish.shapes import (
-    CheckRun,
-    Created,
-    IssueComment,
-    RepoApi,
-    ReviewComment,
-    StatusShape,
-    key,
-    shapes,
-)
+from reviewbot.publish.shapes import CheckRun, Created, RepoApi, StatusShape, key
 from reviewbot.redact import Redactor
 from reviewbot.report import Published, PublishedComment, Report
 from reviewbot.rest import GitHubClient, GitHubRefusal, GitHubUnreachable
+from reviewbot.sources.answers import IssueComment, ReviewComment, shapes
 from reviewbot.sources.ci import CHECK_NAME
 from reviewbot.sources.github import fetch_comment_records
 from reviewbot.sources.snapshot import PRComment, PRSnapshot

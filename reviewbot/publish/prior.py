@@ -86,6 +86,7 @@ class PriorState(NodeHistory):
     sealed: bool = True  # False: the run had no key, nothing earlier could be recognised
     # `/review full` issue comments by people entitled to decide (as for /confirm), by id.
     full_requests: tuple[int, ...] = ()
+    ignored_full: tuple[IgnoredCommand, ...] = ()  # `/review full` by someone not entitled
     newest_comment: int | None = None  # the newest discussion comment id read
 
     @property
@@ -249,9 +250,11 @@ def read_prior(records: Iterable[CommentRecord], trust: Trust) -> PriorState:
     # The summary reviewbot keeps editing (bound to its comment) beats a copy of its first version.
     summary = min(summaries, key=lambda s: (not s[0], s[1].comment_id))[1] if summaries else None
     decisions, ignored = decisions_of(records, nodes, lambda login: _not_entitled(login, trust))
+    full_requests, ignored_full = _full_requests(records, trust)
     discussion = [r.id for r in records if r.where is Where.ISSUE]
     return PriorState(
-        full_requests=_full_requests(records, trust),
+        full_requests=full_requests,
+        ignored_full=ignored_full,
         newest_comment=max(discussion, default=None),
         nodes=tuple(nodes),
         decisions=decisions,
@@ -274,16 +277,23 @@ def _summary_of(record: CommentRecord) -> PriorSummary:
     return PriorSummary(comment_id=record.id, marker=marker)
 
 
-def _full_requests(records: Sequence[CommentRecord], trust: Trust) -> tuple[int, ...]:
-    """`/review full` discussion comments by people who may decide findings (not the author)."""
-    out = []
+def _full_requests(
+    records: Sequence[CommentRecord], trust: Trust
+) -> tuple[tuple[int, ...], tuple[IgnoredCommand, ...]]:
+    """`/review full` discussion comments by people who may decide findings, and the rest."""
+    asked, ignored = [], []
     for record in records:
         words = record.body.strip().partition("\n")[0].split()
         if record.where is not Where.ISSUE or [w.casefold() for w in words[:2]] != FULL_COMMAND:
             continue
-        if record.author and _not_entitled(record.author, trust) is None:
-            out.append(record.id)
-    return tuple(out)
+        why = _not_entitled(record.author, trust) if record.author else "is unknown"
+        if why is None:
+            asked.append(record.id)
+        else:  # said in the summary, as an ignored /confirm is
+            ignored.append(
+                IgnoredCommand(login=record.author or "ghost", comment_id=record.id, why=why)
+            )
+    return tuple(asked), tuple(ignored)
 
 
 def _not_entitled(login: str, trust: Trust) -> str | None:
@@ -339,4 +349,9 @@ def _decision_notes(prior: PriorState) -> list[str]:
             for why, logins in reasons.items()
         )
         notes.append(f"Ignored {len(prior.ignored)} /confirm or /dismiss: {why}.")
+    for command in prior.ignored_full:
+        notes.append(
+            f"Ignored `/review full` by `{command.login}` (comment {command.comment_id}): "
+            f"an account that {command.why}."
+        )
     return notes

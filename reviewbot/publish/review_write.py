@@ -25,10 +25,11 @@ from reviewbot.publish.body import HeadReader, checkout_reader, inline_body, rev
 from reviewbot.publish.markers import seal_body
 from reviewbot.publish.plan import CommentTarget, LinkBuilder, ReviewPlan
 from reviewbot.publish.seal import Sealer
-from reviewbot.publish.shapes import Created, RepoApi, Review, User, key, shapes
+from reviewbot.publish.shapes import Created, RepoApi, key
 from reviewbot.redact import Redactor
 from reviewbot.report import Report
 from reviewbot.rest import GitHubRefusal
+from reviewbot.sources.answers import Review, User, shapes
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.verdict.lattice import Verdict
 

@@ -1,4 +1,4 @@
-"""GitHub's answers as the publisher reads them: only the fields it uses, and a write's key.
+"""GitHub's answers to the publisher's writes (the shared ones: sources/answers.py), and a write's key.
 
 Must not: call GitHub (publish/github.py and publish/review_write.py do).
 """
@@ -8,46 +8,10 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
-from typing import Any, TypeVar
-
-from pydantic import BaseModel, ConfigDict, ValidationError
+from typing import Any
 
 from reviewbot.rest import GitHubClient
-
-
-class Shape(BaseModel):
-    # GitHub adds response fields over time; a new field must not break publishing.
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-
-class User(Shape):
-    login: str
-
-
-class ReviewComment(Shape):
-    id: int
-    body: str | None = None
-    user: User | None = None
-    in_reply_to_id: int | None = None
-    path: str | None = None
-    line: int | None = None
-    start_line: int | None = None
-    side: str | None = None  # RIGHT or LEFT; None for an outdated or file-level comment
-
-
-class IssueComment(Shape):
-    id: int
-    body: str | None = None
-    user: User | None = None
-    html_url: str | None = None
-
-
-class Review(Shape):
-    id: int
-    body: str | None = None
-    user: User | None = None
-    state: str | None = None
-    html_url: str | None = None
+from reviewbot.sources.answers import Shape, User
 
 
 class StatusShape(Shape):
@@ -73,20 +37,6 @@ class CheckRun(Shape):
     @property
     def annotations(self) -> int | None:
         return self.output.annotations_count if self.output else None
-
-
-_S = TypeVar("_S", bound=Shape)
-
-
-def shapes(items: list[Any], shape: type[_S]) -> list[_S]:
-    """Items of a listing as `shape`; an item GitHub sent malformed is skipped, not fatal."""
-    out = []
-    for item in items:
-        try:
-            out.append(shape.model_validate(item))
-        except ValidationError:
-            continue
-    return out
 
 
 def key(identity: object) -> str:

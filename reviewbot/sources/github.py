@@ -27,16 +27,17 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 from urllib.parse import parse_qs, quote, urlsplit
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
 from reviewbot.config import CONFIG_FILE, ReviewConfig, config_missing, config_origin, load_config
 from reviewbot.errors import ConfigError, NetworkError, NotFoundError
 from reviewbot.nodes.boundary import explain
 from reviewbot.nodes.history import CommentRecord, Where
 from reviewbot.rest import GitHubClient, GitHubRefusal, RefusedNotFound
+from reviewbot.sources.answers import IssueComment, Review, ReviewComment, Shape, User, shapes
 from reviewbot.sources.ci import CheckKind, CheckState, CheckStatus
 from reviewbot.sources.diff_index import DiffIndex, FileDiff, FileStatus, file_diff_from_patch
 from reviewbot.sources.pr_ref import PRRef
@@ -52,30 +53,21 @@ log = logging.getLogger(__name__)
 # ------------------------------------------------------------------ GitHub's answers
 
 
-class _Shape(BaseModel):
-    # GitHub adds response fields over time; a new field must not break a review.
-    model_config = ConfigDict(frozen=True, extra="ignore")
-
-
-class _User(_Shape):
-    login: str
-
-
-class _RepoRef(_Shape):
+class _RepoRef(Shape):
     full_name: str
     clone_url: str = ""
 
 
-class _Branch(_Shape):
+class _Branch(Shape):
     ref: str
     sha: str
     repo: _RepoRef | None = None  # None when the fork was deleted
 
 
-class _Pull(_Shape):
+class _Pull(Shape):
     title: str | None = None
     body: str | None = None
-    user: _User | None = None
+    user: User | None = None
     base: _Branch
     head: _Branch
     draft: bool | None = None
@@ -84,7 +76,7 @@ class _Pull(_Shape):
     commits: int | None = None
 
 
-class _File(_Shape):
+class _File(Shape):
     filename: str
     status: str = "modified"
     sha: str | None = None
@@ -95,63 +87,40 @@ class _File(_Shape):
     contents_url: str | None = None
 
 
-class _GitAuthor(_Shape):
+class _GitAuthor(Shape):
     name: str | None = None
 
 
-class _GitCommit(_Shape):
+class _GitCommit(Shape):
     message: str = ""
     author: _GitAuthor | None = None
 
 
-class _Commit(_Shape):
+class _Commit(Shape):
     sha: str
     commit: _GitCommit
 
 
-class _Content(_Shape):
+class _Content(Shape):
     type: str
     encoding: str | None = None
     content: str | None = None
 
 
-class _CheckRun(_Shape):
+class _CheckRun(Shape):
     name: str
     status: str | None = None
     conclusion: str | None = None
     html_url: str | None = None
 
 
-class _Status(_Shape):
+class _Status(Shape):
     context: str
     state: str | None = None
     target_url: str | None = None
 
 
-class _ReviewComment(_Shape):
-    id: int
-    body: str | None = None
-    user: _User | None = None
-    in_reply_to_id: int | None = None
-    path: str | None = None
-    line: int | None = None
-    start_line: int | None = None
-
-
-class _Review(_Shape):
-    id: int
-    body: str | None = None
-    user: _User | None = None
-    state: str | None = None
-
-
-class _IssueComment(_Shape):
-    id: int
-    body: str | None = None
-    user: _User | None = None
-
-
-_S = TypeVar("_S", bound=_Shape)
+_S = TypeVar("_S", bound=Shape)
 
 
 def _one(data: object, shape: type[_S], *, what: str) -> _S:
@@ -159,17 +128,6 @@ def _one(data: object, shape: type[_S], *, what: str) -> _S:
         return shape.model_validate(data)
     except ValidationError as exc:
         raise NetworkError(f"GitHub sent a malformed {what}: {explain(exc, limit=1)}") from exc
-
-
-def _each(items: list[Any], shape: type[_S]) -> list[_S]:
-    """Items of a listing as `shape`; an item GitHub sent malformed is skipped, not fatal."""
-    out = []
-    for item in items:
-        try:
-            out.append(shape.model_validate(item))
-        except ValidationError:
-            continue
-    return out
 
 
 @contextmanager
@@ -242,7 +200,7 @@ def _info(ref: PRRef, pull: _Pull) -> PullRequestInfo:
     )
 
 
-def _login(user: _User | None) -> str:
+def _login(user: User | None) -> str:
     # A deleted account comes back as null; GitHub shows it as "ghost".
     return user.login if user is not None else "ghost"
 
@@ -303,8 +261,8 @@ def _listing_of_head(
     ref = info.ref
     pull = f"{_repo_path(ref.full_name)}/pulls/{ref.number}"
     with _not_found_as(_not_found_message(ref)):
-        listed = _each(client.pages(f"{pull}/files"), _File)
-        commits = _each(client.pages(f"{pull}/commits"), _Commit)
+        listed = shapes(client.pages(f"{pull}/files"), _File)
+        commits = shapes(client.pages(f"{pull}/commits"), _Commit)
         shas = [c.sha for c in commits]
         moved = _listed_head(listed, info.head_sha)
         if moved is None and info.head_sha in shas:
@@ -329,7 +287,7 @@ def _compare(
     path = f"{_repo_path(ref.full_name)}/compare/{quote(base)}...{quote(head)}"
     first, commits = client.first_and_rest(path, "commits")
     files = first.get("files") if isinstance(first, dict) else None
-    return _each(files if isinstance(files, list) else [], _File), _each(commits, _Commit)
+    return shapes(files if isinstance(files, list) else [], _File), shapes(commits, _Commit)
 
 
 def _listed_head(listing: Sequence[_File], head_sha: str) -> str | None:
@@ -448,7 +406,7 @@ def fetch_comment_records(client: GitHubClient, repo: str, number: int) -> list[
             line=c.line,
             start_line=c.start_line,
         )
-        for c in _each(client.pages(f"{base}/pulls/{number}/comments"), _ReviewComment)
+        for c in shapes(client.pages(f"{base}/pulls/{number}/comments"), ReviewComment)
     ]
     records += [
         CommentRecord(
@@ -458,7 +416,7 @@ def fetch_comment_records(client: GitHubClient, repo: str, number: int) -> list[
             body=r.body or "",
             state=r.state,
         )
-        for r in _each(client.pages(f"{base}/pulls/{number}/reviews"), _Review)
+        for r in shapes(client.pages(f"{base}/pulls/{number}/reviews"), Review)
     ]
     records += [
         CommentRecord(
@@ -467,7 +425,7 @@ def fetch_comment_records(client: GitHubClient, repo: str, number: int) -> list[
             author=c.user.login if c.user else None,
             body=c.body or "",
         )
-        for c in _each(client.pages(f"{base}/issues/{number}/comments"), _IssueComment)
+        for c in shapes(client.pages(f"{base}/issues/{number}/comments"), IssueComment)
     ]
     return records
 
@@ -488,8 +446,8 @@ def fetch_ci_checks(client: GitHubClient, repo: str, head_sha: str) -> list[Chec
     """The check runs (latest per name) and commit statuses (latest per context) of `head_sha`."""
     commit = f"{_repo_path(repo)}/commits/{head_sha}"
     with _not_found_as(f"commit {head_sha} not found in {repo}"):
-        runs = _each(client.pages(f"{commit}/check-runs", key="check_runs"), _CheckRun)
-        statuses = _each(client.pages(f"{_repo_path(repo)}/statuses/{head_sha}"), _Status)
+        runs = shapes(client.pages(f"{commit}/check-runs", key="check_runs"), _CheckRun)
+        statuses = shapes(client.pages(f"{_repo_path(repo)}/statuses/{head_sha}"), _Status)
     latest: dict[str, CheckState] = {}
     for status in statuses:  # newest first: the first one seen per context is current
         latest.setdefault(status.context, _status_state(status))
@@ -531,7 +489,7 @@ def fetch_login(client: GitHubClient) -> str | None:
     except GitHubRefusal:
         return None
     try:
-        return _User.model_validate(data).login
+        return User.model_validate(data).login
     except ValidationError:
         return None
 

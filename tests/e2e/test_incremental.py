@@ -25,6 +25,7 @@ fakes, on heads pushed to a real repository:
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import pytest
@@ -320,6 +321,14 @@ class TestReviewFull:
     def test_the_authors_request_is_ignored(self, flows):
         """`/review full` by the PR's author does not count (the /confirm rule): incremental."""
         assert review_of(flows.author_asked)["kind"] == "incremental"
+        # …and the summary comment it posted says so, as it does for an ignored /confirm.
+        summary = next(
+            json.loads(r.body)["body"]
+            for r in flows.author_asked.writes()
+            if "/issues/" in r.path and b"reviewbot:summary" in r.body
+        )
+        assert "Ignored `/review full` by `" in summary
+        assert "is the PR's author" in summary
 
     def test_a_maintainers_request_gives_a_full_review(self, flows):
         """`/review full` by someone with write access: the next review is full, saying why."""
