@@ -428,12 +428,12 @@ def read_event(settings: Settings) -> EventPlan:
             "--github-event needs GITHUB_EVENT_NAME and GITHUB_EVENT_PATH (set by GitHub Actions)"
         )
     try:
-        text = settings.event_path.read_text(encoding="utf-8")
+        raw = settings.event_path.read_bytes()  # decoded strictly by the planner
     except OSError as exc:
         raise UsageError(
             f"cannot read GITHUB_EVENT_PATH {settings.event_path}: {exc.strerror}"
         ) from exc
-    return plan_event_json(settings.event_name, text)
+    return plan_event_json(settings.event_name, raw)
 
 
 # ---------------------------------------------------------------- the fork-safe two stages

@@ -4,6 +4,11 @@ Read from the base branch (never the PR head) so a PR cannot change the policy
 that judges it. Every section has defaults; an empty file is a valid config.
 This module parses and validates text it is given (`load_config`) and matches
 paths against the path filters (`is_excluded`); it never fetches the file.
+
+Values are strict: a number is a TOML integer or float (`max_turns = "30"` and
+`max_turns = true` are errors, `inf` and `nan` too), a flag a TOML boolean (`approve =
+"yes"` is an error). A file nested too deeply or with an integer Python cannot read is a
+ConfigError like any other, never a traceback.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    Strict,
     StringConstraints,
     ValidationError,
     model_validator,
@@ -40,6 +46,7 @@ DEFAULT_MODEL = (
     "claude-sonnet-5"  # the newest Sonnet the anthropic SDK lists (tests/agent/test_pricing.py)
 )
 GENERAL_REVIEWER = "review"
+MAX_REVIEWERS = 20  # focused reviewers; with `review`, at most 21 raisers of one finding
 RESERVED_AXES = frozenset({CI_AXIS, VERIFIER_AXIS})
 
 # Excluded from the review budget by default: listed in coverage, never packed.
@@ -71,7 +78,14 @@ Name = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_-]{0,39}$")]
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    # strict: TOML has types, and a policy must not read "yes" as true or "30" as 30. Arrays
+    # and enum names are `Field(strict=False)` only so a TOML array may fill a tuple and a
+    # string name an enum; the values inside stay strict.
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
+
+
+_LAX = Field(strict=False)
+PriorityName = Annotated[Priority, Strict(False)]  # "P0" in a TOML array, inside a strict model
 
 
 class BudgetConfig(_Section):
@@ -100,21 +114,23 @@ class ReviewerConfig(_Section):
 
 class VerifierConfig(_Section):
     enabled: bool = True
-    priorities: frozenset[Priority] = frozenset({Priority.P0, Priority.P1})
+    priorities: frozenset[PriorityName] = Field(
+        default=frozenset({Priority.P0, Priority.P1}), strict=False
+    )
     model: str | None = None
 
 
 class RuleConfig(_Section):
-    status: Status
-    priorities: frozenset[Priority]
-    effect: Consequence
+    status: Status = _LAX
+    priorities: frozenset[PriorityName] = _LAX
+    effect: Consequence = _LAX
     min_confidence: float = Field(default=0.0, ge=0, le=1)
 
 
 class PolicyConfig(_Section):
     min_confidence: float = Field(default=DEFAULT_MIN_CONFIDENCE, ge=0, le=1)
     rules: tuple[RuleConfig, ...] | None = Field(
-        default=None, description="Replaces the default node rules when given."
+        default=None, strict=False, description="Replaces the default node rules when given."
     )
 
     def node_policy(self) -> NodePolicy:
@@ -124,17 +140,18 @@ class PolicyConfig(_Section):
 
 
 class PathsConfig(_Section):
-    include: tuple[str, ...] = ("**",)
-    exclude: tuple[str, ...] = DEFAULT_EXCLUDE
+    include: tuple[str, ...] = Field(default=("**",), strict=False)
+    exclude: tuple[str, ...] = Field(default=DEFAULT_EXCLUDE, strict=False)
 
 
 class CIConfig(_Section):
     gated: bool = False
     gated_checks: tuple[str, ...] = Field(
         default=(),
+        strict=False,
         description="When non-empty, only these check names count, and the axis is gated.",
     )
-    ignore: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = Field(default=(), strict=False)
 
 
 class PublishConfig(_Section):
@@ -143,7 +160,6 @@ class PublishConfig(_Section):
     review_drafts: bool = False
     advisory_hold: bool = Field(
         default=False,
-        strict=True,  # a TOML boolean, never "yes" or 1: this key decides whether Hold blocks
         description=(
             "Hold → a `neutral` check run (passes a required check) instead of `failure`. "
             "Block and partial coverage always fail."
@@ -156,7 +172,6 @@ class RunConfig(_Section):
 
     incremental: bool = Field(
         default=True,
-        strict=True,
         description=(
             "After a push that only adds commits, review the changes since the last reviewed "
             "head and carry forward earlier findings on unchanged lines; false: always full."
@@ -169,7 +184,10 @@ class ReviewConfig(_Section):
     review: RunConfig = RunConfig()
     budget: BudgetConfig = BudgetConfig()
     reviewers: tuple[ReviewerConfig, ...] = Field(
-        default=(), description="Focused reviewers added to the general `review` reviewer."
+        default=(),
+        strict=False,
+        max_length=MAX_REVIEWERS,
+        description="Focused reviewers added to the general `review` reviewer.",
     )
     verifier: VerifierConfig = VerifierConfig()
     policy: PolicyConfig = PolicyConfig()
@@ -248,6 +266,10 @@ def load_config(text: str, *, origin: str) -> ReviewConfig:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(_syntax_message(str(exc), origin)) from exc
+    except RecursionError:
+        raise ConfigError(f"{origin}: nested too deeply to be a configuration") from None
+    except ValueError as exc:  # Python refuses to read an integer of more than 4,300 digits
+        raise ConfigError(f"{origin}: an integer is too long to be a setting") from exc
     try:
         return ReviewConfig.model_validate(data)
     except ValidationError as exc:

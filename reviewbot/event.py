@@ -14,7 +14,11 @@ puts in the payload; the integrator confirms write access through the API
 
 Webhook payloads carry hundreds of fields, so these models use extra="ignore"
 (the house default of extra="forbid" would reject every real payload) and
-validate only the fields used here.
+validate only the fields used here — strictly: a number is a JSON integer (never
+`7.0`, `"7"` or `true`) and a flag a JSON boolean, as GitHub's schema says. The
+event file is read as strict JSON too: UTF-8 only, no `NaN`, no integer longer than
+`MAX_DIGITS`, nothing nested deeper than Python's parser can take. Anything else is
+one `UsageError` line, never a traceback.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from reviewbot.nodes.boundary import explain
 REVIEW_COMMAND = "/review"
 REVIEW_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
 TRUSTED_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
+MAX_DIGITS = 30  # GitHub's ids and numbers have at most 20; Python refuses 4,300 with a ValueError
 PR_TRIGGERS = frozenset({"pull_request", "pull_request_target"})
 
 
@@ -77,7 +82,9 @@ class EventPlan:
 
 
 class _Payload(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="ignore")
+    # strict: `"7"`, `7.0` and `true` are not the PR number 7 (nor `true` #1). Lists are
+    # `Field(strict=False)` only so a JSON array may fill a tuple; their items stay strict.
+    model_config = ConfigDict(frozen=True, extra="ignore", strict=True)
 
 
 class _User(_Payload):
@@ -95,7 +102,7 @@ class _Head(_Payload):
 
 
 class _PullRequest(_Payload):
-    number: int
+    number: int = Field(ge=1)
     state: str
     head: _Head
 
@@ -112,7 +119,7 @@ class _IssuePullLink(_Payload):
 
 
 class _Issue(_Payload):
-    number: int
+    number: int = Field(ge=1)
     state: str
     pull_request: _IssuePullLink | None = None  # present only when the issue is a PR
 
@@ -131,13 +138,13 @@ class _IssueCommentEvent(_Payload):
 
 
 class _PullRequestStub(_Payload):
-    number: int
+    number: int = Field(ge=1)
 
 
 class _CheckSuite(_Payload):
     head_sha: str
     conclusion: str | None
-    pull_requests: tuple[_PullRequestStub, ...]
+    pull_requests: tuple[_PullRequestStub, ...] = Field(strict=False)
 
 
 class _CheckSuiteEvent(_Payload):
@@ -151,7 +158,7 @@ class _WorkflowRun(_Payload):
     event: str
     conclusion: str | None
     head_sha: str
-    pull_requests: tuple[_PullRequestStub, ...] = Field(default=())
+    pull_requests: tuple[_PullRequestStub, ...] = Field(default=(), strict=False)
     triggering_actor: _User | None = None
 
 
@@ -191,13 +198,37 @@ def plan_event(name: str, payload: Mapping[str, Any]) -> EventPlan:
     return planner(name, payload)
 
 
-def plan_event_json(name: str, text: str) -> EventPlan:
-    """`plan_event` over the raw text of GITHUB_EVENT_PATH; bad JSON is a UsageError."""
+def plan_event_json(name: str, raw: str | bytes) -> EventPlan:
+    """`plan_event` over the raw content of GITHUB_EVENT_PATH; anything but strict JSON in
+    UTF-8 is a UsageError."""
+    return plan_event(name, load_event_json(name, raw))
+
+
+def load_event_json(name: str, raw: str | bytes) -> Any:
+    """The event file's JSON value: UTF-8 (not UTF-16, not gzip), no NaN or Infinity, no
+    integer of more than `MAX_DIGITS` digits, nesting within the parser's reach."""
     try:
-        payload = json.loads(text)
-    except json.JSONDecodeError as exc:
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+    except UnicodeDecodeError as exc:
+        raise UsageError(
+            f"the {name} event payload is not UTF-8 text (byte {exc.start}: {exc.reason})"
+        ) from exc
+    try:
+        return json.loads(text, parse_constant=_no_constant, parse_int=_bounded_int)
+    except RecursionError:
+        raise UsageError(f"the {name} event payload is nested too deeply to be an event") from None
+    except ValueError as exc:  # JSONDecodeError, and the refusals below
         raise UsageError(f"the {name} event payload is not valid JSON: {exc}") from exc
-    return plan_event(name, payload)
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _bounded_int(digits: str) -> int:
+    if len(digits.lstrip("-")) > MAX_DIGITS:
+        raise ValueError(f"an integer of {len(digits.lstrip('-')):,} digits is not a GitHub value")
+    return int(digits)
 
 
 def _skip(trigger: str, reason: str, **known: Any) -> EventPlan:

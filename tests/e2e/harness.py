@@ -141,7 +141,7 @@ class World:
         folder: Path,
         *,
         event_name: str | None,
-        event: Mapping[str, Any] | None,
+        event: Mapping[str, Any] | bytes | None,
         anthropic: bool = True,
         github: bool = True,
     ) -> dict[str, str]:
@@ -175,7 +175,9 @@ class World:
         }
         if event_name is not None and event is not None:
             path = folder / "event.json"
-            path.write_text(json.dumps(event), encoding="utf-8")
+            # bytes: the event file exactly as given (another encoding, a broken file)
+            raw = event if isinstance(event, bytes) else json.dumps(event).encode("utf-8")
+            path.write_bytes(raw)
             env |= {"GITHUB_EVENT_NAME": event_name, "GITHUB_EVENT_PATH": str(path)}
         return env
 
@@ -184,7 +186,7 @@ class World:
         args: Sequence[str],
         *,
         event_name: str | None = None,
-        event: Mapping[str, Any] | None = None,
+        event: Mapping[str, Any] | bytes | None = None,
         anthropic: bool = True,
         github: bool = True,
         cwd: Path | None = None,

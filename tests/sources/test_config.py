@@ -94,7 +94,7 @@ class TestLoadConfig:
             ),
             (
                 "[ci]\n# gated?\ngated = 'yes please'\n",
-                "`.reviewbot.toml` (base branch main) line 3: ci.gated: Input should be a valid boolean, unable to interpret input",
+                "`.reviewbot.toml` (base branch main) line 3: ci.gated: Input should be a valid boolean",
             ),
             (
                 "[publish]\nadvisory_hold = 'yes'\n",

@@ -1,0 +1,161 @@
+"""Bad input at the Actions entry point: `reviewbot review --github-event` on broken events
+and broken base-branch configs ends in one `reviewbot: error:` line and exit 2, with no
+GitHub write and no model request — never an internal error (exit 70).
+
+Every run here is independent: they start together in one module-scoped fixture.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from tests.e2e.harness import Run, World, check_suite_event, pull_request_event
+
+BASE = {"app.py": "def total(items):\n    return sum(items)\n"}
+HEAD = {"app.py": "def total(items):\n    return sum(items) + 0\n"}
+ARGS = ["review", "--github-event", "--post"]
+
+DEEP_TOML = "x = " + "[" * 1_000 + "]" * 1_000 + "\n"
+LONG_INT_TOML = "[budget]\nmax_turns = " + "7" * 5_000 + "\n"
+LOOSE_CONFIGS = {
+    "max-turns-string": '[budget]\nmax_turns = "30"\n',
+    "max-turns-bool": "[budget]\nmax_turns = true\n",
+    "approve-yes": '[publish]\napprove = "yes"\n',
+}
+
+
+def _number(value: Any) -> Callable[[World], dict[str, Any]]:
+    def make(world: World) -> dict[str, Any]:
+        payload = pull_request_event(world)
+        payload["pull_request"]["number"] = value
+        return payload
+
+    return make
+
+
+def _raw(encode: Callable[[bytes], bytes]) -> Callable[[World], bytes]:
+    return lambda world: encode(json.dumps(pull_request_event(world)).encode("utf-8"))
+
+
+def _deep_event(world: World) -> bytes:
+    text = json.dumps(pull_request_event(world))
+    return (text[:-1] + ', "x": ' + "[" * 1_000 + "]" * 1_000 + "}").encode()
+
+
+def _long_int_event(world: World) -> bytes:
+    text = json.dumps(pull_request_event(world))
+    return (text[:-1] + ', "x": ' + "9" * 5_000 + "}").encode()
+
+
+def _suite_number(world: World) -> dict[str, Any]:
+    payload = check_suite_event(world)
+    payload["check_suite"]["pull_requests"][0]["number"] = "7"
+    return payload
+
+
+# name → (how to make the event from the world, the event name)
+BAD_EVENTS: dict[str, tuple[Callable[[World], Any], str]] = {
+    "byte-ff": (lambda world: b"\xff", "pull_request"),
+    "gzip": (_raw(gzip.compress), "pull_request"),
+    "utf-16": (_raw(lambda b: b.decode("utf-8").encode("utf-16")), "pull_request"),
+    "deep-json": (_deep_event, "pull_request"),
+    "long-integer": (_long_int_event, "pull_request"),
+    "number-float": (_number(7.0), "pull_request"),
+    "number-string": (_number("7"), "pull_request"),
+    "number-padded": (_number(" 7 "), "pull_request"),
+    "number-true": (_number(True), "pull_request"),
+    "number-nan": (_number(float("nan")), "pull_request"),
+    "suite-number-string": (_suite_number, "check_suite"),
+}
+BAD_CONFIGS = {"deep-toml": DEEP_TOML, "long-int-toml": LONG_INT_TOML, **LOOSE_CONFIGS}
+
+
+@pytest.fixture(scope="module")
+def bad_runs(worlds) -> dict[str, Run]:
+    """Every bad event against one world, every bad config in a world of its own; all at once."""
+    world = worlds("events", base=BASE, head=HEAD)
+    started = {
+        name: world.start(ARGS, event_name=event_name, event=make(world))
+        for name, (make, event_name) in BAD_EVENTS.items()
+    }
+    for name, config in BAD_CONFIGS.items():
+        configured = worlds(name, base={**BASE, ".reviewbot.toml": config}, head=HEAD)
+        started[name] = configured.start(
+            ARGS, event_name="pull_request", event=pull_request_event(configured)
+        )
+    return {name: pending.wait() for name, pending in started.items()}
+
+
+def _refused_in_one_line(run: Run) -> str:
+    """The run's one error line, after checking it wrote nothing and asked no model."""
+    assert run.returncode == 2, run.stderr
+    errors = [line for line in run.stderr.splitlines() if line.startswith("reviewbot: error:")]
+    assert len(errors) == 1, run.stderr
+    assert "internal error" not in run.stderr
+    assert run.writes() == [] and run.model == ()
+    return errors[0]
+
+
+class TestUnreadableEventFile:
+    """Item 1: an event file that is not strict JSON in UTF-8 is bad input, not a bug."""
+
+    @pytest.mark.parametrize(
+        ("name", "said"),
+        [
+            ("byte-ff", "is not UTF-8 text"),
+            ("gzip", "is not UTF-8 text"),
+            ("utf-16", "is not UTF-8 text"),
+            ("deep-json", "nested too deeply"),
+            ("long-integer", "an integer of 5,000 digits"),
+        ],
+        ids=["byte-ff", "gzip", "utf-16", "deep-json", "long-integer"],
+    )
+    def test_is_exit_2_in_one_line(self, bad_runs, name, said):
+        """Not UTF-8, nested ~1,000 deep, a 5,000-digit integer: one line, exit 2, nothing written."""
+        assert said in _refused_in_one_line(bad_runs[name])
+
+
+class TestUnreadableConfig:
+    """Item 1: a base-branch `.reviewbot.toml` Python's parser chokes on is a config error."""
+
+    @pytest.mark.parametrize(
+        ("name", "said"),
+        [("deep-toml", "nested too deeply"), ("long-int-toml", "an integer is too long")],
+        ids=["deep-array", "long-integer"],
+    )
+    def test_is_exit_2_in_one_line(self, bad_runs, name, said):
+        """A deeply nested array or a 5,000-digit integer in the config: one line, exit 2."""
+        line = _refused_in_one_line(bad_runs[name])
+        assert "`.reviewbot.toml` (base branch main)" in line and said in line
+
+
+class TestLooseTypes:
+    """Item 4: numbers are integers and flags booleans, in the event and in the config."""
+
+    @pytest.mark.parametrize(
+        "name",
+        [
+            "number-float",
+            "number-string",
+            "number-padded",
+            "number-true",
+            "number-nan",
+            "suite-number-string",
+        ],
+    )
+    def test_a_pr_number_that_is_not_an_integer_is_refused(self, bad_runs, name):
+        """`7.0`, `"7"`, `" 7 "`, `true`, `NaN` never review #7 (or #1)."""
+        line = _refused_in_one_line(bad_runs[name])
+        assert "number" in line or "NaN" in line
+
+    @pytest.mark.parametrize("name", sorted(LOOSE_CONFIGS))
+    def test_a_setting_of_the_wrong_type_is_refused(self, bad_runs, name):
+        """`max_turns = "30"` or `true`, `approve = "yes"`: a config error naming the key."""
+        line = _refused_in_one_line(bad_runs[name])
+        key = "publish.approve" if name == "approve-yes" else "budget.max_turns"
+        assert f"line 2: {key}: Input should be a valid" in line
