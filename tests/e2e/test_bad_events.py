@@ -97,7 +97,8 @@ def _refused_in_one_line(run: Run) -> str:
     errors = [line for line in run.stderr.splitlines() if line.startswith("reviewbot: error:")]
     assert len(errors) == 1, run.stderr
     assert "internal error" not in run.stderr
-    assert run.writes() == [] and run.model == ()
+    assert run.writes() == []
+    assert run.model == ()
     return errors[0]
 
 
@@ -131,7 +132,8 @@ class TestUnreadableConfig:
     def test_is_exit_2_in_one_line(self, bad_runs, name, said):
         """A deeply nested array or a 5,000-digit integer in the config: one line, exit 2."""
         line = _refused_in_one_line(bad_runs[name])
-        assert "`.reviewbot.toml` (base branch main)" in line and said in line
+        assert "`.reviewbot.toml` (base branch main)" in line
+        assert said in line
 
 
 class TestLooseTypes:
