@@ -35,7 +35,14 @@ from reviewbot.agent.progress import Progress
 from reviewbot.agent.providers import Provider
 from reviewbot.config import CONFIG_FILE, ReviewConfig
 from reviewbot.errors import AuthError, ReviewbotError, UsageError
-from reviewbot.event import EventName, EventPlan, PlanAction, plan_event_json
+from reviewbot.event import (
+    EventName,
+    EventPlan,
+    PlanAction,
+    in_repository,
+    own_repository,
+    plan_event_json,
+)
 from reviewbot.fork_safe import PRReference
 from reviewbot.github_api import make_client
 from reviewbot.incremental.plan import ReviewScope, decide_review, wanted_since
@@ -63,7 +70,7 @@ from reviewbot.sources.github import (
     fetch_pull_request,
     fetch_snapshot,
 )
-from reviewbot.sources.pr_ref import PUBLIC_HOST, PRRef, parse_pr_url
+from reviewbot.sources.pr_ref import PUBLIC_HOST, PRRef, parse_pr_url, parse_repo_name
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import NoOperator, Operator
 from reviewbot.verdict.axes import AxisResult
@@ -205,8 +212,10 @@ def _agents(settings: Settings, job: Job) -> Iterator[Agents]:
 
 
 def _ref_of(repo: str, number: int, settings: Settings) -> PRRef:
-    # Through the URL parser, so an event's PR gets exactly the API URL a pasted URL would.
+    # Through the URL parser, so an event's PR gets exactly the API URL a pasted URL would;
+    # the name is checked first, so the URL cannot normalise a bad one into another repository.
     web = (settings.github_server_url or f"https://{PUBLIC_HOST}").rstrip("/")
+    repo = parse_repo_name(repo)
     return parse_pr_url(f"{web}/{repo}/pull/{number}", api_url=settings.github_api_url)
 
 
@@ -433,7 +442,8 @@ def read_event(settings: Settings) -> EventPlan:
         raise UsageError(
             f"cannot read GITHUB_EVENT_PATH {settings.event_path}: {exc.strerror}"
         ) from exc
-    return plan_event_json(settings.event_name, raw)
+    plan = plan_event_json(settings.event_name, raw)
+    return in_repository(plan, settings.repository, in_actions=settings.in_actions)
 
 
 # ---------------------------------------------------------------- the fork-safe two stages
@@ -457,7 +467,14 @@ def review_reference(folder: Path, settings: Settings, job: Job, emit: Emit) -> 
     actor: str | None = None
     if settings.event_name == EventName.WORKFLOW_RUN:
         actor = fork_safe.check_against_run(reference, read_event(settings))
-    ref = _ref_of(reference.repo, reference.number, settings)
+    # Named by an untrusted run: in Actions it must be GITHUB_REPOSITORY, even with no event.
+    repo = own_repository(
+        reference.repo,
+        settings.repository,
+        in_actions=settings.in_actions,
+        named_by="the PR snapshot",
+    )
+    ref = _ref_of(repo or reference.repo, reference.number, settings)
     with connect(ref, settings, job.clients) as github:
         return _review(
             github,

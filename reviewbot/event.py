@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any, TypeVar
 
@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reviewbot.errors import UsageError
 from reviewbot.nodes.boundary import explain
+from reviewbot.sources.pr_ref import parse_repo_name
 
 REVIEW_COMMAND = "/review"
 REVIEW_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
@@ -229,6 +230,38 @@ def _bounded_int(digits: str) -> int:
     if len(digits.lstrip("-")) > MAX_DIGITS:
         raise ValueError(f"an integer of {len(digits.lstrip('-')):,} digits is not a GitHub value")
     return int(digits)
+
+
+def in_repository(plan: EventPlan, own: str | None, *, in_actions: bool) -> EventPlan:
+    """`plan` about the repository the workflow runs in (`own`: GITHUB_REPOSITORY)."""
+    checked = own_repository(
+        plan.repo, own, in_actions=in_actions, named_by=f"the {plan.trigger} event"
+    )
+    return replace(plan, repo=checked)
+
+
+def own_repository(
+    named: str | None, own: str | None, *, in_actions: bool, named_by: str
+) -> str | None:
+    """The repository to act on when `named_by` names `named` and GITHUB_REPOSITORY is `own`.
+
+    In GitHub Actions the repository is GITHUB_REPOSITORY, never the payload's word: a
+    payload (or a stage-one snapshot) naming another one is refused, so nothing is read
+    from or written to a repository the workflow does not run in. Outside Actions (an
+    event replayed by hand) the payload's name is used. Both are parsed strictly.
+    """
+    named = parse_repo_name(named, what=f"the repository of {named_by}") if named else None
+    if own is None:
+        if in_actions:
+            raise UsageError("GITHUB_REPOSITORY is not set: GitHub Actions sets it for every job")
+        return named
+    own = parse_repo_name(own, what="GITHUB_REPOSITORY")
+    if named is not None and named.casefold() != own.casefold():
+        raise UsageError(
+            f"{named_by} names the repository {named}, but this workflow runs in {own} "
+            "(GITHUB_REPOSITORY): reviewbot acts only on its own repository"
+        )
+    return own if named is not None else None
 
 
 def _skip(trigger: str, reason: str, **known: Any) -> EventPlan:

@@ -25,6 +25,7 @@ class Settings:
     github_token: str | None = field(default=None, repr=False)
     github_api_url: str | None = None  # GITHUB_API_URL: GitHub Enterprise, or a test fake
     github_server_url: str | None = None
+    repository: str | None = None  # GITHUB_REPOSITORY, as given: checked, never trimmed
     in_actions: bool = False
     event_name: str | None = None
     event_path: Path | None = None
@@ -77,6 +78,7 @@ class Settings:
             github_token=token,
             github_api_url=text("GITHUB_API_URL"),
             github_server_url=text("GITHUB_SERVER_URL"),
+            repository=env.get("GITHUB_REPOSITORY") or None,
             in_actions=env.get("GITHUB_ACTIONS") == "true",
             event_name=text("GITHUB_EVENT_NAME"),
             event_path=path("GITHUB_EVENT_PATH"),

@@ -17,8 +17,11 @@ PUBLIC_HOST = "github.com"
 PUBLIC_API = "https://api.github.com"
 
 _EXPECTED_URL = "https://github.com/OWNER/REPO/pull/NUMBER"
-_OWNER = re.compile(r"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$")
-_REPO = re.compile(r"^[A-Za-z0-9._-]{1,100}$")
+# GitHub's names: an account of 1–39 letters, digits and hyphens, not starting with a hyphen
+# (`_` only in Enterprise Managed Users' `name_shortcode`); a repository of 1–100 letters,
+# digits, `.`, `_` and `-`. `\Z`, not `$`: `$` also matches before a final newline.
+_OWNER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,38}\Z")
+_REPO = re.compile(r"^[A-Za-z0-9._-]{1,100}\Z")
 _TAILS = frozenset({"files", "commits", "checks", "changes"})
 
 
@@ -71,6 +74,24 @@ def parse_pr_url(url: str, *, api_url: str | None = None) -> PRRef:
         api_url=(api_url or _default_api_url(parts.scheme, netloc)).rstrip("/"),
         html_url=f"{parts.scheme}://{netloc}/{owner}/{repo}/pull/{number}",
     )
+
+
+def parse_repo_name(full_name: str, *, what: str = "the repository") -> str:
+    """`OWNER/REPO` exactly as GitHub spells a repository, else a UsageError naming `what`.
+
+    Nothing is normalised away: `acme/shop.git`, `acme/shop/`, `acme//shop`, `"acme/shop\\n"`,
+    `.` and `..` are refused, never read as `acme/shop`, since the name ends up in API paths.
+    """
+    owner, sep, repo = full_name.partition("/")
+    if (
+        not sep
+        or not _OWNER.match(owner)
+        or not _REPO.match(repo)
+        or repo in (".", "..")
+        or repo.lower().endswith(".git")
+    ):
+        raise UsageError(f"{what} {full_name!r} is not a repository name: expected OWNER/REPO")
+    return full_name
 
 
 def _default_api_url(scheme: str, netloc: str) -> str:

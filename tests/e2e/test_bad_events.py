@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.harness import Run, World, check_suite_event, pull_request_event
+from tests.e2e.harness import REPO, Run, World, check_suite_event, pull_request_event
+from tests.fakes.world import seed_pull
 
 BASE = {"app.py": "def total(items):\n    return sum(items)\n"}
 HEAD = {"app.py": "def total(items):\n    return sum(items) + 0\n"}
@@ -58,6 +59,24 @@ def _suite_number(world: World) -> dict[str, Any]:
     return payload
 
 
+OTHER = "other-org/app"  # a repository the token can write to, but the workflow does not run in
+LOOSE_NAMES = {
+    "dot-git": f"{REPO}.git",
+    "trailing-slash": f"{REPO}/",
+    "double-slash": REPO.replace("/", "//"),
+    "newline": f"{REPO}\n",
+}
+
+
+def _named(full_name: str) -> Callable[[World], dict[str, Any]]:
+    def make(world: World) -> dict[str, Any]:
+        payload = pull_request_event(world)
+        payload["repository"]["full_name"] = full_name
+        return payload
+
+    return make
+
+
 # name → (how to make the event from the world, the event name)
 BAD_EVENTS: dict[str, tuple[Callable[[World], Any], str]] = {
     "byte-ff": (lambda world: b"\xff", "pull_request"),
@@ -71,6 +90,8 @@ BAD_EVENTS: dict[str, tuple[Callable[[World], Any], str]] = {
     "number-true": (_number(True), "pull_request"),
     "number-nan": (_number(float("nan")), "pull_request"),
     "suite-number-string": (_suite_number, "check_suite"),
+    "other-repository": (_named(OTHER), "pull_request"),
+    **{name: (_named(full_name), "pull_request") for name, full_name in LOOSE_NAMES.items()},
 }
 BAD_CONFIGS = {"deep-toml": DEEP_TOML, "long-int-toml": LONG_INT_TOML, **LOOSE_CONFIGS}
 
@@ -79,6 +100,8 @@ BAD_CONFIGS = {"deep-toml": DEEP_TOML, "long-int-toml": LONG_INT_TOML, **LOOSE_C
 def bad_runs(worlds) -> dict[str, Run]:
     """Every bad event against one world, every bad config in a world of its own; all at once."""
     world = worlds("events", base=BASE, head=HEAD)
+    # The same PR in another repository of the fake, so a run that obeyed the payload would post.
+    seed_pull(world.github, world.repo, "main", "feature", full_name=OTHER, author="octocat")
     started = {
         name: world.start(ARGS, event_name=event_name, event=make(world))
         for name, (make, event_name) in BAD_EVENTS.items()
@@ -161,3 +184,20 @@ class TestLooseTypes:
         line = _refused_in_one_line(bad_runs[name])
         key = "publish.approve" if name == "approve-yes" else "budget.max_turns"
         assert f"line 2: {key}: Input should be a valid" in line
+
+
+class TestTheWrongRepository:
+    """Item 2: in Actions the repository is GITHUB_REPOSITORY, and names are parsed strictly."""
+
+    def test_a_payload_naming_another_repository_is_refused(self, bad_runs):
+        """`other-org/app` in the payload while GITHUB_REPOSITORY is octo/app: refused, nothing asked."""
+        run = bad_runs["other-repository"]
+        line = _refused_in_one_line(run)
+        assert f"names the repository {OTHER}, but this workflow runs in {REPO}" in line
+        assert [r.path for r in run.github if OTHER in r.path] == []
+
+    @pytest.mark.parametrize("name", sorted(LOOSE_NAMES))
+    def test_a_name_that_only_looks_like_ours_is_refused(self, bad_runs, name):
+        """`octo/app.git`, `octo/app/`, `octo//app`, `"octo/app\\n"` are not octo/app."""
+        line = _refused_in_one_line(bad_runs[name])
+        assert "is not a repository name: expected OWNER/REPO" in line
