@@ -27,13 +27,13 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from reviewbot.errors import UsageError
 from reviewbot.nodes.boundary import explain
-from reviewbot.sources.pr_ref import parse_repo_name
+from reviewbot.sources.pr_ref import is_login, parse_repo_name
 
 REVIEW_COMMAND = "/review"
 REVIEW_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
@@ -88,8 +88,18 @@ class _Payload(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore", strict=True)
 
 
+def _login(text: str) -> str:
+    if not is_login(text):
+        raise ValueError("is not a GitHub login")
+    return text
+
+
+# Checked before any lookup: `x/../maintainer` is no account, so never asked about.
+Login = Annotated[str, AfterValidator(_login)]
+
+
 class _User(_Payload):
-    login: str
+    login: Login
     type: str = "User"
 
 

@@ -12,6 +12,10 @@ error, so nothing above this line sees a PyGithub or `requests` type:
       RefusedOther       422, rate limits, …    (GitHubAPIError, exit 5)
     GitHubUnreachable  no answer, a cut or empty answer, a 5xx after retries (NetworkError, exit 5)
 
+Every path built from data (a repository, a login, a SHA, a file path) is made with
+`api_path` / `repo_path`: each segment fully percent-encoded (`/` included), so a value
+such as a login `x/../maintainer` stays one segment and can never name another resource.
+
 Must not: import PyGithub, or know what reviewbot reads or posts.
 """
 
@@ -19,10 +23,37 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
+from urllib.parse import quote
 
-from reviewbot.errors import AuthError, GitHubAPIError, NetworkError, NotFoundError, ReviewbotError
+from reviewbot.errors import (
+    AuthError,
+    GitHubAPIError,
+    NetworkError,
+    NotFoundError,
+    ReviewbotError,
+    UsageError,
+)
 
 MAX_PAGES = 30  # × 100 items per listing: GitHub's 3,000-file cap, and a bound on reads
+
+
+def api_path(*segments: str | int) -> str:
+    """`/seg/seg/…`, each segment percent-encoded whole: the one way a GitHub API path is built
+    from data. `.`, `..` and empty segments are refused: HTTP clients resolve dot segments
+    away (even encoded ones, which `requests` decodes first), so no encoding keeps them."""
+    parts = []
+    for segment in segments:
+        text = str(segment)
+        if text.strip(".") == "":
+            raise UsageError(f"{text!r} cannot be part of a GitHub API path")
+        parts.append(quote(text, safe=""))
+    return "/" + "/".join(parts)
+
+
+def repo_path(full_name: str, *segments: str | int) -> str:
+    """`/repos/{owner}/{repo}/…` for `owner/repo`, every segment encoded (`api_path`)."""
+    owner, _, repo = full_name.partition("/")
+    return api_path("repos", owner, repo, *segments)
 
 
 class GitHubClient(Protocol):

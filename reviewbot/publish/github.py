@@ -86,7 +86,7 @@ from reviewbot.publish.seal import Sealer
 from reviewbot.publish.shapes import CheckRun, Created, RepoApi, StatusShape, key
 from reviewbot.redact import Redactor
 from reviewbot.report import Published, PublishedComment, Report
-from reviewbot.rest import GitHubClient, GitHubRefusal, GitHubUnreachable
+from reviewbot.rest import GitHubClient, GitHubRefusal, GitHubUnreachable, api_path
 from reviewbot.sources.answers import IssueComment, ReviewComment, shapes
 from reviewbot.sources.ci import CHECK_NAME
 from reviewbot.sources.github import fetch_comment_records
@@ -385,7 +385,7 @@ class GitHubPublisher:
 
     def _find_check_run(self, head_sha: str, external_id: str) -> Any | None:
         params = {"check_name": CHECK_NAME, "filter": "all", "per_page": 100}
-        data = self._api.get(f"/commits/{head_sha}/check-runs", params)
+        data = self._api.get(api_path("commits", head_sha, "check-runs"), params)
         runs = data.get("check_runs") if isinstance(data, dict) else None
         found = [r for r in runs or () if isinstance(r, dict) and isinstance(r.get("id"), int)]
         # Only the newest `reviewbot` run counts: it is the one a required check reads.
@@ -404,7 +404,7 @@ class GitHubPublisher:
             "description": status_description(report, qualifier, self.redact),
         }
         self._api.write_once(
-            f"/statuses/{head_sha}", status, find=lambda: self._find_status(head_sha, status)
+            api_path("statuses", head_sha), status, find=lambda: self._find_status(head_sha, status)
         )
 
     def _annotate(
@@ -443,7 +443,7 @@ class GitHubPublisher:
         GitHub lists statuses newest first, and the newest of a context is the one a required
         check reads: an identical earlier status does not stand for this one.
         """
-        listing = self._api.get(f"/commits/{head_sha}/statuses", {"per_page": 100})
+        listing = self._api.get(api_path("commits", head_sha, "statuses"), {"per_page": 100})
         for item in shapes(listing if isinstance(listing, list) else [], StatusShape):
             if item.context == status["context"] and self._reviews.mine(item.creator):
                 same = (item.state, item.description) == (status["state"], status["description"])

@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from reviewbot.rest import GitHubClient
+from reviewbot.rest import GitHubClient, repo_path
 from reviewbot.sources.answers import Shape, User
 
 
@@ -50,7 +50,7 @@ class RepoApi:
 
     def __init__(self, client: GitHubClient, repo: str) -> None:
         self.client = client
-        self.base = f"/repos/{repo}"
+        self.base = repo_path(repo)  # each segment encoded; callers add `api_path(...)` paths
 
     def call(self, verb: str, path: str, body: dict[str, Any] | None = None) -> Any:
         return self.client.call(verb, self.base + path, body)

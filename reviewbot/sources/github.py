@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
-from urllib.parse import parse_qs, quote, urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from pydantic import ValidationError
 
@@ -36,11 +36,11 @@ from reviewbot.config import CONFIG_FILE, ReviewConfig, config_missing, config_o
 from reviewbot.errors import ConfigError, NetworkError, NotFoundError
 from reviewbot.nodes.boundary import explain
 from reviewbot.nodes.history import CommentRecord, Where
-from reviewbot.rest import GitHubClient, GitHubRefusal, RefusedNotFound
+from reviewbot.rest import GitHubClient, GitHubRefusal, RefusedNotFound, repo_path
 from reviewbot.sources.answers import IssueComment, Review, ReviewComment, Shape, User, shapes
 from reviewbot.sources.ci import CheckKind, CheckState, CheckStatus
 from reviewbot.sources.diff_index import DiffIndex, FileDiff, FileStatus, file_diff_from_patch
-from reviewbot.sources.pr_ref import PRRef
+from reviewbot.sources.pr_ref import PRRef, is_login
 from reviewbot.sources.snapshot import Origin, PRComment, PRCommit, PRSnapshot
 
 FILES_LISTING_LIMIT = 3_000  # GET /pulls/{n}/files lists no more, whatever the PR has
@@ -167,14 +167,10 @@ class PullRequestInfo:
     commits: int = 0  # the PR's commit count: how deep a clone must be to hold its history
 
 
-def _repo_path(full_name: str) -> str:
-    return f"/repos/{full_name}"
-
-
 def fetch_pull_request(client: GitHubClient, ref: PRRef) -> PullRequestInfo:
     """GET /repos/{o}/{r}/pulls/{n} (JSON, never the diff media type)."""
     with _not_found_as(_not_found_message(ref)):
-        data = client.get(f"{_repo_path(ref.full_name)}/pulls/{ref.number}")
+        data = client.get(repo_path(ref.full_name, "pulls", ref.number))
     return _info(ref, _one(data, _Pull, what="pull request"))
 
 
@@ -259,10 +255,11 @@ def _listing_of_head(
 ) -> tuple[list[_File], list[_Commit]]:
     """The PR's files and commits as of `info.head_sha`, never of a head pushed since."""
     ref = info.ref
-    pull = f"{_repo_path(ref.full_name)}/pulls/{ref.number}"
     with _not_found_as(_not_found_message(ref)):
-        listed = shapes(client.pages(f"{pull}/files"), _File)
-        commits = shapes(client.pages(f"{pull}/commits"), _Commit)
+        listed = shapes(client.pages(repo_path(ref.full_name, "pulls", ref.number, "files")), _File)
+        commits = shapes(
+            client.pages(repo_path(ref.full_name, "pulls", ref.number, "commits")), _Commit
+        )
         shas = [c.sha for c in commits]
         moved = _listed_head(listed, info.head_sha)
         if moved is None and info.head_sha in shas:
@@ -284,8 +281,9 @@ def _compare(
     client: GitHubClient, ref: PRRef, base: str, head: str
 ) -> tuple[list[_File], list[_Commit]]:
     """GET /compare/base...head: the files (first page) and the commits (every page)."""
-    path = f"{_repo_path(ref.full_name)}/compare/{quote(base)}...{quote(head)}"
-    first, commits = client.first_and_rest(path, "commits")
+    first, commits = client.first_and_rest(
+        repo_path(ref.full_name, "compare", f"{base}...{head}"), "commits"
+    )
     files = first.get("files") if isinstance(first, dict) else None
     return shapes(files if isinstance(files, list) else [], _File), shapes(commits, _Commit)
 
@@ -368,7 +366,7 @@ def fetch_base_config(
     ref, origin = info.ref, config_origin(info.base_ref, path)
     try:
         found = client.get(
-            f"{_repo_path(ref.full_name)}/contents/{quote(path)}", {"ref": info.base_sha}
+            repo_path(ref.full_name, "contents", *path.split("/")), {"ref": info.base_sha}
         )
     except RefusedNotFound:
         if required:
@@ -394,7 +392,6 @@ def fetch_base_config(
 
 def fetch_comment_records(client: GitHubClient, repo: str, number: int) -> list[CommentRecord]:
     """The PR's inline comments, reviews and discussion comments, in the order GitHub lists them."""
-    base = f"{_repo_path(repo)}"
     records = [
         CommentRecord(
             id=c.id,
@@ -406,7 +403,7 @@ def fetch_comment_records(client: GitHubClient, repo: str, number: int) -> list[
             line=c.line,
             start_line=c.start_line,
         )
-        for c in shapes(client.pages(f"{base}/pulls/{number}/comments"), ReviewComment)
+        for c in shapes(client.pages(repo_path(repo, "pulls", number, "comments")), ReviewComment)
     ]
     records += [
         CommentRecord(
@@ -416,7 +413,7 @@ def fetch_comment_records(client: GitHubClient, repo: str, number: int) -> list[
             body=r.body or "",
             state=r.state,
         )
-        for r in shapes(client.pages(f"{base}/pulls/{number}/reviews"), Review)
+        for r in shapes(client.pages(repo_path(repo, "pulls", number, "reviews")), Review)
     ]
     records += [
         CommentRecord(
@@ -425,7 +422,7 @@ def fetch_comment_records(client: GitHubClient, repo: str, number: int) -> list[
             author=c.user.login if c.user else None,
             body=c.body or "",
         )
-        for c in shapes(client.pages(f"{base}/issues/{number}/comments"), IssueComment)
+        for c in shapes(client.pages(repo_path(repo, "issues", number, "comments")), IssueComment)
     ]
     return records
 
@@ -444,10 +441,10 @@ _RUNNING = {
 
 def fetch_ci_checks(client: GitHubClient, repo: str, head_sha: str) -> list[CheckState]:
     """The check runs (latest per name) and commit statuses (latest per context) of `head_sha`."""
-    commit = f"{_repo_path(repo)}/commits/{head_sha}"
     with _not_found_as(f"commit {head_sha} not found in {repo}"):
-        runs = shapes(client.pages(f"{commit}/check-runs", key="check_runs"), _CheckRun)
-        statuses = shapes(client.pages(f"{_repo_path(repo)}/statuses/{head_sha}"), _Status)
+        listing = client.pages(repo_path(repo, "commits", head_sha, "check-runs"), key="check_runs")
+        runs = shapes(listing, _CheckRun)
+        statuses = shapes(client.pages(repo_path(repo, "statuses", head_sha)), _Status)
     latest: dict[str, CheckState] = {}
     for status in statuses:  # newest first: the first one seen per context is current
         latest.setdefault(status.context, _status_state(status))
@@ -495,9 +492,16 @@ def fetch_login(client: GitHubClient) -> str | None:
 
 
 def fetch_permission(client: GitHubClient, repo: str, user: str) -> str:
-    """`admin`, `write`, `read` or `none`: what `user` may do on `repo`."""
+    """`admin`, `write`, `read` or `none`: what `user` may do on `repo`.
+
+    A name that is not a GitHub login (`x/../maintainer`) has no access and is never asked
+    about: the payload or comment that carried it was not written by GitHub.
+    """
+    if not is_login(user):
+        log.warning("%r is not a GitHub login: it has no access", user)
+        return "none"
     try:
-        data = client.get(f"{_repo_path(repo)}/collaborators/{quote(user)}/permission")
+        data = client.get(repo_path(repo, "collaborators", user, "permission"))
     except RefusedNotFound:
         return "none"  # GitHub answers 404 for a user who is not a collaborator
     permission = data.get("permission") if isinstance(data, dict) else None

@@ -22,6 +22,8 @@ _EXPECTED_URL = "https://github.com/OWNER/REPO/pull/NUMBER"
 # digits, `.`, `_` and `-`. `\Z`, not `$`: `$` also matches before a final newline.
 _OWNER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,38}\Z")
 _REPO = re.compile(r"^[A-Za-z0-9._-]{1,100}\Z")
+# A login: an account name, or a GitHub App's `slug[bot]`.
+_LOGIN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,38}(?:\[bot\])?\Z")
 _TAILS = frozenset({"files", "commits", "checks", "changes"})
 
 
@@ -92,6 +94,11 @@ def parse_repo_name(full_name: str, *, what: str = "the repository") -> str:
     ):
         raise UsageError(f"{what} {full_name!r} is not a repository name: expected OWNER/REPO")
     return full_name
+
+
+def is_login(text: str) -> bool:
+    """Whether `text` can be a GitHub login (`octocat`, `my-app[bot]`), as GitHub allows them."""
+    return _LOGIN.match(text) is not None
 
 
 def _default_api_url(scheme: str, netloc: str) -> str:

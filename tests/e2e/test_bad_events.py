@@ -14,7 +14,14 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.harness import REPO, Run, World, check_suite_event, pull_request_event
+from tests.e2e.harness import (
+    REPO,
+    Run,
+    World,
+    check_suite_event,
+    issue_comment_event,
+    pull_request_event,
+)
 from tests.fakes.world import seed_pull
 
 BASE = {"app.py": "def total(items):\n    return sum(items)\n"}
@@ -92,6 +99,10 @@ BAD_EVENTS: dict[str, tuple[Callable[[World], Any], str]] = {
     "suite-number-string": (_suite_number, "check_suite"),
     "other-repository": (_named(OTHER), "pull_request"),
     **{name: (_named(full_name), "pull_request") for name, full_name in LOOSE_NAMES.items()},
+    "traversal-login": (
+        lambda world: issue_comment_event(world, login="x/../maintainer"),
+        "issue_comment",
+    ),
 }
 BAD_CONFIGS = {"deep-toml": DEEP_TOML, "long-int-toml": LONG_INT_TOML, **LOOSE_CONFIGS}
 
@@ -99,7 +110,7 @@ BAD_CONFIGS = {"deep-toml": DEEP_TOML, "long-int-toml": LONG_INT_TOML, **LOOSE_C
 @pytest.fixture(scope="module")
 def bad_runs(worlds) -> dict[str, Run]:
     """Every bad event against one world, every bad config in a world of its own; all at once."""
-    world = worlds("events", base=BASE, head=HEAD)
+    world = worlds("events", base=BASE, head=HEAD, permissions={"maintainer": "write"})
     # The same PR in another repository of the fake, so a run that obeyed the payload would post.
     seed_pull(world.github, world.repo, "main", "feature", full_name=OTHER, author="octocat")
     started = {
@@ -201,3 +212,14 @@ class TestTheWrongRepository:
         """`octo/app.git`, `octo/app/`, `octo//app`, `"octo/app\\n"` are not octo/app."""
         line = _refused_in_one_line(bad_runs[name])
         assert "is not a repository name: expected OWNER/REPO" in line
+
+
+class TestALoginThatRewritesAUrl:
+    """Item 3: a login is checked against GitHub's rules before any permission lookup."""
+
+    def test_a_commenter_named_like_a_path_is_refused_before_any_lookup(self, bad_runs):
+        """`/review` by `x/../maintainer` never asks about (nor runs as) `maintainer`."""
+        run = bad_runs["traversal-login"]
+        line = _refused_in_one_line(run)
+        assert "comment.user.login: is not a GitHub login" in line
+        assert [r.path for r in run.github if "/collaborators/" in r.path] == []
