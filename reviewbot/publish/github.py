@@ -168,8 +168,6 @@ class GitHubPublisher:
     def publish(self, report: Report, snapshot: PRSnapshot) -> Published:
         """Post the review, mark vanished findings resolved, update the summary, set the check."""
         prior = self.load_prior_state()
-        for review_id in prior.pending_reviews:  # a crashed run's PENDING review blocks new ones
-            self._api.delete(f"/pulls/{self.number}/reviews/{review_id}")
         link_of = LinkBuilder(
             web_url=_web_url(snapshot), repo=self.repo, head_sha=snapshot.head_sha
         )
@@ -179,25 +177,32 @@ class GitHubPublisher:
             max_inline=self.config.max_inline_comments,
             posted=prior.posted(),
         )
-        notes = prior_notes(prior)
-        posted = Posted(review=None, plan=plan, event=None, notes=())
-        if self._review_needed(report, plan, prior):
-            posted = self._reviews.post(report, plan, snapshot, link_of)
-        comments = self._read_back(posted)
-        notes.extend(posted.notes)
-        gone, kept = resolvable(report, vanished(report, prior, snapshot.head_sha))
-        notes.extend(kept)
-        notes.extend(self._mark_resolved(gone, snapshot.head_sha))
+        # All or nothing in effect: what this report makes (the summary's marker and text, the
+        # check run's, the annotations) is built before the first write, so nothing can fail
+        # between them and leave a review without its summary and check run.
         marker = SummaryMarker.of(report, head_sha=snapshot.head_sha, redactor=self.redact)
-        summary_id = self._upsert_summary(
-            report, posted.plan, [p.node for p in gone], marker, link_of, notes, prior
-        )
         annotations = plan_annotations(
             report.nodes,
             snapshot.diff,
             head_sha=snapshot.head_sha,
             inert=inert_for(self.redact, link_of),
             rebased=frozenset(report.review.carried_ids if report.review else ()),
+        )
+        gone, kept = resolvable(report, vanished(report, prior, snapshot.head_sha))
+        self._summary_text(report, plan, [p.node for p in gone], marker, link_of, kept)
+        self._check_output(report, plan, link_of, annotations)
+        for review_id in prior.pending_reviews:  # a crashed run's PENDING review blocks new ones
+            self._api.delete(f"/pulls/{self.number}/reviews/{review_id}")
+        notes = prior_notes(prior)
+        posted = Posted(review=None, plan=plan, event=None, notes=())
+        if self._review_needed(report, plan, prior):
+            posted = self._reviews.post(report, plan, snapshot, link_of)
+        comments = self._read_back(posted)
+        notes.extend(posted.notes)
+        notes.extend(kept)
+        notes.extend(self._mark_resolved(gone, snapshot.head_sha))
+        summary_id = self._upsert_summary(
+            report, posted.plan, [p.node for p in gone], marker, link_of, notes, prior
         )
         check_id, status, conclusion, annotated = self._set_check(
             report, snapshot.head_sha, posted.plan, link_of, annotations
@@ -309,15 +314,7 @@ class GitHubPublisher:
         notes: Sequence[str],
         prior: PriorState,
     ) -> int:
-        body = summary_body(
-            report,
-            plan=plan,
-            resolved=resolved,
-            marker=marker,
-            link_of=link_of,
-            notes=notes,
-            redactor=self.redact,
-        )
+        body = self._summary_text(report, plan, resolved, marker, link_of, notes)
         sealer = self.trust.sealer
         if prior.summary is not None:
             summary_id = prior.summary.comment_id
@@ -336,16 +333,29 @@ class GitHubPublisher:
         data = self._api.write_once(f"/issues/{self.number}/comments", {"body": body}, find=find)
         return Created.model_validate(data).id
 
-    def _set_check(
+    def _summary_text(
         self,
         report: Report,
-        head_sha: str,
         plan: ReviewPlan,
+        resolved: Sequence[ReviewNode],
+        marker: SummaryMarker,
         link_of: LinkBuilder,
-        annotations: Annotations,
-    ) -> tuple[int | None, bool, Conclusion, tuple[str, ...]]:
-        """A check run carrying the verdict and the annotations; a commit status when check runs
-        are not permitted. Also returns the ids of the nodes annotated."""
+        notes: Sequence[str],
+    ) -> str:
+        return summary_body(
+            report,
+            plan=plan,
+            resolved=resolved,
+            marker=marker,
+            link_of=link_of,
+            notes=notes,
+            redactor=self.redact,
+        )
+
+    def _check_output(
+        self, report: Report, plan: ReviewPlan, link_of: LinkBuilder, annotations: Annotations
+    ) -> tuple[Conclusion, str, dict[str, Any]]:
+        """The check run's conclusion, qualifier and output (title and summary)."""
         conclusion, qualifier = conclusion_and_qualifier(
             report, advisory_hold=self.config.advisory_hold
         )
@@ -360,7 +370,19 @@ class GitHubPublisher:
             pointer=TRUNCATED_CHECK,
             notes=annotations.notes(),
         )
-        output = {"title": title, "summary": summary}
+        return conclusion, qualifier, {"title": title, "summary": summary}
+
+    def _set_check(
+        self,
+        report: Report,
+        head_sha: str,
+        plan: ReviewPlan,
+        link_of: LinkBuilder,
+        annotations: Annotations,
+    ) -> tuple[int | None, bool, Conclusion, tuple[str, ...]]:
+        """A check run carrying the verdict and the annotations; a commit status when check runs
+        are not permitted. Also returns the ids of the nodes annotated."""
+        conclusion, qualifier, output = self._check_output(report, plan, link_of, annotations)
         first = annotations.items[:PER_REQUEST]
         payload: dict[str, Any] = {
             "name": CHECK_NAME,

@@ -62,6 +62,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from reviewbot.config import MAX_REVIEWERS
 from reviewbot.nodes.boundary import Discarded, admit
 from reviewbot.nodes.history import CommentRecord
 from reviewbot.nodes.model import Priority, ReviewNode, Status
@@ -183,7 +184,9 @@ class NodeState(_Marker):
 
     fingerprint: str = Field(pattern=r"^[0-9a-f]{16}$")
     # Every agent that raised it, the author first: whose axes it counted for.
-    raisers: tuple[str, ...] = Field(min_length=1, max_length=20)
+    # As many as a config can have reviewers (the general one and every focused one), so a
+    # finding all of them raised still fits: a cap below it would fail after the review posted.
+    raisers: tuple[str, ...] = Field(min_length=1, max_length=MAX_REVIEWERS + 1)
     status: Status
     confirmed_by: tuple[str, ...] = ()
     # None: a summary written before they were recorded (the marker's own then stand).
