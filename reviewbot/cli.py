@@ -27,7 +27,7 @@ from click.core import ParameterSource
 import reviewbot
 from reviewbot.errors import ExitCode, ReviewbotError, UsageError, exit_code_table
 from reviewbot.gate import FAIL_NEVER, FAIL_ON_CHOICES
-from reviewbot.logs import configure_logging
+from reviewbot.logs import configure_logging, inert_lines, workflow_commands_stopped
 from reviewbot.output import (
     Delivery,
     Format,
@@ -61,6 +61,12 @@ class _Manners(click.Group):
     """
 
     def invoke(self, ctx: click.Context) -> Any:
+        # In Actions, nothing the command prints (PR text included) can run a workflow command.
+        in_actions = Settings.from_environ(os.environ).in_actions
+        with workflow_commands_stopped(sys.stderr, in_actions=in_actions):
+            return self._invoke(ctx)
+
+    def _invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
@@ -495,7 +501,10 @@ def _last_resort(
             log.exception("internal error")
         message = redactor(f"{type(exc).__name__}: {exc}")
         click.echo(
-            f"reviewbot: internal error: {message} (run with --verbose for the traceback)", err=True
+            inert_lines(
+                f"reviewbot: internal error: {message} (run with --verbose for the traceback)"
+            ),
+            err=True,
         )
         sys.exit(ExitCode.INTERNAL)
 
@@ -508,10 +517,12 @@ def _finish(
 
     redact = settings.redactor
     for note in outcome.notes:
-        click.echo(f"reviewbot: {redact(note)}", err=True)
+        click.echo(inert_lines(f"reviewbot: {redact(note)}"), err=True)
     if outcome.report is None:
         click.echo(
-            f"reviewbot: nothing to review: {redact(outcome.skipped or 'no reason given')}",
+            inert_lines(
+                f"reviewbot: nothing to review: {redact(outcome.skipped or 'no reason given')}"
+            ),
             err=True,
         )
         write_actions_outputs(settings, None, None, redact)
@@ -539,7 +550,7 @@ def _fail(exc: ReviewbotError, verbose: bool, redactor: Redactor | None = None) 
 
 def _exit(message: str, code: int, redactor: Redactor | None = None) -> NoReturn:
     redact = redactor or Redactor()
-    click.echo(f"reviewbot: error: {redact(message)}", err=True)
+    click.echo(inert_lines(f"reviewbot: error: {redact(message)}"), err=True)
     sys.exit(code)
 
 

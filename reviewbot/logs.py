@@ -3,16 +3,87 @@
 The CLI calls `configure_logging` once per command. PyGithub's own handler (it prints request
 and response bodies unredacted) is removed, and urllib3's `Retrying (GithubRetry(…))` lines
 become one line of ours per retry.
+
+In GitHub Actions the log is also a channel to the runner: a line that starts with `::`
+(after spaces) is a workflow command (`::error::`, `::add-mask::`, `::stop-commands::`), and
+so is any line containing `##[` (the legacy form, matched anywhere). Logged text carries PR
+titles, branch names, commit subjects, comment bodies and payload fields, so two rules hold:
+
+- every line written is inert (`inert_lines`): each record starts with our prefix, every
+  further line of it with `| `, `##[` is broken up, and a record is cut at
+  `MAX_RECORD` characters (a 1 MB field does not print 1 MB);
+- in Actions, everything a command prints — stdout's review too — is fenced with
+  `::stop-commands::<random token>` … `::<token>::` (`workflow_commands_stopped`): the
+  runner runs no command in between, and the token cannot be guessed by the text.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import secrets
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TextIO
 
 from reviewbot.redact import RedactingStreamHandler
 from reviewbot.settings import Settings
+
+MAX_RECORD = 8_000  # characters of one log record (a traceback fits); the rest is cut
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # where the runner splits lines
+_CONTINUED = "| "  # not whitespace: the runner's `TrimStart` cannot expose a `::` after it
+
+
+def inert_lines(text: str, *, limit: int = MAX_RECORD) -> str:
+    """`text` as log lines no runner reads as a workflow command, cut at `limit` characters.
+
+    The first line is left as it starts (the caller's prefix, `reviewbot: `); every other
+    line gets `| ` before it, and `##[` anywhere becomes `# #[`.
+    """
+    if len(text) > limit:
+        text = f"{text[:limit]}… [{len(text) - limit:,} more characters cut]"
+    first, *rest = _LINE_BREAK.split(text)
+    lines = [first if not first.lstrip().startswith("::") else _CONTINUED + first]
+    lines += [_CONTINUED + line for line in rest]
+    return "\n".join(line.replace("##[", "# #[") for line in lines)
+
+
+class _InertFormatter(logging.Formatter):
+    """The handler's own (redacting) formatter, then `inert_lines` over its whole output."""
+
+    def __init__(self, inner: logging.Formatter) -> None:
+        super().__init__()
+        self._inner = inner
+
+    def format(self, record: logging.LogRecord) -> str:
+        return inert_lines(self._inner.format(record))
+
+
+@contextmanager
+def workflow_commands_stopped(stream: TextIO, *, in_actions: bool) -> Iterator[None]:
+    """In GitHub Actions, no workflow command runs while the body prints (stdout included).
+
+    The token is random per run, so no text the run prints can end the fence early; the
+    fence is closed on every exit, so later steps of the job may use commands again.
+    """
+    if not in_actions:
+        yield
+        return
+    token = secrets.token_hex(16)
+    _fence(stream, f"::stop-commands::{token}")
+    try:
+        yield
+    finally:
+        _fence(stream, f"::{token}::")
+
+
+def _fence(stream: TextIO, line: str) -> None:
+    try:
+        stream.write(line + "\n")
+        stream.flush()
+    except (OSError, ValueError):  # stderr closed: nothing reaches the log anyway
+        pass
 
 
 class _GitHubRetryLines(logging.Filter):
@@ -52,6 +123,8 @@ def configure_logging(verbose: bool, settings: Settings) -> None:
         "reviewbot: %(message)s" if not verbose else "%(levelname)s %(name)s: %(message)s",
         redactor,
     )
+    if handler.formatter is not None:
+        handler.setFormatter(_InertFormatter(handler.formatter))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.DEBUG if verbose else logging.WARNING)

@@ -22,6 +22,7 @@ from tests.e2e.harness import (
     issue_comment_event,
     pull_request_event,
 )
+from tests.fakes.messages_api import reply, text, tool_use
 from tests.fakes.world import seed_pull
 
 BASE = {"app.py": "def total(items):\n    return sum(items)\n"}
@@ -223,3 +224,101 @@ class TestALoginThatRewritesAUrl:
         line = _refused_in_one_line(run)
         assert "comment.user.login: is not a GitHub login" in line
         assert [r.path for r in run.github if "/collaborators/" in r.path] == []
+
+
+INJECTED = "::error::injected"
+HOSTILE_NODE = {
+    "kind": "bug",
+    "priority": "P2",
+    "confidence": 0.6,
+    "title": f"{INJECTED} in a title",
+    "body": f"First line.\n{INJECTED}\n  ::warning::indented\nand ##[error]legacy",
+    "anchor": {
+        "path": "app.py",
+        "start_line": 2,
+        "end_line": 2,
+        "quote": "    return sum(items) + 0",
+    },
+}
+
+
+def workflow_commands(lines: list[str], *, fenced: bool = True) -> list[str]:
+    """The lines GitHub's runner would run as workflow commands (`::x::` after leading
+    whitespace, or `##[` anywhere), honouring `::stop-commands::` when `fenced`."""
+    stopped: str | None = None
+    found = []
+    for line in lines:
+        text = line.lstrip()
+        if stopped is not None:
+            stopped = None if text == f"::{stopped}::" else stopped
+            continue
+        if fenced and text.startswith("::stop-commands::"):
+            stopped = text.removeprefix("::stop-commands::")
+        elif (text.startswith("::") and "::" in text[2:]) or "##[" in line:
+            found.append(line)
+    return found
+
+
+def _fence(run: Run) -> tuple[str, str]:
+    lines = run.stderr.splitlines()
+    return lines[0], lines[-1]
+
+
+@pytest.fixture(scope="module")
+def log_runs(worlds) -> dict[str, Run]:
+    """A payload field with a workflow command in it; a 1 MB field; PR text and model text
+    with commands, reviewed and printed as text (the Action's default) — all at once."""
+    world = worlds("log", base=BASE, head=HEAD)
+    hostile = worlds(
+        "hostile",
+        base=BASE,
+        head=HEAD,
+        script=[reply(tool_use("add_review_node", HOSTILE_NODE)), reply(text("Done."))],
+    )
+    hostile.pull.title = f"Fix\n{INJECTED}"
+    hostile.pull.body = f"##[warning]body\n{INJECTED}"
+    injected, huge = pull_request_event(world), pull_request_event(world)
+    injected["action"] = f"opened\n{INJECTED}"
+    huge["action"] = "x" * 1_000_000
+    started = {
+        "action": world.start(ARGS, event_name="pull_request", event=injected),
+        "huge": world.start(ARGS, event_name="pull_request", event=huge),
+        "review": hostile.start(
+            ["review", "--github-event"],
+            event_name="pull_request",
+            event=pull_request_event(hostile),
+        ),
+    }
+    return {name: pending.wait() for name, pending in started.items()}
+
+
+class TestWorkflowCommandsInTheLog:
+    """Item 6: untrusted text never reaches the Actions log as a workflow command."""
+
+    def test_a_payload_field_cannot_start_a_line_with_a_command(self, log_runs):
+        """`action: "opened\\n::error::injected"`: skipped, and no line of the log is a command."""
+        run = log_runs["action"]
+        assert run.returncode == 0, run.stderr
+        lines = run.stderr.splitlines()
+        assert any(line.endswith(f"| {INJECTED}: nothing to review") for line in lines)
+        assert workflow_commands(lines) == []
+        # Even a runner that ignored the fence would see only the fence itself.
+        assert workflow_commands(lines, fenced=False) == list(_fence(run))
+
+    def test_pr_and_model_text_printed_on_stdout_is_fenced(self, log_runs):
+        """Title, body and a finding full of commands: stdout and stderr run no command."""
+        run = log_runs["review"]
+        assert run.returncode == 0, run.stderr
+        assert INJECTED in run.stdout  # printed, as text
+        start, end = _fence(run)
+        assert start.startswith("::stop-commands::")
+        assert end == f"::{start.removeprefix('::stop-commands::')}::"
+        log = [start, *run.stdout.splitlines(), *run.stderr.splitlines()[1:]]
+        assert workflow_commands(log) == []
+
+    def test_a_huge_value_is_cut_in_the_log(self, log_runs):
+        """A 1 MB payload field prints a few kilobytes, not megabytes."""
+        run = log_runs["huge"]
+        assert run.returncode == 0, run.stderr
+        assert len(run.stderr) < 40_000
+        assert "more characters cut]" in run.stderr
