@@ -74,7 +74,6 @@ from reviewbot.sources.pr_ref import PUBLIC_HOST, PRRef, parse_pr_url, parse_rep
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import NoOperator, Operator
 from reviewbot.verdict.axes import AxisResult
-from reviewbot.verdict.lattice import Verdict
 
 log = logging.getLogger(__name__)
 
@@ -97,11 +96,22 @@ class Job:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunOutcome:
-    """What a run produced: a report, or the reason nothing was reviewed."""
+    """What a run produced: a report, or the reason nothing was reviewed.
+
+    A run over several PRs (a `check_suite`) has each PR's own outcome: `reports` holds
+    every report (`report` is the strictest, which answers for the run), `failures` each
+    PR that failed with its error; the others were still done.
+    """
 
     report: Report | None = None
     skipped: str | None = None
     notes: tuple[str, ...] = ()
+    reports: tuple[Report, ...] = ()
+    failures: tuple[tuple[str, ReviewbotError], ...] = ()
+
+    @property
+    def every_report(self) -> tuple[Report, ...]:
+        return self.reports or ((self.report,) if self.report is not None else ())
 
 
 # ---------------------------------------------------------------- building blocks
@@ -414,10 +424,7 @@ def run_event(settings: Settings, job: Job, emit: Emit) -> RunOutcome:
     refs = [_ref_of(plan.repo, n, settings) for n in numbers]
     with connect(refs[0], settings, job.clients) as github:  # one repository: one client
         if plan.action is PlanAction.REFOLD:
-            # A check suite may name several PRs: each is re-folded and published, and the
-            # run answers with the strictest, so a Block on any of them is not hidden.
-            outcomes = [refold_pull(github, ref, settings, job, emit) for ref in refs]
-            return max(outcomes, key=_strictness)
+            return _refold_each(github, refs, settings, job, emit)
         ref = refs[0]
         if plan.trigger == EventName.ISSUE_COMMENT:
             # /review counts only from someone who may write: re-checked through the API.
@@ -427,8 +434,29 @@ def run_event(settings: Settings, job: Job, emit: Emit) -> RunOutcome:
         return _review(github, ref, settings, job, emit, expect_head=plan.head_sha)
 
 
-def _strictness(outcome: RunOutcome) -> Verdict:
-    return outcome.report.verdict if outcome.report else Verdict.SHIP
+def _refold_each(
+    github: GitHub, refs: list[PRRef], settings: Settings, job: Job, emit: Emit
+) -> RunOutcome:
+    """A check suite may name several PRs: each is re-folded and published on its own (one
+    that fails, such as a PR that does not exist, does not stop the others), and the run
+    answers with the strictest verdict, so a Block on any of them is not hidden."""
+    outcomes: list[RunOutcome] = []
+    failures: list[tuple[str, ReviewbotError]] = []
+    for ref in refs:
+        try:
+            outcomes.append(refold_pull(github, ref, settings, job, emit))
+        except ReviewbotError as exc:
+            failures.append((str(ref), exc))
+    if len(refs) == 1 and failures:
+        raise failures[0][1]  # one PR: its error is the run's, as for any other event
+    reports = tuple(o.report for o in outcomes if o.report is not None)
+    strictest = max(reports, key=lambda r: r.verdict, default=None)
+    return RunOutcome(
+        report=strictest,
+        skipped=None if reports else "no pull request of the check suite could be re-folded",
+        reports=reports if len(refs) > 1 else (),
+        failures=tuple(failures),
+    )
 
 
 def read_event(settings: Settings) -> EventPlan:

@@ -262,9 +262,9 @@ def _review(opts: _ReviewOptions, ctx: click.Context) -> None:
     delivery = Delivery()
     with _last_resort(opts.verbose, settings.redactor, progress):
         with open_stream(opts.output) as stream:
-            outcome = run(
-                target, settings, job, stdout_emitter(Format(opts.fmt), stream, settings, delivery)
-            )
+            emission = stdout_emitter(Format(opts.fmt), stream, settings, delivery)
+            outcome = run(target, settings, job, emission)
+            emission.close()  # JSON and SARIF: one document, whatever the number of PRs
         _finish(outcome, settings, report_path, opts.fail_on)
     if delivery.closed:  # everything else went well: say only that the reader missed output
         sys.exit(ExitCode.CLOSED_STDOUT)
@@ -518,6 +518,7 @@ def _finish(
     redact = settings.redactor
     for note in outcome.notes:
         click.echo(inert_lines(f"reviewbot: {redact(note)}"), err=True)
+    _each_pr(outcome, redact)
     if outcome.report is None:
         click.echo(
             inert_lines(
@@ -526,20 +527,38 @@ def _finish(
             err=True,
         )
         write_actions_outputs(settings, None, None, redact)
+        _exit_on_failure(outcome)
         return
+    every = outcome.every_report
     verdict_line = f"reviewbot: verdict {outcome.report.verdict.label}"
     try:
-        written = (
-            write_report(outcome.report, report_path, redact) if report_path is not None else None
-        )
+        written = write_report(every, report_path, redact) if report_path is not None else None
     except UsageError:  # the disk filled up since the check: the verdict line still comes first
         click.echo(verdict_line, err=True)
         raise
-    write_actions_outputs(settings, outcome.report, written, redact)
+    write_actions_outputs(settings, outcome.report, written, redact, every=every)
     click.echo(verdict_line + (f" (report: {written})" if written else ""), err=True)
+    _exit_on_failure(outcome)  # a PR that failed is not hidden behind the others' verdicts
     failure = gate(outcome.report, fail_on)
     if failure is not None:
         _exit(failure.message, failure.code, redact)
+
+
+def _each_pr(outcome: RunOutcome, redact: Redactor) -> None:
+    """A run over several PRs says how each ended: its verdict, or its error."""
+    if not outcome.reports and not outcome.failures:
+        return
+    for report in outcome.reports:
+        where = f"{report.pr.repo}#{report.pr.number}"
+        click.echo(f"reviewbot: {where}: verdict {report.verdict.label}", err=True)
+    for where, exc in outcome.failures:
+        click.echo(inert_lines(f"reviewbot: error: {where}: {redact(str(exc))}"), err=True)
+
+
+def _exit_on_failure(outcome: RunOutcome) -> None:
+    """Several PRs, one failed: exit with the first failure's code, after the others' output."""
+    if outcome.failures:
+        sys.exit(outcome.failures[0][1].exit_code)
 
 
 def _fail(exc: ReviewbotError, verbose: bool, redactor: Redactor | None = None) -> NoReturn:

@@ -2,6 +2,11 @@
 
 Every text leaves through the run's Redactor. Must not: talk to GitHub or the
 model (that is publishing and the agents).
+
+A run that reviews several PRs (a `check_suite` naming more than one) still prints one
+document: `--format json` and the report file hold a JSON array of the reports (one PR:
+the report itself), `--format sarif` one SARIF log with a run per PR. Text and markdown
+print each review as it finishes.
 """
 
 from __future__ import annotations
@@ -11,9 +16,9 @@ import io
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -43,6 +48,14 @@ def report_json(report: Report, redactor: Redactor, *, ascii_only: bool = False)
     if ascii_only:  # the same JSON, every non-ASCII character as a \\u escape
         text = json.dumps(json.loads(text), indent=2, ensure_ascii=True)
     return text + "\n"
+
+
+def reports_json(reports: Sequence[Report], redactor: Redactor, *, ascii_only: bool = False) -> str:
+    """One JSON document: the report of a run over one PR, an array of reports over several."""
+    if len(reports) == 1:
+        return report_json(reports[0], redactor, ascii_only=ascii_only)
+    items = [json.loads(report.model_dump_json()) for report in reports]
+    return redactor(json.dumps(items, indent=2, ensure_ascii=ascii_only)) + "\n"
 
 
 def encodes_unicode(stream: TextIO) -> bool:
@@ -104,27 +117,36 @@ def prepare_file(path: Path, what: str) -> None:
         raise UsageError(f"cannot write {what} to {path}: Permission denied")
 
 
-def write_report(report: Report, path: Path, redactor: Redactor) -> Path:
+def write_report(reports: Sequence[Report], path: Path, redactor: Redactor) -> Path:
+    """The report file: the same one document `--format json` prints."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(report_json(report, redactor), encoding="utf-8")
+        path.write_text(reports_json(reports, redactor), encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot write the report to {path}: {exc.strerror}") from exc
     return path.resolve()
 
 
 def write_actions_outputs(
-    settings: Settings, report: Report | None, report_path: Path | None, redactor: Redactor
+    settings: Settings,
+    report: Report | None,
+    report_path: Path | None,
+    redactor: Redactor,
+    *,
+    every: Sequence[Report] = (),
 ) -> None:
-    """`verdict` and `report-path` for the action's outputs; the summary for the job page."""
+    """`verdict` (of `report`, the strictest) and `report-path` for the action's outputs; the
+    summary of each report (`every`, else `report`) for the job page."""
     if settings.output_file is not None:
         verdict = report.verdict.label if report is not None else ""
         lines = [f"verdict={verdict}", f"report-path={report_path or ''}"]
         _append(settings.output_file, "\n".join(lines) + "\n")
-    if settings.step_summary is not None and report is not None:
+    shown = every or ((report,) if report is not None else ())
+    if settings.step_summary is not None and shown:
         from reviewbot.publish.markdown import summary_markdown
 
-        _append(settings.step_summary, summary_markdown(report, redactor=redactor) + "\n")
+        for each in shown:
+            _append(settings.step_summary, summary_markdown(each, redactor=redactor) + "\n")
 
 
 def _append(path: Path, text: str) -> None:
@@ -157,23 +179,54 @@ def open_stream(output: Path | None) -> Iterator[TextIO]:
         yield stream
 
 
-def stdout_emitter(
-    fmt: Format, stream: TextIO, settings: Settings, delivery: Delivery
-) -> Callable[[Report, PRSnapshot | None], None]:
-    emit = emitter(fmt, stream, settings.redactor)
-    if stream is not sys.stdout:
-        return emit
+@dataclass(slots=True, kw_only=True)
+class Emission:
+    """What a run prints: text and markdown as each review finishes; JSON and SARIF once,
+    at `close`, as one document however many PRs the run reviewed."""
 
-    def deliver(report: Report, snapshot: PRSnapshot | None) -> None:
+    fmt: Format
+    stream: TextIO
+    redactor: Redactor
+    delivery: Delivery
+    held: list[Report] = field(default_factory=list)
+
+    def __call__(self, report: Report, snapshot: PRSnapshot | None) -> None:
+        if self.fmt in (Format.JSON, Format.SARIF):
+            self.held.append(report)  # the snapshot is not needed: neither shows code
+            return
+        self._deliver(lambda: emitter(self.fmt, self.stream, self.redactor)(report, snapshot))
+
+    def close(self) -> None:
+        """Print the held reports as one document (nothing when there is none)."""
+        if self.held:
+            self._deliver(self._document)
+
+    def _document(self) -> None:
+        ascii_only = not encodes_unicode(self.stream)
+        if self.fmt is Format.JSON:
+            self.stream.write(reports_json(self.held, self.redactor, ascii_only=ascii_only))
+        else:
+            from reviewbot.publish.sarif import to_sarif
+
+            logs = [to_sarif(report, redactor=self.redactor) for report in self.held]
+            merged = {**logs[0], "runs": [run for log in logs for run in log["runs"]]}
+            self.stream.write(json.dumps(merged, indent=2, ensure_ascii=ascii_only) + "\n")
+        self.stream.flush()
+
+    def _deliver(self, write: Callable[[], None]) -> None:
         # The review is done (and published) when it is printed: a reader that quit early
         # (`| head -1`) must not cost the report file, the outputs or the exit code.
         try:
-            emit(report, snapshot)
+            write()
         except BrokenPipeError:
-            delivery.closed = True
+            if self.stream is not sys.stdout:
+                raise
+            self.delivery.closed = True
             discard_stdout()
 
-    return deliver
+
+def stdout_emitter(fmt: Format, stream: TextIO, settings: Settings, delivery: Delivery) -> Emission:
+    return Emission(fmt=fmt, stream=stream, redactor=settings.redactor, delivery=delivery)
 
 
 def safe_stdout() -> TextIO:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -322,3 +323,60 @@ class TestWorkflowCommandsInTheLog:
         assert run.returncode == 0, run.stderr
         assert len(run.stderr) < 40_000
         assert "more characters cut]" in run.stderr
+
+
+def _suite_of(world: World, numbers: list[int]) -> dict[str, Any]:
+    """A completed check suite on the world's head that names the PRs `numbers`."""
+    payload = check_suite_event(world)
+    stub = payload["check_suite"]["pull_requests"][0]
+    payload["check_suite"]["pull_requests"] = [{**stub, "number": n} for n in numbers]
+    return payload
+
+
+@pytest.fixture(scope="module")
+def suite_runs(worlds) -> dict[str, Run]:
+    """A check suite naming PRs #7 and #8 (`--format json`), and one naming #7, #99 and #8
+    where #99 does not exist; each world has PR #8 on the same head as #7."""
+    started = {}
+    for name, numbers in (("two", [8, 7]), ("missing", [7, 99, 8])):
+        world = worlds(f"suite-{name}", base=BASE, head=HEAD)
+        seed_pull(world.github, world.repo, "main", "feature", number=8, author="octocat")
+        started[name] = world.start(
+            [*ARGS, "--format", "json"], event_name="check_suite", event=_suite_of(world, numbers)
+        )
+    return {name: pending.wait() for name, pending in started.items()}
+
+
+def _numbers(document: Any) -> list[int]:
+    return [report["pr"]["number"] for report in document]
+
+
+def _report_file(run: Run) -> Any:
+    return json.loads(Path(run.outputs["report-path"]).read_text(encoding="utf-8"))
+
+
+class TestASuiteOfSeveralPullRequests:
+    """Item 5: one JSON document for the run, every PR's report in the file, each PR's outcome."""
+
+    def test_json_output_is_one_document_with_every_report(self, suite_runs):
+        """Two PRs: stdout parses as one JSON array of two reports, as does the report file."""
+        run = suite_runs["two"]
+        assert run.returncode == 0, run.stderr
+        assert _numbers(json.loads(run.stdout)) == [7, 8]
+        assert _numbers(_report_file(run)) == [7, 8]
+        assert run.outputs["verdict"] == "hold"  # no review of the head yet: not_run → Hold
+        lines = run.stderr.splitlines()
+        assert f"reviewbot: {REPO}#7: verdict hold" in lines
+        assert f"reviewbot: {REPO}#8: verdict hold" in lines
+
+    def test_a_pr_that_does_not_exist_fails_alone(self, suite_runs):
+        """#99 is not found: #7 and #8 are still re-folded and reported, then exit 4."""
+        run = suite_runs["missing"]
+        assert run.returncode == 4, run.stderr
+        assert _numbers(json.loads(run.stdout)) == [7, 8]
+        assert _numbers(_report_file(run)) == [7, 8]
+        errors = [line for line in run.stderr.splitlines() if "reviewbot: error:" in line]
+        assert len(errors) == 1
+        assert errors[0].startswith(f"reviewbot: error: {REPO}#99: ")
+        checks = [p.json()["head_sha"] for p in run.calls("POST", "/check-runs")]
+        assert len(checks) == 2  # one check run for the head of #7 and #8 each
