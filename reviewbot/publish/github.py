@@ -181,13 +181,7 @@ class GitHubPublisher:
         # check run's, the annotations) is built before the first write, so nothing can fail
         # between them and leave a review without its summary and check run.
         marker = SummaryMarker.of(report, head_sha=snapshot.head_sha, redactor=self.redact)
-        annotations = plan_annotations(
-            report.nodes,
-            snapshot.diff,
-            head_sha=snapshot.head_sha,
-            inert=inert_for(self.redact, link_of),
-            rebased=frozenset(report.review.carried_ids if report.review else ()),
-        )
+        annotations = self._annotations(report, snapshot, link_of)
         gone, kept = resolvable(report, vanished(report, prior, snapshot.head_sha))
         self._summary_text(report, plan, [p.node for p in gone], marker, link_of, kept)
         self._check_output(report, plan, link_of, annotations)
@@ -227,6 +221,17 @@ class GitHubPublisher:
             resolved=tuple(p.node.id for p in gone),
             annotated=annotated,
             notes=tuple(notes),
+        )
+
+    def _annotations(
+        self, report: Report, snapshot: PRSnapshot, link_of: LinkBuilder
+    ) -> Annotations:
+        return plan_annotations(
+            report.nodes,
+            snapshot.diff,
+            head_sha=snapshot.head_sha,
+            inert=inert_for(self.redact, link_of),
+            rebased=frozenset(report.review.carried_ids if report.review else ()),
         )
 
     def _review_needed(self, report: Report, plan: ReviewPlan, prior: PriorState) -> bool:
