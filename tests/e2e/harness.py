@@ -74,6 +74,16 @@ class Run:
     def writes(self) -> list[Recorded]:
         return [r for r in self.github if r.is_write]
 
+    @property
+    def said(self) -> list[str]:
+        """stderr's non-empty lines, less the workflow-command fence a run in Actions prints
+        first and last (`::stop-commands::TOKEN` … `::TOKEN::`, see reviewbot/logs.py)."""
+        lines = [line for line in self.stderr.splitlines() if line.strip()]
+        if lines and lines[0].startswith("::stop-commands::"):
+            token = lines[0].removeprefix("::stop-commands::")
+            lines = [line for line in lines[1:] if line != f"::{token}::"]
+        return lines
+
     def calls(self, method: str, suffix: str) -> list[Recorded]:
         """Requests of `method` whose path ends with `suffix` (e.g. "/pulls/7/reviews")."""
         return [r for r in self.github if r.method == method and r.path.endswith(suffix)]

@@ -153,7 +153,7 @@ class TestTamperedSnapshot:
         """A snapshot with an extra field, another head or repository is refused in one line."""
         run: Run = getattr(stages, which)
         assert run.returncode == 2
-        lines = [line for line in run.stderr.splitlines() if line.strip()]
+        lines = run.said
         assert len(lines) == 1, run.stderr
         assert lines[0].startswith("reviewbot: error: ")
         assert message in lines[0]
@@ -178,7 +178,7 @@ class TestWhoMayTriggerStageTwo:
         """A run by a third party names someone else's PR: refused, no model, no write."""
         run = stages.stranger
         assert run.returncode == 0, run.stderr
-        refusal = run.stderr.strip().splitlines()[-1]
+        refusal = run.said[-1]
         assert refusal.startswith("reviewbot: nothing to review: "), run.stderr
         assert "mallory" in refusal
         assert "write access is required" in refusal

@@ -292,7 +292,7 @@ class TestBadInput:
                 eval_args(bench, tmp_path / "out.json", tmp_path / "cache"), anthropic=False
             )
         assert run.returncode == 3
-        assert run.stderr.strip().splitlines() == [
+        assert run.said == [
             "reviewbot: error: ANTHROPIC_API_KEY is not set: reviewbot eval needs the Messages API "
             "for the reviewers and the judge"
         ]
