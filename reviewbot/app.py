@@ -126,6 +126,12 @@ def provider_of(settings: Settings) -> Provider:
         ) from None
 
 
+def pr_ref(url: str, settings: Settings) -> PRRef:
+    """Every entry's PR (a URL, an event, a snapshot, a benchmark) resolves here, under the
+    token rule of sources/pr_ref.py: GITHUB_TOKEN goes only to the configured API."""
+    return parse_pr_url(url, api_url=settings.github_api_url, server_url=settings.github_server_url)
+
+
 def github_client(ref: PRRef, settings: Settings) -> GitHubClient:
     return make_client(ref.api_url, settings.github_token)
 
@@ -207,7 +213,7 @@ def _agents(settings: Settings, job: Job) -> Iterator[Agents]:
 def _ref_of(repo: str, number: int, settings: Settings) -> PRRef:
     # Through the URL parser, so an event's PR gets exactly the API URL a pasted URL would.
     web = (settings.github_server_url or f"https://{PUBLIC_HOST}").rstrip("/")
-    return parse_pr_url(f"{web}/{repo}/pull/{number}", api_url=settings.github_api_url)
+    return pr_ref(f"{web}/{repo}/pull/{number}", settings)
 
 
 def run(target: ReviewTarget, settings: Settings, job: Job, emit: Emit) -> RunOutcome:
@@ -235,7 +241,7 @@ def run(target: ReviewTarget, settings: Settings, job: Job, emit: Emit) -> RunOu
 
 
 def review_pull(url: str, settings: Settings, job: Job, emit: Emit) -> RunOutcome:
-    ref = parse_pr_url(url, api_url=settings.github_api_url)
+    ref = pr_ref(url, settings)
     with connect(ref, settings, job.clients) as github:
         return _review(github, ref, settings, job, emit)
 

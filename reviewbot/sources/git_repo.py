@@ -55,6 +55,7 @@ from reviewbot.config import (
 )
 from reviewbot.errors import ConfigError, NotFoundError, RepositoryError
 from reviewbot.sources.diff_index import DiffIndex, index_from_unified_diff
+from reviewbot.sources.pr_ref import may_carry_token
 from reviewbot.sources.snapshot import Origin, PRCommit, PRSnapshot
 
 log = logging.getLogger(__name__)
@@ -482,9 +483,10 @@ def _workspace_is(path: Path, sha: str) -> bool:
 
 
 def _auth_config(clone_url: str, token: str | None) -> dict[str, str]:
-    """An Authorization header for the clone URL's host only (never in the URL itself)."""
+    """An Authorization header for the clone URL's host only (never in the URL itself), and
+    only where the token may go (https, or plain http to loopback: `may_carry_token`)."""
     parts = urlsplit(clone_url)
-    if not token or parts.scheme not in ("https", "http"):
+    if not token or not may_carry_token(clone_url):
         return {}
     basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
     return {f"http.{parts.scheme}://{parts.netloc}/.extraHeader": f"Authorization: Basic {basic}"}

@@ -12,7 +12,7 @@ import pytest
 
 from reviewbot.errors import ConfigError, NotFoundError, RepositoryError
 from reviewbot.sources.diff_index import FileStatus
-from reviewbot.sources.git_repo import lines_at, local_snapshot, pr_checkout
+from reviewbot.sources.git_repo import _auth_config, lines_at, local_snapshot, pr_checkout
 from reviewbot.sources.snapshot import Origin
 from tests.fakes.gitrepo import GitRepo
 
@@ -494,3 +494,11 @@ class TestToken:
         assert message.startswith(f"could not fetch PR #1 from {url}: ")
         assert token not in message
         assert basic not in message
+
+    def test_no_token_for_a_clone_over_plain_http_to_a_remote_host(self):
+        """The clone follows the token rule of the API (sources/pr_ref.py): https, or loopback."""
+        token = "ghs_SuperSecretToken123"
+        assert _auth_config("http://ghe.corp.example/o/r.git", token) == {}
+        assert list(_auth_config("https://ghe.corp.example/o/r.git", token)) == [
+            "http.https://ghe.corp.example/.extraHeader"
+        ]
