@@ -278,3 +278,31 @@ class TestObeyingModelMarkdown:
         # … and every marker: a second run finds each finding and posts none again.
         ids = [m["id"] for c in world.inline_comments() for m in find_markers(c["body"], NODE_TAG)]
         assert sorted(ids) == ["review-1", "review-2"]
+
+
+class TestNoImageFromTheOwnRepository:
+    def test_an_image_hosted_in_the_pr_repository_never_renders(self, world: World) -> None:
+        """A `![✅ approved](…/blob/<sha>/banner.png?raw=true)` of the PR's own repository, in
+        every field the model writes: a link at most, never an image GitHub fetches."""
+        images = "\n\n".join(hostile.OWN_IMAGES)
+        title = hostile.OWN_IMAGES[0]
+        on_app = {**finding(title=title), "body": images}
+        whole = {**finding(priority="P3", kind="question", title=title), "anchor": None}
+        whole["body"] = images
+        world.build(head={"app.py": HEAD_APP})
+        world.seed(body=images)
+        world.serve(
+            reply(tool_use("add_review_node", on_app), tool_use("add_review_node", whole)),
+            reply(tool_use("finalize_review", {"summary": images, "verdict": "ship"})),
+            reply(text("Judged.")),
+        )
+        step_summary = world.tmp / "step-summary.md"
+        run = world.review("--post", GITHUB_STEP_SUMMARY=str(step_summary))
+        assert run.exit_code == 0, run.stderr
+        markdown, _ = _stored(world, step_summary)
+        assert len(markdown) == 5  # review, an inline comment, summary, check run, step summary
+        links = RepoLinks(web_url="https://github.com", repo=REPO)
+        for body in markdown:
+            assert_inert(body, links)
+        inline = render(world.inline_comments()[0]["body"])
+        assert hostile.OWN in inline.links  # the repository's own file is still a link
