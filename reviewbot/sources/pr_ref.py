@@ -43,11 +43,15 @@ class PRUrl:
     number: int
 
     @property
+    def full_name(self) -> str:
+        return f"{self.owner}/{self.repo}"
+
+    @property
     def html_url(self) -> str:
-        return f"{self.scheme}://{self.netloc}/{self.owner}/{self.repo}/pull/{self.number}"
+        return f"{self.scheme}://{self.netloc}/{self.full_name}/pull/{self.number}"
 
     def __str__(self) -> str:
-        return f"{self.owner}/{self.repo}#{self.number}"
+        return f"{self.full_name}#{self.number}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
