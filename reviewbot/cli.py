@@ -526,6 +526,8 @@ def _finish(
         raise
     write_actions_outputs(settings, outcome.report, written, redact)
     click.echo(verdict_line + (f" (report: {written})" if written else ""), err=True)
+    if outcome.superseded:
+        return  # a push superseded the run: the newer head's run gates it (exit 0)
     failure = gate(outcome.report, fail_on)
     if failure is not None:
         _exit(failure.message, failure.code, redact)

@@ -53,7 +53,7 @@ from reviewbot.config import (
     config_path_in_repo,
     load_config,
 )
-from reviewbot.errors import ConfigError, NotFoundError, RepositoryError
+from reviewbot.errors import ConfigError, HeadMoved, NotFoundError, RepositoryError
 from reviewbot.sources.diff_index import DiffIndex, index_from_unified_diff
 from reviewbot.sources.pr_ref import may_carry_token
 from reviewbot.sources.snapshot import Origin, PRCommit, PRSnapshot
@@ -511,8 +511,9 @@ def _fetch_pr_head(
         )
         fetched = str(repo.git.rev_parse("FETCH_HEAD")).strip()
         if fetched != head_sha:
-            raise RepositoryError(
-                f"the head of PR #{number} moved to {fetched[:12]} while reviewing {head_sha[:12]} — run the review again"
+            raise HeadMoved(
+                f"not reviewing: PR #{number} moved to {fetched[:12]} while {head_sha[:12]} "
+                "was being fetched; nothing is posted, and the newer head gets its own review"
             )
         repo.git.checkout("--detach", "--quiet", fetched, env=env)
     except GitCommandError as exc:

@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from reviewbot.errors import ConfigError, NotFoundError, RepositoryError
+from reviewbot.errors import ConfigError, HeadMoved, NotFoundError, RepositoryError
 from reviewbot.sources.diff_index import FileStatus
 from reviewbot.sources.git_repo import _auth_config, lines_at, local_snapshot, pr_checkout
 from reviewbot.sources.snapshot import Origin
@@ -338,12 +338,14 @@ class TestPrCheckout:
         assert not path.exists()
 
     def test_head_moved_since_the_snapshot(self, remote):
-        """A PR head that no longer matches the reviewed SHA is refused."""
+        """A PR head that no longer matches the reviewed SHA supersedes the run (HeadMoved,
+        which the flows end with exit 0: the newer head gets its own review)."""
         with (
-            pytest.raises(RepositoryError, match="moved to"),
+            pytest.raises(HeadMoved, match="moved to") as caught,
             pr_checkout(remote.url, number=7, head_sha="0" * 40),
         ):
             pass
+        assert caught.value.exit_code == 0
 
     def test_missing_pull_ref(self, remote):
         """A PR number without refs/pull/N/head is a one-line RepositoryError."""
