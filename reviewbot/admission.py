@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from reviewbot.config import ReviewConfig
+from reviewbot.errors import HeadMoved
 from reviewbot.sources.github import PullRequestInfo
 
 WRITERS = frozenset({"admin", "maintain", "write"})
@@ -68,8 +69,9 @@ def why_not(
     return None
 
 
-def moved_on(info: PullRequestInfo, now: str) -> str | None:
-    """Why nothing is posted when the PR's head is `now`, not the reviewed one (None: same).
+def still_head(info: PullRequestInfo, now: str, *, posting: bool = False) -> None:
+    """Raise `HeadMoved` when the PR's head is `now`, not the reviewed one: before posting
+    (nothing is posted) and while posting (`posting`: nothing more is).
 
     The review and the check run would name the reviewed SHA (never the new head), but the
     summary comment and the resolving of earlier findings belong to the PR as it is now: a
@@ -77,10 +79,16 @@ def moved_on(info: PullRequestInfo, now: str) -> str | None:
     findings. The newer head's own run (a push starts one) reviews and publishes.
     """
     if now == info.head_sha:
-        return None
-    return (
-        f"not posting: {info.ref} moved to {now[:12]} while {info.head_sha[:12]} was reviewed; "
-        "the review of the older head is in the report, and the newer head gets its own review"
+        return
+    moved = f"{info.ref} moved to {now[:12]} while {info.head_sha[:12]} was reviewed"
+    if posting:
+        raise HeadMoved(
+            f"not posting the rest: {moved} and its review was posted; no summary, resolution "
+            "or check run is written for the older head, and the newer head gets its own review"
+        )
+    raise HeadMoved(
+        f"not posting: {moved}; the review of the older head is in the report, and the newer "
+        "head gets its own review"
     )
 
 

@@ -34,7 +34,7 @@ from reviewbot.agent.messages import ModelClient
 from reviewbot.agent.progress import Progress
 from reviewbot.agent.providers import Provider
 from reviewbot.config import CONFIG_FILE, ReviewConfig
-from reviewbot.errors import AuthError, ReviewbotError, UsageError
+from reviewbot.errors import AuthError, HeadMoved, ReviewbotError, UsageError
 from reviewbot.event import (
     EventName,
     EventPlan,
@@ -106,6 +106,7 @@ class RunOutcome:
     report: Report | None = None
     skipped: str | None = None
     notes: tuple[str, ...] = ()
+    superseded: bool = False  # a push superseded the run (`HeadMoved`): exit 0, no --fail-on
     reports: tuple[Report, ...] = ()
     failures: tuple[tuple[str, ReviewbotError], ...] = ()
 
@@ -141,6 +142,12 @@ def provider_of(settings: Settings) -> Provider:
         raise UsageError(
             f"REVIEWBOT_PROVIDER is {settings.provider!r}: it must be one of {names}"
         ) from None
+
+
+def pr_ref(url: str, settings: Settings) -> PRRef:
+    """Every entry's PR (a URL, an event, a snapshot, a benchmark) resolves here, under the
+    token rule of sources/pr_ref.py: GITHUB_TOKEN goes only to the configured API."""
+    return parse_pr_url(url, api_url=settings.github_api_url, server_url=settings.github_server_url)
 
 
 def github_client(ref: PRRef, settings: Settings) -> GitHubClient:
@@ -226,7 +233,7 @@ def _ref_of(repo: str, number: int, settings: Settings) -> PRRef:
     # the name is checked first, so the URL cannot normalise a bad one into another repository.
     web = (settings.github_server_url or f"https://{PUBLIC_HOST}").rstrip("/")
     repo = parse_repo_name(repo)
-    return parse_pr_url(f"{web}/{repo}/pull/{number}", api_url=settings.github_api_url)
+    return pr_ref(f"{web}/{repo}/pull/{number}", settings)
 
 
 def run(target: ReviewTarget, settings: Settings, job: Job, emit: Emit) -> RunOutcome:
@@ -254,7 +261,7 @@ def run(target: ReviewTarget, settings: Settings, job: Job, emit: Emit) -> RunOu
 
 
 def review_pull(url: str, settings: Settings, job: Job, emit: Emit) -> RunOutcome:
-    ref = parse_pr_url(url, api_url=settings.github_api_url)
+    ref = pr_ref(url, settings)
     with connect(ref, settings, job.clients) as github:
         return _review(github, ref, settings, job, emit)
 
@@ -277,46 +284,75 @@ def _review(
     refusal = admission.why_not(info, config, permission, expect_head=expect_head, actor=actor)
     if refusal is not None:
         return RunOutcome(skipped=refusal)
-    publisher = _publisher(github, ref, config, settings, author=info.author)
+    still_head = partial(_still_head, client, info, posting=True)  # asked while posting
+    publisher = _publisher(github, ref, config, settings, author=info.author, still_head=still_head)
     prior = publisher.load_prior_state()
-    with pr_checkout(
-        info.clone_url,
-        number=ref.number,
-        head_sha=info.head_sha,
-        token=settings.github_token,
-        workspace=settings.workspace,
-        # An incremental review needs the last reviewed head in the clone's history.
-        since=wanted_since(prior, config, info.head_sha),
-        commits=info.commits,
-    ) as path:
-        # The publisher's reads of the PR's comments double as the model's discussion context.
-        snapshot = fetch_snapshot(
-            client, info, checkout=path, config=config, comments=publisher.discussion()
-        )
-        ci = _ci(client, info, config, settings)
-        plan = decide_review(snapshot, prior)
-        with _agents(settings, job) as agents:
-            report = review_snapshot(snapshot, agents=agents, ci=ci, prior=prior, plan=plan)
-        fork_without_secrets = check_fork and snapshot.fork and agents.client is None
-        notes = admission.review_notes(
-            fork_without_secrets=fork_without_secrets, has_model=agents.client is not None
-        )
-        if job.post and fork_without_secrets:
-            notes += (admission.FORK_NOT_POSTING,)
-        elif job.post and (moved := _moved_on(client, info)) is not None:
-            notes += (moved,)
-        elif job.post:
-            report = report.model_copy(update={"published": publisher.publish(report, snapshot)})
-        emit(report, snapshot)
-        return RunOutcome(report=report, notes=notes)
+    try:
+        with pr_checkout(
+            info.clone_url,
+            number=ref.number,
+            head_sha=info.head_sha,
+            token=settings.github_token,
+            workspace=settings.workspace,
+            # An incremental review needs the last reviewed head in the clone's history.
+            since=wanted_since(prior, config, info.head_sha),
+            commits=info.commits,
+        ) as path:
+            # The publisher's reads of the PR's comments double as the model's discussion context.
+            snapshot = fetch_snapshot(
+                client, info, checkout=path, config=config, comments=publisher.discussion()
+            )
+            ci = _ci(client, info, config, settings)
+            plan = decide_review(snapshot, prior)
+            with _agents(settings, job) as agents:
+                report = review_snapshot(snapshot, agents=agents, ci=ci, prior=prior, plan=plan)
+            fork_without_secrets = check_fork and snapshot.fork and agents.client is None
+            notes = admission.review_notes(
+                fork_without_secrets=fork_without_secrets, has_model=agents.client is not None
+            )
+            if job.post and fork_without_secrets:
+                notes += (admission.FORK_NOT_POSTING,)
+            elif job.post:
+                return _post(client, info, publisher, report, snapshot, notes, emit)
+            emit(report, snapshot)
+            return RunOutcome(report=report, notes=notes)
+    except HeadMoved as moved:  # at the checkout: the fetched head is not the one listed
+        return RunOutcome(skipped=str(moved), superseded=True)
 
 
-def _moved_on(client: GitHubClient, info: PullRequestInfo) -> str | None:
-    return admission.moved_on(info, fetch_pull_request(client, info.ref).head_sha)
+def _post(
+    client: GitHubClient,
+    info: PullRequestInfo,
+    publisher: GitHubPublisher,
+    report: Report,
+    snapshot: PRSnapshot,
+    notes: tuple[str, ...],
+    emit: Emit,
+) -> RunOutcome:
+    """Publish, unless a push superseded the run: checked before posting and while posting
+    (`admission.still_head`); then nothing more is posted and the run ends with exit 0."""
+    superseded = False
+    try:
+        _still_head(client, info, posting=False)
+        report = report.model_copy(update={"published": publisher.publish(report, snapshot)})
+    except HeadMoved as moved:
+        notes, superseded = (*notes, str(moved)), True
+    emit(report, snapshot)
+    return RunOutcome(report=report, notes=notes, superseded=superseded)
+
+
+def _still_head(client: GitHubClient, info: PullRequestInfo, *, posting: bool) -> None:
+    admission.still_head(info, fetch_pull_request(client, info.ref).head_sha, posting=posting)
 
 
 def _publisher(
-    github: GitHub, ref: PRRef, config: ReviewConfig, settings: Settings, *, author: str | None
+    github: GitHub,
+    ref: PRRef,
+    config: ReviewConfig,
+    settings: Settings,
+    *,
+    author: str | None,
+    still_head: Callable[[], None] = lambda: None,
 ) -> GitHubPublisher:
     secret = settings.seal_secret
     if secret is None and settings.provider in (Provider.BEDROCK, Provider.VERTEX):
@@ -336,6 +372,7 @@ def _publisher(
         sealer=Sealer.of(secret, repo=ref.full_name, number=ref.number) if secret else None,
         pr_author=author,
         is_writer=lambda login: github.is_writer(ref.full_name, login),
+        still_head=still_head,
     )
 
 

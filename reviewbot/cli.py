@@ -539,6 +539,8 @@ def _finish(
     write_actions_outputs(settings, outcome.report, written, redact, every=every)
     click.echo(verdict_line + (f" (report: {written})" if written else ""), err=True)
     _exit_on_failure(outcome)  # a PR that failed is not hidden behind the others' verdicts
+    if outcome.superseded:
+        return  # a push superseded the run: the newer head's run gates it (exit 0)
     failure = gate(outcome.report, fail_on)
     if failure is not None:
         _exit(failure.message, failure.code, redact)

@@ -15,6 +15,7 @@ exit paths are built from it, and tests hold the README's table to it.
     │   ├── ModelAPIError           the Messages API answered with an error
     │   └── ModelTimeoutError       no answer before the request's time (the run's budget) ran out
     ├── RepositoryError             git could not produce the checkout or the diff       (6)
+    ├── HeadMoved                   a push superseded the run (caught by the flows)      (0)
     └── LifecycleError              an illegal review-node state transition             (70)
 
 Tool signals (what the model reads as an `is_error` tool result) are not here: they
@@ -44,7 +45,8 @@ class ExitCode(IntEnum):
 
 
 EXIT_CODES: dict[ExitCode, str] = {
-    ExitCode.OK: "the review ran (whatever the verdict), or the event needed no review",
+    ExitCode.OK: "the review ran (whatever the verdict), the event needed no review, or a "
+    "push superseded the run",
     ExitCode.FAIL_ON: "--fail-on matched: the verdict reached the given level",
     ExitCode.USAGE: "usage or configuration error (bad URL, flag, event, .reviewbot.toml)",
     ExitCode.AUTH: "authentication: GitHub or the model provider (Anthropic, Bedrock, Vertex) "
@@ -120,6 +122,17 @@ class ModelAPIError(NetworkError):
 
 class ModelTimeoutError(NetworkError):
     """The Messages API gave no answer within the request's time, the rest of the run's budget."""
+
+
+class HeadMoved(ReviewbotError):
+    """The PR's head is no longer the SHA this run reviews: a push superseded the run.
+
+    One rule in every phase (the checkout, before posting, while posting): nothing more
+    is posted for the older head, the message is the one line the run ends with, and the
+    exit code is 0 (`--fail-on` does not apply): the newer head's own run reviews it.
+    """
+
+    exit_code = ExitCode.OK
 
 
 class RepositoryError(ReviewbotError):

@@ -29,9 +29,14 @@ A request's `timeout` is the time the whole call may take — every attempt, and
 wait between attempts (the loop passes what is left of the run's `timeout_seconds`).
 Each attempt's timeout is the rest of it (capped by the client's own `timeout`);
 a retry whose wait would pass it is not waited, and an attempt that timed out at it is
-not retried: both are `ModelTimeoutError`. So a Messages API that accepts the
-connection and never answers costs the rest of the budget once, not `timeout` per
-attempt. httpx's timeouts are per read, so the body of an answer is also bounded as a
+not retried. So a Messages API that accepts the connection and never answers costs the
+rest of the budget once, not `timeout` per attempt. Which error that is, one rule:
+the API failing, not the budget, is `NetworkError` (exit 5) — the call had failed
+attempts (an error answer, no connection, the client's own ceiling) before the
+deadline, a retry's wait would pass it (a long `retry-after`), or the API never
+answered any request of this client; `ModelTimeoutError` (a budget stop) is only a
+first attempt still waiting for its answer, or reading it, at the deadline of an API
+that has been answering. httpx's timeouts are per read, so the body of an answer is also bounded as a
 whole (`_Bounded`, a response hook): one that is still arriving at the attempt's end
 is a timeout too, however steadily its bytes trickle in.
 """
@@ -118,6 +123,7 @@ class AnthropicClient:
         self._provider = provider
         self._clock = clock
         self._ends = math.inf  # when the attempt in flight must have its whole answer
+        self._answered = False  # whether the API has answered a request of this client (2xx)
         http = http_client or anthropic.DefaultHttpxClient()  # the SDK's own defaults
         hooks = http.event_hooks
         http.event_hooks = {**hooks, "response": [*hooks.get("response", []), self._bound]}
@@ -206,9 +212,10 @@ class AnthropicClient:
         for attempt in range(self._max_retries + 1):
             left = deadline - self._clock()
             if left <= 0:
-                raise ModelTimeoutError(
+                what = ModelTimeoutError if attempt == 0 else NetworkError
+                raise what(
                     f"no time was left in the review's budget to ask the Messages API "
-                    f"(after {attempt} attempt(s))"
+                    f"(after {attempt} failed attempt(s))"
                 )
             timeout = min(self._timeout, left)
             self._ends = self._clock() + timeout
@@ -230,9 +237,11 @@ class AnthropicClient:
             except anthropic.APIConnectionError as exc:
                 if isinstance(exc, anthropic.APITimeoutError) and timeout == left:
                     # This attempt was given all the time there was: retrying cannot help.
-                    raise ModelTimeoutError(
+                    slow = attempt == 0 and self._answered  # an answering API: the budget
+                    raise (ModelTimeoutError if slow else NetworkError)(
                         f"{self._api} at {self._base_url} gave no answer within the "
                         f"{left:.3g} s left of the review's time budget (timeout_seconds)"
+                        + ("" if slow else self._failing(attempt))
                     ) from exc
                 delay = self._backoff(attempt)
                 if attempt == self._max_retries or waited + delay > self._max_wait:
@@ -248,16 +257,23 @@ class AnthropicClient:
 
     def _bound(self, response: httpx.Response) -> None:
         """httpx response hook, before the body is read: the body must arrive by `_ends`."""
+        self._answered = self._answered or response.is_success
         if isinstance(response.stream, httpx.SyncByteStream):
             response.stream = _Bounded(response.stream, response.request, self._ends, self._clock)
 
     def _within(self, deadline: float, delay: float, what: str, exc: Exception) -> None:
-        """Raise `ModelTimeoutError` when waiting `delay` before a retry would pass `deadline`."""
+        """A failing API whose next retry would pass `deadline` is unreachable (`NetworkError`),
+        not a budget: the time ran out waiting for it to recover."""
         if self._clock() + delay >= deadline:
-            raise ModelTimeoutError(
-                f"{self._api} {what} ({first_line(str(exc))}); waiting {delay:.3g} s to "
-                "retry would pass the review's time budget (timeout_seconds)"
+            raise NetworkError(
+                f"{self._api} {what} ({first_line(str(exc))}) and kept failing: waiting "
+                f"{delay:.3g} s to retry would pass the review's time budget (timeout_seconds)"
             ) from exc
+
+    def _failing(self, attempt: int) -> str:
+        if attempt:
+            return f", after {attempt} failed attempt(s)"
+        return "; it has answered no request of this run"
 
     def _send(self, request: ModelRequest, timeout: float) -> ModelResponse:
         # The request dicts are built by the loop in the exact wire shape; the SDK's

@@ -22,7 +22,8 @@ and output tokens, cost in USD (projected: a request that could cross the cap is
 not sent) and wall time. A `ModelClient` error ends this agent with its message and
 `StopReason.CREDENTIALS_REFUSED` when the key itself was rejected
 (`CredentialsRefusedError`), `StopReason.TIMEOUT` when the wall time ran out while
-waiting for the answer (`ModelTimeoutError`), else `StopReason.ERROR`, and keeps the
+waiting for the answer of an API that was answering (`ModelTimeoutError`; an API that
+kept failing until then is a `NetworkError`), else `StopReason.ERROR`, and keeps the
 error's exit code unless it was the timeout (the CLI ends with it after publishing: a
 failing API is not a verdict); nothing the agent already stored is lost.
 
@@ -242,7 +243,9 @@ class ToolLoop:
         # Only a rejected key ends the review for every agent; a 403 on one model does not.
         if isinstance(exc, CredentialsRefusedError):
             return StopReason.CREDENTIALS_REFUSED
-        if isinstance(exc, ModelTimeoutError) or self._clock() >= self._limits.deadline:
+        # Only the client tells the budget from a failing API (agent/client.py): an API that
+        # kept failing until the deadline is an error with its exit code, not a timeout.
+        if isinstance(exc, ModelTimeoutError):
             return StopReason.TIMEOUT
         return StopReason.ERROR
 

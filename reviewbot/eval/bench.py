@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from reviewbot.errors import UsageError
 from reviewbot.nodes.boundary import explain
-from reviewbot.sources.pr_ref import parse_pr_url
+from reviewbot.sources.pr_ref import read_pr_url
 
 
 class Severity(StrEnum):
@@ -59,7 +59,7 @@ class BenchmarkPR(BaseModel):
     @classmethod
     def _pull_request(cls, value: str) -> str:
         try:
-            return parse_pr_url(value).html_url
+            return read_pr_url(value).html_url
         except UsageError as exc:
             raise ValueError(str(exc)) from None
 
@@ -128,7 +128,6 @@ def _kind(value: Any) -> str:
 def short_name(url: str) -> str:
     """`owner/repo#N` for a PR URL (the URL itself if it is not one)."""
     try:
-        ref = parse_pr_url(url)
+        return str(read_pr_url(url))
     except UsageError:
         return url
-    return f"{ref.owner}/{ref.repo}#{ref.number}"

@@ -111,8 +111,12 @@ class GitHubPublisher:
         sealer: Sealer | None = None,
         pr_author: str | None = None,
         is_writer: Callable[[str], bool] = lambda login: False,
+        still_head: Callable[[], None] = lambda: None,
     ) -> None:
+        """`still_head` raises `HeadMoved` when the PR's head is no longer the reviewed one:
+        asked after the review is posted, before the summary, resolutions and check run."""
         self._api = RepoApi(client, repo)
+        self._still_head = still_head
         self.repo = repo
         self.number = number
         self.bot_login = bot_login
@@ -192,6 +196,7 @@ class GitHubPublisher:
         if self._review_needed(report, plan, prior):
             posted = self._reviews.post(report, plan, snapshot, link_of)
         comments = self._read_back(posted)
+        self._still_head()  # a push since: HeadMoved, and nothing that belongs to the PR now
         notes.extend(posted.notes)
         notes.extend(kept)
         notes.extend(self._mark_resolved(gone, snapshot.head_sha))

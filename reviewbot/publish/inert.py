@@ -13,7 +13,8 @@ channel to send data out of the repository), and, after rendering, links
                     code, fenced code blocks (re-fenced, so they cannot be closed
                     early), links to the files and commits of the PR's own
                     repository on the GitHub host reviewbot talks to
-    literal text    images, other links, autolinks, raw HTML, entities, headings,
+    literal text    images (also of the PR's own repository: the `!` before a kept
+                    link is escaped), other links, autolinks, raw HTML, entities, headings,
                     lists, block quotes, thematic breaks, tables, reference
                     definitions, footnotes, math
     code spans      URLs, `www.` hosts, references (`#123`, `GH-12`), mentions and
@@ -67,6 +68,7 @@ _TOKEN = re.compile(
     + r""")(?P<after>[(\[:]?)
     | (?P<ticks>`+)(?!`)(?P<code>.*?)(?<!`)(?P=ticks)(?!`)
     | (?P<run>`+)
+    | (?P<bang>!)(?=\[)
     | \[(?P<label>[^\[\]\n]*)\]\((?P<target>[^\s()<>]*)\)
     | (?P<url>(?:(?:[A-Za-z][A-Za-z0-9+.\-]{0,31})?://|www\.)[^\s<>`]*)
     | (?P<mention>@[A-Za-z0-9][A-Za-z0-9\-]*(?:/[A-Za-z0-9][\w.\-]*)?)
@@ -261,7 +263,7 @@ class Inert:
         pos = 0
         while pos < len(text):
             token = _TOKEN.match(text, pos)
-            if token is None or (token["label"] is not None and not _allowed(token, links)):
+            if token is None or not _kept(token, text, links):
                 pieces.append(_char(text[pos]))
                 pos += 1
                 continue
@@ -284,6 +286,10 @@ class Inert:
                 return MASK + ("\\" + token["after"] if token["after"] else "")
             case "run":
                 return "\\`" * len(token["run"])
+            case "bang":
+                # `!` before a link makes it an image, and GitHub fetches an image even from
+                # the PR's own repository (`…/blob/<sha>/banner.png?raw=true`): never one.
+                return "\\!"
             case "target":
                 label = self._inline(token["label"], table=table, links=None)
                 return f"[{label or token['target']}]({token['target']})"
@@ -324,6 +330,17 @@ def _joined(pieces: list[str | _Code], *, table: bool) -> str:
 
 def _allowed(token: re.Match[str], links: RepoLinks | None) -> bool:
     return links is not None and links.allows(token["target"])
+
+
+def _kept(token: re.Match[str], text: str, links: RepoLinks | None) -> bool:
+    """Whether `token` is rendered as a token: a link only into the repository, and the `!`
+    only before such a link (before an escaped `[` it is plain text already)."""
+    if token["label"] is not None:
+        return _allowed(token, links)
+    if token["bang"] is not None:
+        link = _TOKEN.match(text, token.end())
+        return link is not None and link["label"] is not None and _allowed(link, links)
+    return True
 
 
 def _char(char: str, *, literal: bool = False) -> str:

@@ -7,14 +7,18 @@ blindly). An approval GitHub refuses is re-posted as COMMENT (a Ship with partia
 coverage is never an APPROVE); a 422 for the review (GitHub does not say which
 comment) bisects the inline comments with PENDING reviews that are deleted again
 (one pending review per user and PR), then posts the rest and moves the refused
-ones into the body.
+ones into the body. A 422 whose bisection refuses no comment (GitHub answers so for a
+moment right after a push, while it computes the new diff) is retried once, after
+`RETRY_WAIT` seconds and a read-back (a review GitHub stored after all is not posted
+again); a second such 422 ends the run.
 
 Must not: decide placement (`plan.py`) or write markdown (`body.py`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -34,6 +38,7 @@ from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.verdict.lattice import Verdict
 
 REVIEW_TAG = "reviewbot:review"  # the identity of one review write, read back after a lost answer
+RETRY_WAIT = 3.0  # seconds before the one retry of a review GitHub refused as a whole
 
 ReviewEvent = Literal["APPROVE", "REQUEST_CHANGES", "COMMENT"]
 _EVENTS: dict[Verdict, ReviewEvent] = {
@@ -68,8 +73,10 @@ class ReviewWriter:
         redactor: Redactor,
         sealer: Sealer | None,
         bot_login: str,
+        sleep: Callable[[float], None] | None = None,
     ) -> None:
         self._api = api
+        self._sleep = sleep or time.sleep
         self.number = number
         self.config = config
         self.redact = redactor
@@ -89,7 +96,8 @@ class ReviewWriter:
             event = "COMMENT"  # an approval is a clean pass: never for a partial review
         head = checkout_reader(snapshot.checkout)
         notes: list[str] = []
-        for _ in range(3):  # approval refused, comments refused, then the final post
+        retried = False
+        for _ in range(4):  # approval refused, comments refused, the one retry, the final post
             comments = [
                 (item.node.id, self._comment(item.node, item.target, head, link_of))
                 for item in plan.inline
@@ -107,8 +115,9 @@ class ReviewWriter:
                 tail="\n" + marker,
             )
             try:
+                payloads = [c for _, c in comments]
                 created = self._create_review(
-                    snapshot.head_sha, fitted.text, [c for _, c in comments], event, marker=marker
+                    snapshot.head_sha, fitted.text, payloads, event, marker=marker, again=retried
                 )
                 return Posted(
                     review=created,
@@ -126,13 +135,21 @@ class ReviewWriter:
                     )
                     continue
                 refused = self._bisect(snapshot.head_sha, comments) if comments else []
-                if not refused:
-                    raise
+                if not refused:  # no comment is at fault: GitHub refused the whole review
+                    retried = self._once_more(exc, retried)
+                    continue
                 plan = plan.reject(refused)
                 notes.append(
                     f"GitHub refused {len(refused)} inline comment(s); they are listed in the review body."
                 )
         raise GitHubAPIError("GitHub kept refusing the review after the fallbacks")
+
+    def _once_more(self, refusal: GitHubRefusal, retried: bool) -> bool:
+        """The one retry of a review refused whole (no comment at fault), after a wait."""
+        if retried:
+            raise refusal
+        self._sleep(RETRY_WAIT)
+        return True
 
     def _comment(
         self, node: ReviewNode, target: CommentTarget, head: HeadReader, link_of: LinkBuilder
@@ -156,8 +173,10 @@ class ReviewWriter:
         event: ReviewEvent | None,
         *,
         marker: str | None = None,
+        again: bool = False,
     ) -> Created:
-        """A submitted review carrying `marker`, or (no event) this run's PENDING probe."""
+        """A submitted review carrying `marker`, or (no event) this run's PENDING probe;
+        `again`: a retry, which posts only when reading back finds no such review."""
         payload: dict[str, Any] = {"commit_id": sha, "comments": comments}
         if body is not None:
             payload["body"] = seal_body(body, self.sealer)
@@ -182,7 +201,9 @@ class ReviewWriter:
                 return latest.model_dump()
             return None
 
-        data = self._api.write_once(f"/pulls/{self.number}/reviews", payload, find=find)
+        data = find() if again else None
+        if data is None:
+            data = self._api.write_once(f"/pulls/{self.number}/reviews", payload, find=find)
         return Created.model_validate(data)
 
     def _bisect(self, sha: str, comments: Sequence[tuple[str, dict[str, Any]]]) -> list[str]:

@@ -5,7 +5,13 @@ priority as the level (P0/P1 error, P2 warning, P3 note), its lines as the regio
 and its fingerprint as a partial fingerprint, so code scanning tracks an alert
 across pushes the way reviewbot tracks the node. Nodes without an anchor cannot
 be shown by code scanning (it needs a location); they are counted in the run's
-properties instead of being sent location-less. Must not: read files or call GitHub.
+properties instead of being sent location-less.
+
+Messages are model text, and code scanning shows them to every reader of the alert
+(and may make a URL clickable): they pass the same neutraliser as the check run's
+annotations, `Inert.text` — redacted, invisible and bidi characters shown, URLs outside
+the PR's repository defanged, mentions and references broken. Must not: read files or
+call GitHub.
 """
 
 from __future__ import annotations
@@ -14,9 +20,12 @@ from typing import Any
 from urllib.parse import quote
 
 from reviewbot import REPOSITORY_URL
+from reviewbot.errors import UsageError
 from reviewbot.nodes.model import Anchor, Kind, Priority, ReviewNode, Status
+from reviewbot.publish.inert import Inert, RepoLinks
 from reviewbot.redact import Redactor
 from reviewbot.report import Report
+from reviewbot.sources.pr_ref import read_pr_url
 
 SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = REPOSITORY_URL
@@ -60,15 +69,15 @@ def _physical(anchor: Anchor) -> dict[str, Any]:
     return where
 
 
-def _result(node: ReviewNode, anchor: Anchor, redact: Redactor) -> dict[str, Any]:
-    text = f"[{node.priority.value}] {node.title}"
+def _result(node: ReviewNode, anchor: Anchor, inert: Inert) -> dict[str, Any]:
+    text = inert.text(f"[{node.priority.value}] {node.title}", one_line=True)
     if node.body:
-        text += f"\n\n{node.body}"
+        text += f"\n\n{inert.text(node.body).strip()}"
     return {
         "ruleId": rule_id(node.kind),
         "ruleIndex": _KINDS.index(node.kind),
         "level": LEVELS[node.priority],
-        "message": {"text": redact(text)},
+        "message": {"text": text},
         "locations": [{"physicalLocation": _physical(anchor)}],
         "partialFingerprints": {FINGERPRINT_KEY: node.fingerprint},
         "properties": {
@@ -83,7 +92,7 @@ def _result(node: ReviewNode, anchor: Anchor, redact: Redactor) -> dict[str, Any
 
 def to_sarif(report: Report, *, redactor: Redactor | None = None) -> dict[str, Any]:
     """The SARIF log of `report` as a JSON-ready dict."""
-    redact = redactor if redactor is not None else Redactor()
+    inert = _inert(report, redactor if redactor is not None else Redactor())
     standing = [n for n in report.nodes if n.status not in (Status.RESOLVED, Status.DISMISSED)]
     located = [(n, n.anchor) for n in standing if n.anchor is not None]
     run: dict[str, Any] = {
@@ -95,7 +104,7 @@ def to_sarif(report: Report, *, redactor: Redactor | None = None) -> dict[str, A
                 "rules": _rules(),
             }
         },
-        "results": [_result(node, anchor, redact) for node, anchor in located],
+        "results": [_result(node, anchor, inert) for node, anchor in located],
         "properties": {
             "verdict": report.verdict.label,
             "headSha": report.pr.head_sha,
@@ -107,6 +116,16 @@ def to_sarif(report: Report, *, redactor: Redactor | None = None) -> dict[str, A
             {"repositoryUri": _repository_uri(report.pr.url), "revisionId": report.pr.head_sha}
         ]
     return {"$schema": SCHEMA_URI, "version": "2.1.0", "runs": [run]}
+
+
+def _inert(report: Report, redactor: Redactor) -> Inert:
+    """The sanitizer of the annotations: URLs into the PR's own repository stay whole."""
+    try:
+        where = read_pr_url(report.pr.url or "")
+    except UsageError:
+        return Inert(redactor=redactor)  # a local review: no repository, every URL defanged
+    web_url = f"{where.scheme}://{where.netloc}"
+    return Inert(redactor=redactor, links=RepoLinks(web_url=web_url, repo=where.full_name))
 
 
 def _repository_uri(pr_url: str) -> str:

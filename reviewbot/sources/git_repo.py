@@ -53,8 +53,9 @@ from reviewbot.config import (
     config_path_in_repo,
     load_config,
 )
-from reviewbot.errors import ConfigError, NotFoundError, RepositoryError
+from reviewbot.errors import ConfigError, HeadMoved, NotFoundError, RepositoryError
 from reviewbot.sources.diff_index import DiffIndex, index_from_unified_diff
+from reviewbot.sources.pr_ref import may_carry_token
 from reviewbot.sources.snapshot import Origin, PRCommit, PRSnapshot
 
 log = logging.getLogger(__name__)
@@ -482,9 +483,10 @@ def _workspace_is(path: Path, sha: str) -> bool:
 
 
 def _auth_config(clone_url: str, token: str | None) -> dict[str, str]:
-    """An Authorization header for the clone URL's host only (never in the URL itself)."""
+    """An Authorization header for the clone URL's host only (never in the URL itself), and
+    only where the token may go (https, or plain http to loopback: `may_carry_token`)."""
     parts = urlsplit(clone_url)
-    if not token or parts.scheme not in ("https", "http"):
+    if not token or not may_carry_token(clone_url):
         return {}
     basic = base64.b64encode(f"x-access-token:{token}".encode()).decode()
     return {f"http.{parts.scheme}://{parts.netloc}/.extraHeader": f"Authorization: Basic {basic}"}
@@ -509,8 +511,9 @@ def _fetch_pr_head(
         )
         fetched = str(repo.git.rev_parse("FETCH_HEAD")).strip()
         if fetched != head_sha:
-            raise RepositoryError(
-                f"the head of PR #{number} moved to {fetched[:12]} while reviewing {head_sha[:12]} — run the review again"
+            raise HeadMoved(
+                f"not reviewing: PR #{number} moved to {fetched[:12]} while {head_sha[:12]} "
+                "was being fetched; nothing is posted, and the newer head gets its own review"
             )
         repo.git.checkout("--detach", "--quiet", fetched, env=env)
     except GitCommandError as exc:

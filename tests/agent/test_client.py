@@ -280,7 +280,8 @@ class TestDeadline:
         assert timeouts == [60.0]
 
     def test_an_api_that_never_answers_costs_the_time_left_once(self):
-        """A read timeout at the deadline is not retried: one attempt, no wait, ModelTimeoutError."""
+        """A read timeout at the deadline is not retried: one attempt, no wait; an API that has
+        answered nothing in this run is unreachable (NetworkError, exit 5), not a budget."""
         clock, sleeps, attempts = FakeClock(), Sleeps(), []
 
         def hang(req: httpx.Request) -> httpx.Response:
@@ -288,10 +289,49 @@ class TestDeadline:
             clock.now += req.extensions["timeout"]["read"]
             raise httpx.ReadTimeout("timed out", request=req)
 
-        with pytest.raises(ModelTimeoutError, match=r"no answer within the 2 s left"):
+        with pytest.raises(NetworkError, match=r"no answer within the 2 s left") as caught:
             self.client(hang, clock, sleeps).create(request(timeout=2.0))
+        assert not isinstance(caught.value, ModelTimeoutError)
+        assert caught.value.exit_code == 5
+        assert "it has answered no request of this run" in str(caught.value)
         assert len(attempts) == 1
         assert sleeps.waits == []
+
+    def test_a_slow_answer_of_an_answering_api_is_the_budget(self, messages_api):
+        """After an answered request, one still unanswered at the deadline (a long generation)
+        is the time budget running out: ModelTimeoutError, a verdict, not an outage."""
+        clock, answered = FakeClock(), messages_api(reply(text("ok"))).transport()
+
+        def handler(req: httpx.Request) -> httpx.Response:
+            if not answered_once:
+                answered_once.append(req)
+                return answered.handle_request(req)
+            clock.now += req.extensions["timeout"]["read"]
+            raise httpx.ReadTimeout("timed out", request=req)
+
+        answered_once: list[httpx.Request] = []
+        client = self.client(handler, clock)
+        assert client.create(request(timeout=60.0)).text == "ok"
+        with pytest.raises(ModelTimeoutError, match=r"no answer within the 2 s left"):
+            client.create(request(timeout=2.0))
+
+    def test_failed_attempts_then_no_answer_is_unreachable(self, messages_api):
+        """An API that answered before, then 529s and hangs until the deadline: exit 5."""
+        clock = FakeClock()
+        fake = messages_api(reply(text("ok")), overloaded())
+        inner = fake.transport()
+
+        def handler(req: httpx.Request) -> httpx.Response:
+            if len(fake.requests) < 2:
+                return inner.handle_request(req)
+            clock.now += req.extensions["timeout"]["read"]
+            raise httpx.ReadTimeout("timed out", request=req)
+
+        client = self.client(handler, clock)
+        client.create(request(timeout=60.0))
+        with pytest.raises(NetworkError, match=r"after 1 failed attempt\(s\)") as caught:
+            client.create(request(timeout=10.0))
+        assert not isinstance(caught.value, ModelTimeoutError)
 
     def test_a_timeout_below_the_budget_is_retried(self):
         """An attempt cut by the client's own ceiling, with budget left, is retried as before."""
@@ -303,7 +343,7 @@ class TestDeadline:
             raise httpx.ReadTimeout("timed out", request=req)
 
         client = self.client(hang, clock, timeout=5.0, max_retries=4)
-        with pytest.raises(ModelTimeoutError):
+        with pytest.raises(NetworkError, match="after 2 failed attempt"):  # it kept failing
             client.create(request(timeout=12.0))
         # 5 s, then 5 s (clock 10, the backoff waits are not slept here), then the last 2 s.
         assert attempts == [5.0, 5.0, 2.0]
@@ -314,13 +354,16 @@ class TestDeadline:
         ids=["429", "529"],
     )
     def test_a_retry_wait_past_the_deadline_is_not_waited(self, messages_api, failure):
-        """A retry-after longer than the time left ends the call now, as a timeout."""
+        """A retry-after longer than the time left ends the call now: the API kept failing
+        until the budget ran out, so it is unreachable (exit 5), not a budget stop."""
         fake = messages_api(failure)
         sleeps = Sleeps()
-        with pytest.raises(ModelTimeoutError, match="would pass the review's time budget"):
+        with pytest.raises(NetworkError, match="would pass the review's time budget") as caught:
             self.client(fake.transport().handle_request, FakeClock(), sleeps).create(
                 request(timeout=10.0)
             )
+        assert not isinstance(caught.value, ModelTimeoutError)
+        assert "kept failing" in str(caught.value)
         assert sleeps.waits == []
 
     def test_no_time_left_sends_nothing(self, messages_api):

@@ -18,7 +18,7 @@ from reviewbot.agent.loop import (
 )
 from reviewbot.agent.messages import ModelClient, ModelRequest, ModelResponse
 from reviewbot.agent.progress import SilentProgress
-from reviewbot.errors import ModelTimeoutError
+from reviewbot.errors import ModelTimeoutError, NetworkError
 from reviewbot.redact import MASK, Redactor
 from reviewbot.run import StopReason, Usage
 from reviewbot.tools.toolbox import ToolResult
@@ -343,6 +343,21 @@ class TestBudgets:
         result = run(messages_api(), client=Raising(ModelTimeoutError("no answer in time")))
         assert result.stop_reason is StopReason.TIMEOUT
         assert result.error == "no answer in time"
+
+    def test_an_api_failing_until_the_deadline_is_an_error_with_its_exit_code(self, messages_api):
+        """A NetworkError that ends at (or past) the deadline is still the API failing: stop
+        reason error and exit 5, never the budget's timeout (which exits 0)."""
+        clock = FakeClock()
+
+        class FailingUntilTheDeadline(Raising):
+            def create(self, request: ModelRequest) -> ModelResponse:
+                clock.now += request.timeout or 0.0
+                raise self.error
+
+        client = FailingUntilTheDeadline(NetworkError("Messages API answered 529 … kept failing"))
+        result = run(messages_api(), clock=clock, client=client, timeout_seconds=30)
+        assert result.stop_reason is StopReason.ERROR
+        assert result.exit_code == 5
 
     def test_a_tool_call_gets_the_tool_time_limit(self, messages_api):
         """With time to spare, a call may take `tool_timeout_seconds`."""

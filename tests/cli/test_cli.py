@@ -74,6 +74,7 @@ def invoke(args: list[str], env: Mapping[str, str] | None = None) -> Result:
 def world_env(world: World) -> dict[str, str]:
     return {
         "GITHUB_API_URL": world.github_server.url,
+        "GITHUB_SERVER_URL": "https://github.com",  # the loopback API serves github.com's PRs
         "GITHUB_TOKEN": GITHUB_TOKEN,
         "ANTHROPIC_API_KEY": ANTHROPIC_KEY,
         "ANTHROPIC_BASE_URL": world.model_server.url,
@@ -285,7 +286,11 @@ class TestGitHubFailures:
         monkeypatch.setattr(
             urllib3.util.retry.Retry, "sleep", lambda self, response=None: waits.append(response)
         )
-        env = {"GITHUB_API_URL": f"http://127.0.0.1:{port}", "GITHUB_TOKEN": GITHUB_TOKEN}
+        env = {
+            "GITHUB_API_URL": f"http://127.0.0.1:{port}",
+            "GITHUB_SERVER_URL": "https://github.com",
+            "GITHUB_TOKEN": GITHUB_TOKEN,
+        }
         result = invoke(["review", PR_URL], env)
         assert result.exit_code == 5
         assert f"GitHub at http://127.0.0.1:{port} could not be reached" in error_lines(result)[0]
@@ -610,7 +615,11 @@ class TestGitHubRetryLines:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]
         monkeypatch.setattr(urllib3.util.retry.Retry, "sleep", lambda self, response=None: None)
-        env = {"GITHUB_API_URL": f"http://127.0.0.1:{port}", "GITHUB_TOKEN": GITHUB_TOKEN}
+        env = {
+            "GITHUB_API_URL": f"http://127.0.0.1:{port}",
+            "GITHUB_SERVER_URL": "https://github.com",
+            "GITHUB_TOKEN": GITHUB_TOKEN,
+        }
         result = invoke(["review", PR_URL], env)
         assert result.exit_code == 5
         assert "GithubRetry" not in result.stderr

@@ -2,8 +2,12 @@
 in a published Hold, with what was found before the stop.
 
 `.reviewbot.toml` on the base branch sets `[budget] timeout_seconds = 2`; the fake Messages
-API stalls (reads the request, never answers). The subprocess guard of the harness
-(`RUN_TIMEOUT`) fails a run that does not end; nothing here asserts how long a run took.
+API stalls (reads the request, never answers), or answers 529/429 with a `retry-after` longer
+than the budget. One rule tells the budget from a failing API: an API that never answered,
+or kept failing until the deadline, is unreachable — exit 5 after the Hold is published —
+while an answering API whose last answer is still due at the deadline is the budget (exit 0).
+The subprocess guard of the harness (`RUN_TIMEOUT`) fails a run that does not end; nothing
+here asserts how long a run took.
 """
 
 from __future__ import annotations
@@ -14,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.harness import Run, World, pull_request_event
-from tests.fakes.messages_api import JSON, Reply, reply, tool_use
+from tests.fakes.messages_api import JSON, Reply, overloaded, rate_limited, reply, tool_use
 from tests.fakes.server import HUNG_UP, Stall
 
 MESSAGES = r"^/v1/messages$"
@@ -78,11 +82,14 @@ def _stops(run: Run) -> dict[str, str]:
 
 class TestAHangingAPIStillEndsInAHold:
     def test_the_run_ends_and_holds(self, runs):
-        """The run exits 0 with verdict Hold; the reviewer's stop reason is the timeout."""
+        """Verdict Hold, then exit 5: an API that answered nothing is unreachable, not a budget."""
         run = runs.hung
-        assert run.returncode == 0, run.stderr
+        assert run.returncode == 5, run.stderr
         assert run.outputs["verdict"] == "hold"
-        assert _stops(run) == {"review": "timeout", "verifier": "skipped"}
+        assert _stops(run) == {"review": "error", "verifier": "skipped"}
+        [agent] = [a for a in run.report()["agents"] if a["name"] == "review"]
+        assert agent["exit_code"] == 5
+        assert "it has answered no request of this run" in agent["error"]
         review = next(a for a in run.report()["axes"] if a["name"] == "review")
         assert (review["gated"], review["outcome"]) == (True, "not_run")
 
@@ -98,10 +105,35 @@ class TestAHangingAPIStillEndsInAHold:
         assert len(run.calls("POST", "/issues/7/comments")) == 1
         assert len(run.calls("POST", "/check-runs")) == 1
 
-    def test_the_summary_says_the_budget_ran_out(self, runs):
-        """The summary names the timeout, so a reader knows why nothing was reviewed."""
+    def test_the_summary_says_why(self, runs):
+        """The summary names the unanswered request and the budget, so a reader knows why."""
         body = runs.hung.calls("POST", "/issues/7/comments")[0].json()["body"]
-        assert "timeout" in body
+        assert "gave no answer within" in body
+        assert "timeout_seconds" in body
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [overloaded(retry_after="30"), rate_limited(retry_after="30")],
+    ids=["529", "429"],
+)
+def test_an_api_failing_until_the_deadline_is_exit_5_after_the_hold(worlds, failure):
+    """A 529 or 429 whose retry-after passes the budget: not waited, the Hold is published, and
+    the run exits 5 as any unreachable API (it used to be a budget stop, exit 0)."""
+    files = {"app.py": APP_BASE, ".reviewbot.toml": CONFIG}
+    world = worlds("failing", base=files, head={"app.py": APP_HEAD}, script=[failure])
+    run = world.run(
+        ["review", "--github-event", "--post"],
+        event_name="pull_request",
+        event=pull_request_event(world),
+    )
+    assert run.returncode == 5, run.stderr
+    assert run.outputs["verdict"] == "hold"
+    assert _stops(run) == {"review": "error", "verifier": "skipped"}
+    assert "kept failing" in run.stderr
+    assert [p.json()["event"] for p in run.calls("POST", "/reviews")] == ["COMMENT"]
+    assert len(run.calls("POST", "/check-runs")) == 1
+    assert [r.status for r in world.model_server.snapshot()] == [failure.status]
 
 
 class TestWhatWasFoundBeforeTheStopIsKept:

@@ -17,6 +17,21 @@ IMAGES = (
     '<img src="http://attacker.invalid/i.png">',
     '<picture><source srcset="http://attacker.invalid/s.png"></picture>',
 )
+# Images hosted in the PR's own repository (octo/app) or by GitHub itself: a kept link with a
+# `!` before it would render, and GitHub fetches it like any other image.
+OWN = "https://github.com/octo/app/blob/0123abc/banner.png?raw=true"
+OWN_IMAGES = (
+    f"![✅ approved]({OWN})",
+    f"![✅ approved][own]\n\n[own]: {OWN}",
+    f"[![✅ approved]({OWN})]({OWN})",
+    f'<img alt="✅ approved" src="{OWN}">',
+    f"\\![x]({OWN}) !\\[x]({OWN}) !![x]({OWN}) ![x](<{OWN}>)",
+    "![x](https://raw.githubusercontent.com/octo/app/0123abc/banner.png)",
+    "![x](https://github.com/octo/app/raw/0123abc/banner.png)",
+    "![x](https://github.com/user-attachments/assets/0c4b1c7e-1d2e-4f5a-9b8c-7d6e5f4a3b2c)",
+    "![x](https://user-images.githubusercontent.com/1/2-3.png)",
+    f"<{OWN}> {OWN}",
+)
 LINKS = (
     '<a href="http://attacker.invalid/a">click</a>',
     "[docs](http://attacker.invalid/d)",
@@ -67,7 +82,7 @@ TITLE = "### ✅ Ship — @octocat #123 ![x](http://attacker.invalid/t) <img src
 BACKTICK_PATH = "src/we`ird | name.py"
 
 FRAGMENTS = (
-    *tuple(part for text in ALL for part in (text, *text.split())),
+    *tuple(part for text in (*ALL, *OWN_IMAGES) for part in (text, *text.split())),
     "\n",
     "\n\n",
     "`",

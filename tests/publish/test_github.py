@@ -13,6 +13,7 @@ from reviewbot.github_api import make_client
 from reviewbot.nodes import Priority, Status
 from reviewbot.nodes.history import carry_over
 from reviewbot.publish import github as github_module
+from reviewbot.publish import review_write as review_write_module
 from reviewbot.publish.body import MAX_BODY, SEAL_ROOM
 from reviewbot.publish.conclusion import check_conclusion
 from reviewbot.publish.github import GitHubPublisher
@@ -21,7 +22,7 @@ from reviewbot.redact import MASK, Redactor
 from reviewbot.report import AgentReport, Report
 from reviewbot.run import Coverage, StopReason, UnseenFile
 from tests.fakes.github_api import unprocessable
-from tests.fakes.server import LoopbackServer, Response
+from tests.fakes.server import LoopbackServer, Lost, Response
 from tests.publish.conftest import (
     APP_PATCH,
     BOT,
@@ -734,3 +735,54 @@ def _could_not_review(report: Report, stop: StopReason | None, coverage: str) ->
     elif coverage == "partial":
         covered = report.coverage.model_copy(update={"partial": True})
     return report.model_copy(update={"agents": agents, "coverage": covered})
+
+
+class TestReviewRefusedWhole:
+    """GitHub answers 422 for a moment right after a push, with no comment at fault."""
+
+    BRIEF_422 = unprocessable("Something went wrong while processing the pull request")
+
+    @pytest.fixture(autouse=True)
+    def no_wait(self, monkeypatch):
+        waits: list[float] = []
+        monkeypatch.setattr(review_write_module.time, "sleep", waits.append)
+        return waits
+
+    def test_a_422_no_comment_explains_is_retried_once(
+        self, served, fake, publisher, checkout, no_wait
+    ):
+        """Bisection refuses nothing: one wait, a read-back, and the same review again."""
+        served.fail_next("POST", rf"/pulls/{NUMBER}/reviews$", self.BRIEF_422)
+        published = publisher().publish(make_report(every_kind()), make_snapshot(checkout))
+        assert published.review_id is not None
+        assert len(fake.reviews) == 1
+        assert no_wait == [review_write_module.RETRY_WAIT]
+        posts = bodies(served, "POST", "/reviews")
+        assert posts[0] == posts[-1]  # the whole review, unchanged
+        reads = [c for c in calls(served) if c == ("GET", f"{R}/pulls/{NUMBER}/reviews")]
+        assert len(reads) >= 2  # the prior state's read, and the read-back before the retry
+
+    def test_a_review_stored_despite_the_422_is_not_posted_again(
+        self, served, fake, publisher, checkout
+    ):
+        """The write-once rule: the retry reads back first, finds the review, posts nothing."""
+        served.fail_next("POST", rf"/pulls/{NUMBER}/reviews$", Lost(self.BRIEF_422))
+        published = publisher().publish(make_report(every_kind()), make_snapshot(checkout))
+        assert len(fake.reviews) == 1
+        assert published.review_id == fake.reviews[0]["id"]
+        assert [("event" in p) for p in bodies(served, "POST", "/reviews")] == [True, False, False]
+
+    def test_a_second_422_ends_the_run(self, served, fake, publisher, checkout, no_wait):
+        """Refused whole twice: the run ends with the refusal (exit 5), nothing half-posted."""
+        served.fail_next(
+            "POST",
+            rf"/pulls/{NUMBER}/reviews$",
+            self.BRIEF_422,
+            times=2,
+            when=lambda request: "event" in request.json(),
+        )
+        with pytest.raises(GitHubAPIError) as caught:
+            publisher().publish(make_report(every_kind()), make_snapshot(checkout))
+        assert caught.value.exit_code == 5
+        assert fake.reviews == []
+        assert no_wait == [review_write_module.RETRY_WAIT]

@@ -32,7 +32,7 @@ def _indent(text: str) -> str:
 class TestEachPayload:
     @pytest.mark.parametrize(
         "payload",
-        hostile.ALL,
+        [*hostile.ALL, *hostile.OWN_IMAGES],
         ids=repr,
     )
     def test_payload_renders_inert_as_a_paragraph(self, payload):
@@ -40,6 +40,12 @@ class TestEachPayload:
         shown = assert_inert(INERT.block(payload), LINKS)
         assert set(shown.structure()) <= {"pre"}  # only a fenced block may make structure
         assert "reviewbot:node" not in "".join(shown.comments)
+
+    @pytest.mark.parametrize("payload", hostile.OWN_IMAGES, ids=repr)
+    def test_no_image_even_from_the_own_repository(self, payload):
+        """A link into the PR's own repository stays a link; with `!` before it, never an image."""
+        for text in (INERT.block(payload), INERT.line(payload), INERT.line(payload, table=True)):
+            assert not render(text).images, text
 
     def test_text_stays_readable(self):
         """Inert, not deleted: the reader still sees what the model wrote."""

@@ -9,6 +9,7 @@ import jsonschema
 import pytest
 
 from reviewbot.nodes import Priority, Status
+from reviewbot.publish.inert import Inert, RepoLinks
 from reviewbot.publish.sarif import FINGERPRINT_KEY, to_sarif
 from reviewbot.redact import MASK, Redactor
 from tests.publish.conftest import HEAD, REPO, every_kind, make_report, node
@@ -99,3 +100,38 @@ class TestSarif:
         location = result["locations"][0]["physicalLocation"]
         assert location == {"artifactLocation": {"uri": "src/app.py", "uriBaseId": "%SRCROOT%"}}
         assert jsonschema.Draft4Validator(SCHEMA).is_valid(log)
+
+
+class TestMessagesAreInert:
+    """A SARIF message is model text shown by code scanning: the annotations' neutraliser."""
+
+    def message(self, **fields) -> str:
+        finding = node(id="n", **fields)
+        return to_sarif(make_report((finding,)))["runs"][0]["results"][0]["message"]["text"]
+
+    def test_bidi_and_invisible_characters_are_shown(self):
+        text = self.message(title="ok\u202eevil", body="zero\u200bwidth")
+        assert "\u202e" not in text
+        assert "\u200b" not in text
+        assert "⟨U+202E⟩" in text
+        assert "⟨U+200B⟩" in text
+
+    def test_urls_outside_the_repository_are_defanged_and_its_own_kept(self):
+        own = f"https://github.com/{REPO}/blob/{HEAD}/src/app.py#L3"
+        text = self.message(body=f"see http://attacker.invalid/x, www.attacker.invalid and {own}")
+        assert "http[:]//attacker.invalid/x" in text
+        assert "www[.]attacker.invalid" in text
+        assert own in text
+
+    def test_mentions_and_references_are_broken(self):
+        text = self.message(title="cc @octocat", body="fixes #12 and GH-3 @acme/team")
+        assert "@\u200boctocat" in text
+        assert "#\u200b12" in text
+        assert "GH-\u200b3" in text
+        assert "@\u200bacme/team" in text
+
+    def test_the_same_function_as_the_annotations(self):
+        """One neutraliser: the SARIF message of a finding is its annotation's text."""
+        body = "x\u202e @octocat http://attacker.invalid #4"
+        inert = Inert(links=RepoLinks(web_url="https://github.com", repo=REPO))
+        assert self.message(body=body).endswith(inert.text(body).strip())

@@ -16,6 +16,7 @@ import io
 import json
 import logging
 import os
+import re
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -278,3 +279,57 @@ class TestObeyingModelMarkdown:
         # … and every marker: a second run finds each finding and posts none again.
         ids = [m["id"] for c in world.inline_comments() for m in find_markers(c["body"], NODE_TAG)]
         assert sorted(ids) == ["review-1", "review-2"]
+
+
+class TestNoImageFromTheOwnRepository:
+    def test_an_image_hosted_in_the_pr_repository_never_renders(self, world: World) -> None:
+        """A `![✅ approved](…/blob/<sha>/banner.png?raw=true)` of the PR's own repository, in
+        every field the model writes: a link at most, never an image GitHub fetches."""
+        images = "\n\n".join(hostile.OWN_IMAGES)
+        title = hostile.OWN_IMAGES[0]
+        on_app = {**finding(title=title), "body": images}
+        whole = {**finding(priority="P3", kind="question", title=title), "anchor": None}
+        whole["body"] = images
+        world.build(head={"app.py": HEAD_APP})
+        world.seed(body=images)
+        world.serve(
+            reply(tool_use("add_review_node", on_app), tool_use("add_review_node", whole)),
+            reply(tool_use("finalize_review", {"summary": images, "verdict": "ship"})),
+            reply(text("Judged.")),
+        )
+        step_summary = world.tmp / "step-summary.md"
+        run = world.review("--post", GITHUB_STEP_SUMMARY=str(step_summary))
+        assert run.exit_code == 0, run.stderr
+        markdown, _ = _stored(world, step_summary)
+        assert len(markdown) == 5  # review, an inline comment, summary, check run, step summary
+        links = RepoLinks(web_url="https://github.com", repo=REPO)
+        for body in markdown:
+            assert_inert(body, links)
+        inline = render(world.inline_comments()[0]["body"])
+        assert hostile.OWN in inline.links  # the repository's own file is still a link
+
+
+class TestSarifMessagesAreInert:
+    def test_sarif_messages_pass_the_annotations_neutraliser(self, world: World) -> None:
+        """`--format sarif` of an obeying model's findings: no bidi or invisible character, no
+        live URL outside the repository, no mention, no reference in any message."""
+        world.build(head={"app.py": HEAD_APP})
+        world.seed()
+        own = f"https://github.com/{REPO}/blob/0123abc/app.py#L2"
+        title = "cc @octocat \u202efixes #12 http://attacker.invalid/t"
+        on_app = {**finding(title=title), "body": f"{hostile.PAYLOAD}\n\nsee {own}"}
+        world.serve(
+            reply(tool_use("add_review_node", on_app)),
+            reply(tool_use("finalize_review", {"summary": "done", "verdict": "hold"})),
+            reply(text("Judged.")),
+        )
+        run = world.review("--format", "sarif")
+        assert run.exit_code == 0, run.stderr
+        [result] = json.loads(run.stdout)["runs"][0]["results"]
+        message = result["message"]["text"]
+        assert own in message  # the repository's own link is kept whole
+        rest = message.replace(own, "")
+        assert not [c for c in rest if c in "\u202e\u202c\U000e0041\x07"], message
+        assert "zero⟨U+200B⟩width" in rest  # the zero-width spaces left are the defanging ones
+        assert "://" not in rest.replace("[:]//", ""), message
+        assert not re.search(r"@[A-Za-z0-9]|#[0-9]|GH-[0-9]|(?<!\[)www\.", rest), message

@@ -10,9 +10,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from reviewbot.errors import ConfigError, NotFoundError, RepositoryError
+from reviewbot.errors import ConfigError, HeadMoved, NotFoundError, RepositoryError
 from reviewbot.sources.diff_index import FileStatus
-from reviewbot.sources.git_repo import lines_at, local_snapshot, pr_checkout
+from reviewbot.sources.git_repo import _auth_config, lines_at, local_snapshot, pr_checkout
 from reviewbot.sources.snapshot import Origin
 from tests.fakes.gitrepo import GitRepo
 
@@ -338,12 +338,14 @@ class TestPrCheckout:
         assert not path.exists()
 
     def test_head_moved_since_the_snapshot(self, remote):
-        """A PR head that no longer matches the reviewed SHA is refused."""
+        """A PR head that no longer matches the reviewed SHA supersedes the run (HeadMoved,
+        which the flows end with exit 0: the newer head gets its own review)."""
         with (
-            pytest.raises(RepositoryError, match="moved to"),
+            pytest.raises(HeadMoved, match="moved to") as caught,
             pr_checkout(remote.url, number=7, head_sha="0" * 40),
         ):
             pass
+        assert caught.value.exit_code == 0
 
     def test_missing_pull_ref(self, remote):
         """A PR number without refs/pull/N/head is a one-line RepositoryError."""
@@ -494,3 +496,11 @@ class TestToken:
         assert message.startswith(f"could not fetch PR #1 from {url}: ")
         assert token not in message
         assert basic not in message
+
+    def test_no_token_for_a_clone_over_plain_http_to_a_remote_host(self):
+        """The clone follows the token rule of the API (sources/pr_ref.py): https, or loopback."""
+        token = "ghs_SuperSecretToken123"
+        assert _auth_config("http://ghe.corp.example/o/r.git", token) == {}
+        assert list(_auth_config("https://ghe.corp.example/o/r.git", token)) == [
+            "http.https://ghe.corp.example/.extraHeader"
+        ]

@@ -240,8 +240,9 @@ class TestParsePrUrl:
         ],
     )
     def test_valid_urls(self, url, host, repo, number, api_url):
-        """PR URLs with tails, queries, fragments and GHE hosts parse to one PRRef."""
-        ref = parse_pr_url(url)
+        """PR URLs with tails, queries, fragments and GHE hosts parse to one PRRef (a GHE host
+        with its GITHUB_API_URL: the token never goes to a host the URL alone names)."""
+        ref = parse_pr_url(url, api_url=None if host == "github.com" else api_url)
         assert (ref.host, ref.owner, ref.repo, ref.number, ref.api_url) == (
             host,
             "o",
@@ -254,7 +255,11 @@ class TestParsePrUrl:
 
     def test_api_url_override(self):
         """GITHUB_API_URL (passed in) wins over the host's default, without a trailing slash."""
-        ref = parse_pr_url("https://github.com/o/r/pull/1", api_url="http://127.0.0.1:8080/api/")
+        ref = parse_pr_url(
+            "https://github.com/o/r/pull/1",
+            api_url="http://127.0.0.1:8080/api/",
+            server_url="https://github.com",
+        )
         assert ref.api_url == "http://127.0.0.1:8080/api"
         assert ref.html_url == "https://github.com/o/r/pull/1"
 
