@@ -34,7 +34,7 @@ from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.publish.prior import PriorState
 from reviewbot.redact import Redactor
 from reviewbot.report import AgentReport, AxisReport, DiscardReport, PRInfo, Report, ReviewRun
-from reviewbot.run import Coverage, Usage
+from reviewbot.run import Coverage, Usage, coverage_gap
 from reviewbot.sources.git_repo import lines_at
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import Operator
@@ -284,12 +284,13 @@ def build_report(
     coverage: Coverage | None,
     run: ReviewRun | None = None,
 ) -> Report:
-    decision = finalize(proposed, axes, nodes, snapshot.config.policy.node_policy())
+    policy = snapshot.config.policy.node_policy()
+    decision = finalize(proposed, axes, nodes, policy, coverage_gap=coverage_gap(coverage))
     return Report(
         tool_version=__version__,
         verdict=decision.verdict,
         reasons=Report.reasons_of(decision),
-        axes=tuple(AxisReport.of(axis) for axis in axes),
+        axes=tuple(AxisReport.of(axis) for axis in decision.axes),
         nodes=tuple(nodes),
         discarded=tuple(DiscardReport.of(d) for d in discarded),
         usage=usage,

@@ -5,11 +5,14 @@ commit status only `success`:
 
     verdict                      check run   commit status (fallback)   title / description
     Ship, full coverage          success     success                    "Ship: …"
-    Ship, coverage partial/none  failure     failure                    "Ship, not a clean pass (coverage is partial): …"
+    Ship, coverage partial/none  failure     failure                    "Ship, not a clean pass (…)" (*)
     Hold (default)               failure     failure                    "Hold (blocks merge): …"
     Hold, `advisory_hold = true` neutral     success                    "Hold (advisory): …"
     Hold, coverage partial/none  failure     failure                    "Hold (blocks merge: coverage is partial): …"
     Block                        failure     failure                    "Block: …"
+
+(*) The fold never gives one (verdict/fold.py: a reviewer axis that did not see the whole
+PR is `partial`, a Hold); kept so that no report, however built, passes on a gap.
 
 `failure` rather than `action_required`: both keep a required check failing, but
 `action_required` promises a fix on the integrator's `details_url`, and a check run
@@ -50,6 +53,8 @@ def conclusion_and_qualifier(report: Report, *, advisory_hold: bool) -> tuple[Co
     coverage is never a pass, whatever the verdict and `advisory_hold`.
     """
     verdict, gap = report.verdict, _coverage_gap(report)
+    # (The fold makes a partial review a Hold; a Ship is never partial. Checked here again:
+    # a report read from elsewhere must not pass on a gap either.)
     if verdict is Verdict.BLOCK:
         return "failure", ""
     if verdict is Verdict.SHIP:
