@@ -8,7 +8,9 @@ a run makes are the ones listed here:
                 sources/github.py `fetch_comment_records`)
     1      POST /pulls/{n}/reviews                 the review: body, event, every NEW inline comment
            (skipped when nothing is new and the verdict equals the prior summary's)
-    2      PATCH /pulls/comments/{id}, PUT /pulls/{n}/reviews/{id}
+    2      PUT /pulls/{n}/reviews/{id}/dismissals  reviewbot's own earlier approvals, when this
+                                                   head is not a Ship (approval.py)
+           PATCH /pulls/comments/{id}, PUT /pulls/{n}/reviews/{id}
                                                    vanished findings marked resolved (≤ 10 edits a run)
     3      PATCH /issues/comments/{id} or POST /issues/{n}/comments    the summary, edited in place
     4      POST /check-runs  (403 → POST /statuses/{sha})             the verdict for branch protection,
@@ -57,6 +59,7 @@ from reviewbot.publish.annotations import (
     plan_annotations,
     remaining,
 )
+from reviewbot.publish.approval import Dismissal, approvable, dismiss_approvals, own_approvals
 from reviewbot.publish.body import (
     MAX_CHECK_TEXT,
     TRUNCATED_CHECK,
@@ -168,23 +171,15 @@ class GitHubPublisher:
     def publish(self, report: Report, snapshot: PRSnapshot) -> Published:
         """Post the review, mark vanished findings resolved, update the summary, set the check."""
         prior = self.load_prior_state()
-        for review_id in prior.pending_reviews:  # a crashed run's PENDING review blocks new ones
-            self._api.delete(f"/pulls/{self.number}/reviews/{review_id}")
         link_of = LinkBuilder(
             web_url=_web_url(snapshot), repo=self.repo, head_sha=snapshot.head_sha
         )
-        plan = plan_review(
-            report.nodes,
-            snapshot.diff,
-            max_inline=self.config.max_inline_comments,
-            posted=prior.posted(),
-        )
         notes = prior_notes(prior)
-        posted = Posted(review=None, plan=plan, event=None, notes=())
-        if self._review_needed(report, plan, prior):
-            posted = self._reviews.post(report, plan, snapshot, link_of)
+        posted = self._post_review(report, snapshot, prior, link_of)
         comments = self._read_back(posted)
         notes.extend(posted.notes)
+        dismissal = self._dismiss_approvals(report, snapshot.head_sha)
+        notes.extend(dismissal.notes())
         gone, kept = resolvable(report, vanished(report, prior, snapshot.head_sha))
         notes.extend(kept)
         notes.extend(self._mark_resolved(gone, snapshot.head_sha))
@@ -200,7 +195,7 @@ class GitHubPublisher:
             rebased=frozenset(report.review.carried_ids if report.review else ()),
         )
         check_id, status, conclusion, annotated = self._set_check(
-            report, snapshot.head_sha, posted.plan, link_of, annotations
+            report, snapshot.head_sha, posted.plan, link_of, annotations, dismissal
         )
         if status and annotations.items:
             notes.append(
@@ -221,7 +216,34 @@ class GitHubPublisher:
             already_posted=tuple(node.id for node in posted.plan.already_posted),
             resolved=tuple(p.node.id for p in gone),
             annotated=annotated,
+            dismissed_approvals=dismissal.dismissed,
+            standing_approvals=tuple(review_id for review_id, _ in dismissal.standing),
             notes=tuple(notes),
+        )
+
+    def _post_review(
+        self, report: Report, snapshot: PRSnapshot, prior: PriorState, link_of: LinkBuilder
+    ) -> Posted:
+        """The run's one review (skipped when it would say nothing new), after a crash's leftovers."""
+        for review_id in prior.pending_reviews:  # a crashed run's PENDING review blocks new ones
+            self._api.delete(f"/pulls/{self.number}/reviews/{review_id}")
+        plan = plan_review(
+            report.nodes,
+            snapshot.diff,
+            max_inline=self.config.max_inline_comments,
+            posted=prior.posted(),
+        )
+        if not self._review_needed(report, plan, prior):
+            return Posted(review=None, plan=plan, event=None, notes=())
+        return self._reviews.post(report, plan, snapshot, link_of)
+
+    def _dismiss_approvals(self, report: Report, head_sha: str) -> Dismissal:
+        """reviewbot's own earlier approvals stop counting once a head is not a clean Ship."""
+        if approvable(report):
+            return Dismissal()
+        ids = own_approvals(self._read, bot_login=self.bot_login, sealer=self.trust.sealer)
+        return dismiss_approvals(
+            self._api, self.number, ids, head_sha=head_sha, verdict=report.verdict
         )
 
     def _review_needed(self, report: Report, plan: ReviewPlan, prior: PriorState) -> bool:
@@ -343,11 +365,14 @@ class GitHubPublisher:
         plan: ReviewPlan,
         link_of: LinkBuilder,
         annotations: Annotations,
+        dismissal: Dismissal,
     ) -> tuple[int | None, bool, Conclusion, tuple[str, ...]]:
         """A check run carrying the verdict and the annotations; a commit status when check runs
         are not permitted. Also returns the ids of the nodes annotated."""
         conclusion, qualifier = conclusion_and_qualifier(
-            report, advisory_hold=self.config.advisory_hold
+            report,
+            advisory_hold=self.config.advisory_hold,
+            approval_stands=bool(dismissal.standing),
         )
         # GitHub shows the title as plain text: untrusted reasons only lose invisibles and newlines.
         title = finish(plain(check_title(report, qualifier)), self.redact, limit=1_000)
