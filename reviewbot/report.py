@@ -184,6 +184,17 @@ class Published(_Model):
     annotated: tuple[str, ...] = Field(
         default=(), description="Node ids carried as annotations of the `reviewbot` check run."
     )
+    dismissed_approvals: tuple[int, ...] = Field(
+        default=(),
+        description="reviewbot's own earlier approvals (review ids) dismissed: this head is not a Ship.",
+    )
+    standing_approvals: tuple[int, ...] = Field(
+        default=(),
+        description=(
+            "reviewbot's own earlier approvals GitHub refused to dismiss: they still count "
+            "toward required reviews, so the check fails (see `notes`)."
+        ),
+    )
     notes: tuple[str, ...] = ()
 
 

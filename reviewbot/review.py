@@ -28,13 +28,14 @@ from reviewbot.incremental.carry import Carried, carry_forward
 from reviewbot.incremental.context import pack_since
 from reviewbot.incremental.coverage import joined
 from reviewbot.incremental.plan import Increment, ReviewScope
+from reviewbot.nodes.assessment import stricter
 from reviewbot.nodes.boundary import Discarded
 from reviewbot.nodes.history import carry_over
 from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.publish.prior import PriorState
 from reviewbot.redact import Redactor
 from reviewbot.report import AgentReport, AxisReport, DiscardReport, PRInfo, Report, ReviewRun
-from reviewbot.run import Coverage, Usage
+from reviewbot.run import Coverage, Usage, coverage_gap
 from reviewbot.sources.git_repo import lines_at
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import Operator
@@ -171,13 +172,23 @@ def _carry(prior: PriorState | None, carried: Carried | None) -> Carry | None:
     if prior is None and carried is None:
         return None
 
+    carried_nodes = (*carried.kept, *(r.node for r in carried.rejudge)) if carried else ()
+    earlier = {n.fingerprint: n for n in carried_nodes}
+
     def apply(found: Sequence[ReviewNode]) -> tuple[ReviewNode, ...]:
         nodes = carry_over(found, prior) if prior is not None else tuple(found)
-        again = {node.fingerprint for node in nodes}  # raised again: this run's node stands
+        # Raised again: this run's node stands, never weighing less than the one it replaces.
+        nodes = tuple(stricter(n, *_of(earlier, n.fingerprint)) for n in nodes)
+        again = {node.fingerprint for node in nodes}
         kept = (n for n in (carried.kept if carried else ()) if n.fingerprint not in again)
         return (*nodes, *kept)
 
     return apply
+
+
+def _of(nodes: dict[str, ReviewNode], fingerprint: str) -> tuple[ReviewNode, ...]:
+    node = nodes.get(fingerprint)
+    return (node,) if node is not None else ()
 
 
 def refold(
@@ -284,12 +295,13 @@ def build_report(
     coverage: Coverage | None,
     run: ReviewRun | None = None,
 ) -> Report:
-    decision = finalize(proposed, axes, nodes, snapshot.config.policy.node_policy())
+    policy = snapshot.config.policy.node_policy()
+    decision = finalize(proposed, axes, nodes, policy, coverage_gap=coverage_gap(coverage))
     return Report(
         tool_version=__version__,
         verdict=decision.verdict,
         reasons=Report.reasons_of(decision),
-        axes=tuple(AxisReport.of(axis) for axis in axes),
+        axes=tuple(AxisReport.of(axis) for axis in decision.axes),
         nodes=tuple(nodes),
         discarded=tuple(DiscardReport.of(d) for d in discarded),
         usage=usage,

@@ -131,3 +131,20 @@ class Coverage(_Model):
         if path is None or self.files_unlisted or not self.unseen:
             return False
         return all(path not in (f.path, f.old_path) for f in self.unseen)
+
+
+def coverage_gap(coverage: Coverage | None) -> str | None:
+    """What the reviewers did not see, in words (None: every changed file was seen).
+
+    Unreported coverage is a gap too: absence of evidence is not a pass.
+    """
+    if coverage is None:
+        return "coverage was not reported"
+    if not coverage.partial:
+        return None
+    gaps = []
+    if coverage.unseen:
+        gaps.append(f"{len(coverage.unseen)} of {coverage.files_total} changed file(s) unseen")
+    if coverage.files_unlisted:
+        gaps.append(f"{coverage.files_unlisted} changed file(s) GitHub did not list")
+    return "coverage is partial: " + "; ".join(gaps) if gaps else "coverage is partial"

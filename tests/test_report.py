@@ -32,7 +32,7 @@ from tests.nodes.factories import make_node
 def sample_report() -> Report:
     axes = [AxisResult(name="review", gated=True, outcome=Outcome.PASSED)]
     nodes = [make_node()]
-    decision = finalize(None, axes, nodes, default_policy())
+    decision = finalize(None, axes, nodes, default_policy(), coverage_gap=None)
     return Report(
         tool_version="0.1.0",
         verdict=decision.verdict.label,

@@ -21,8 +21,9 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from reviewbot.errors import LifecycleError
+from reviewbot.nodes.assessment import stricter
 from reviewbot.nodes.lifecycle import Action, Event, apply
-from reviewbot.nodes.model import ReviewNode, Status
+from reviewbot.nodes.model import Priority, ReviewNode, Status
 
 OPEN_STATUSES = frozenset({Status.OPEN, Status.CONSENSUS_READY})
 
@@ -89,11 +90,21 @@ class IgnoredCommand:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class Judged:
+    """How a review judged a node it did not post again (the summary records it)."""
+
+    fingerprint: str
+    priority: Priority
+    confidence: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class NodeHistory:
     """Every sealed posting of a node on the PR, and what people decided about them."""
 
     nodes: tuple[PriorNode, ...] = ()  # every sealed posting, in the order GitHub listed them
     decisions: tuple[HumanDecision, ...] = ()
+    judged: tuple[Judged, ...] = ()  # the last recorded review's assessments (its summary)
 
     def by_fingerprint(self) -> dict[str, PriorNode]:
         """One prior node per fingerprint, its status folded through the lifecycle.
@@ -101,11 +112,16 @@ class NodeHistory:
         Its peers are everyone who confirmed any posting of it; it is `resolved` only
         when every posting carries reviewbot's resolution record (a finding found again
         after it was resolved is posted again, and that posting stands). The comment
-        kept is the latest standing posting, the one a resolution would edit.
+        kept is the latest standing posting, the one a resolution would edit. Its priority
+        and confidence are the strictest any posting or recorded review gave it
+        (`assessment.stricter`): across runs a finding only gets stricter.
         """
         groups: dict[str, list[PriorNode]] = {}
         for prior in self.nodes:
             groups.setdefault(prior.node.fingerprint, []).append(prior)
+        judged: dict[str, list[Judged]] = {}
+        for assessment in self.judged:
+            judged.setdefault(assessment.fingerprint, []).append(assessment)
         out = {}
         for fingerprint, postings in groups.items():
             standing = [p for p in postings if p.node.status is not Status.RESOLVED]
@@ -114,7 +130,8 @@ class NodeHistory:
             events = confirmations(peers)
             if not standing:
                 events.append(Event(action=Action.RESOLVE, by="reviewbot"))
-            out[fingerprint] = replace(kept, node=apply_all(fresh(kept.node), events))
+            node = stricter(kept.node, *(p.node for p in postings), *judged.get(fingerprint, ()))
+            out[fingerprint] = replace(kept, node=apply_all(fresh(node), events))
         return out
 
     def posted(self) -> frozenset[str]:
@@ -193,7 +210,10 @@ def carry_over(
     """Apply what earlier runs and people decided to this run's nodes, matched by fingerprint.
 
     Peers who confirmed a node earlier (the verifier or a human) still count; `/confirm`
-    and `/dismiss` replies are applied in the order they were written. Illegal moves
+    and `/dismiss` replies are applied in the order they were written. The node's priority
+    and confidence are never below what earlier runs gave it (`assessment.stricter`): a
+    re-raise at a lower priority does not downgrade a finding, nor inherit its confirmations
+    at the lower weight. Illegal moves
     (confirming a dismissed node) are skipped: a stale reply must not end the run. With
     `keep_status`, the prior node's own status (e.g. resolved) is kept as well (used when
     re-folding prior nodes).
@@ -205,6 +225,8 @@ def carry_over(
     out = []
     for node in nodes:
         before = earlier.get(node.fingerprint)
+        if before is not None:
+            node = stricter(node, before.node)
         events = list(_prior_events(before.node, keep_status) if before else ())
         events.extend(decided.get(node.fingerprint, ()))
         if keep_status and before is not None:

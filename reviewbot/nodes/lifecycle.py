@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from reviewbot.errors import LifecycleError
+from reviewbot.nodes.assessment import stricter
 from reviewbot.nodes.model import Dispute, Finding, ReviewNode, Status
 
 
@@ -81,8 +82,8 @@ def apply(node: ReviewNode, event: Event) -> ReviewNode:
 def also_raised(node: ReviewNode, by: str, finding: Finding) -> ReviewNode:
     """`by` raised `finding` again (same fingerprint): one node, with `by` among its raisers.
 
-    The node keeps its text and anchor; its priority and confidence become the stricter of
-    the two assessments (more evidence never loosens). A confirmation `by` gave earlier is
+    The node keeps its text and anchor; its priority and confidence only get stricter
+    (`assessment.stricter`: more evidence never loosens). A confirmation `by` gave earlier is
     withdrawn (a raiser is not a peer), and a node no peer confirms any more is open again.
     """
     if node.status not in (_O, _C):
@@ -95,14 +96,7 @@ def also_raised(node: ReviewNode, by: str, finding: Finding) -> ReviewNode:
         "confirmed_by": confirmed,
         "status": _C if confirmed else _O,
     }
-    if _severity(finding) < _severity(node):
-        update |= {"priority": finding.priority, "confidence": finding.confidence}
-    return node.model_copy(update=update)
-
-
-def _severity(finding: Finding) -> tuple[int, float]:
-    """Smaller is stricter: the higher priority (P0), then the higher confidence."""
-    return finding.priority.rank, -finding.confidence
+    return stricter(node.model_copy(update=update), finding)
 
 
 def _confirm(node: ReviewNode, peer: str) -> ReviewNode:

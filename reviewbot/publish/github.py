@@ -8,7 +8,9 @@ a run makes are the ones listed here:
                 sources/github.py `fetch_comment_records`)
     1      POST /pulls/{n}/reviews                 the review: body, event, every NEW inline comment
            (skipped when nothing is new and the verdict equals the prior summary's)
-    2      PATCH /pulls/comments/{id}, PUT /pulls/{n}/reviews/{id}
+    2      PUT /pulls/{n}/reviews/{id}/dismissals  reviewbot's own earlier approvals, when this
+                                                   head is not a Ship (approval.py)
+           PATCH /pulls/comments/{id}, PUT /pulls/{n}/reviews/{id}
                                                    vanished findings marked resolved (≤ 10 edits a run)
     3      PATCH /issues/comments/{id} or POST /issues/{n}/comments    the summary, edited in place
     4      POST /check-runs  (403 → POST /statuses/{sha})             the verdict for branch protection,
@@ -57,6 +59,7 @@ from reviewbot.publish.annotations import (
     plan_annotations,
     remaining,
 )
+from reviewbot.publish.approval import Dismissal, approvable, dismiss_approvals, own_approvals
 from reviewbot.publish.body import (
     MAX_CHECK_TEXT,
     TRUNCATED_CHECK,
@@ -188,23 +191,21 @@ class GitHubPublisher:
         annotations = self._annotations(report, snapshot, link_of)
         gone, kept = resolvable(report, vanished(report, prior, snapshot.head_sha))
         self._summary_text(report, plan, [p.node for p in gone], marker, link_of, kept)
-        self._check_output(report, plan, link_of, annotations)
-        for review_id in prior.pending_reviews:  # a crashed run's PENDING review blocks new ones
-            self._api.delete(f"/pulls/{self.number}/reviews/{review_id}")
+        self._check_output(report, plan, link_of, annotations, Dismissal())
         notes = prior_notes(prior)
-        posted = Posted(review=None, plan=plan, event=None, notes=())
-        if self._review_needed(report, plan, prior):
-            posted = self._reviews.post(report, plan, snapshot, link_of)
+        posted = self._post_review(report, plan, snapshot, prior, link_of)
         comments = self._read_back(posted)
         self._still_head()  # a push since: HeadMoved, and nothing that belongs to the PR now
         notes.extend(posted.notes)
+        dismissal = self._dismiss_approvals(report, snapshot.head_sha)
+        notes.extend(dismissal.notes())
         notes.extend(kept)
         notes.extend(self._mark_resolved(gone, snapshot.head_sha))
         summary_id = self._upsert_summary(
             report, posted.plan, [p.node for p in gone], marker, link_of, notes, prior
         )
         check_id, status, conclusion, annotated = self._set_check(
-            report, snapshot.head_sha, posted.plan, link_of, annotations
+            report, snapshot.head_sha, posted.plan, link_of, annotations, dismissal
         )
         if status and annotations.items:
             notes.append(
@@ -225,6 +226,8 @@ class GitHubPublisher:
             already_posted=tuple(node.id for node in posted.plan.already_posted),
             resolved=tuple(p.node.id for p in gone),
             annotated=annotated,
+            dismissed_approvals=dismissal.dismissed,
+            standing_approvals=tuple(review_id for review_id, _ in dismissal.standing),
             notes=tuple(notes),
         )
 
@@ -237,6 +240,30 @@ class GitHubPublisher:
             head_sha=snapshot.head_sha,
             inert=inert_for(self.redact, link_of),
             rebased=frozenset(report.review.carried_ids if report.review else ()),
+        )
+
+    def _post_review(
+        self,
+        report: Report,
+        plan: ReviewPlan,
+        snapshot: PRSnapshot,
+        prior: PriorState,
+        link_of: LinkBuilder,
+    ) -> Posted:
+        """The run's one review (skipped when it would say nothing new), after a crash's leftovers."""
+        for review_id in prior.pending_reviews:  # a crashed run's PENDING review blocks new ones
+            self._api.delete(f"/pulls/{self.number}/reviews/{review_id}")
+        if not self._review_needed(report, plan, prior):
+            return Posted(review=None, plan=plan, event=None, notes=())
+        return self._reviews.post(report, plan, snapshot, link_of)
+
+    def _dismiss_approvals(self, report: Report, head_sha: str) -> Dismissal:
+        """reviewbot's own earlier approvals stop counting once a head is not a clean Ship."""
+        if approvable(report):
+            return Dismissal()
+        ids = own_approvals(self._read, bot_login=self.bot_login, sealer=self.trust.sealer)
+        return dismiss_approvals(
+            self._api, self.number, ids, head_sha=head_sha, verdict=report.verdict
         )
 
     def _review_needed(self, report: Report, plan: ReviewPlan, prior: PriorState) -> bool:
@@ -363,11 +390,18 @@ class GitHubPublisher:
         )
 
     def _check_output(
-        self, report: Report, plan: ReviewPlan, link_of: LinkBuilder, annotations: Annotations
+        self,
+        report: Report,
+        plan: ReviewPlan,
+        link_of: LinkBuilder,
+        annotations: Annotations,
+        dismissal: Dismissal,
     ) -> tuple[Conclusion, str, dict[str, Any]]:
         """The check run's conclusion, qualifier and output (title and summary)."""
         conclusion, qualifier = conclusion_and_qualifier(
-            report, advisory_hold=self.config.advisory_hold
+            report,
+            advisory_hold=self.config.advisory_hold,
+            approval_stands=bool(dismissal.standing),
         )
         # GitHub shows the title as plain text: untrusted reasons only lose invisibles and newlines.
         title = finish(plain(check_title(report, qualifier)), self.redact, limit=1_000)
@@ -389,10 +423,13 @@ class GitHubPublisher:
         plan: ReviewPlan,
         link_of: LinkBuilder,
         annotations: Annotations,
+        dismissal: Dismissal,
     ) -> tuple[int | None, bool, Conclusion, tuple[str, ...]]:
         """A check run carrying the verdict and the annotations; a commit status when check runs
         are not permitted. Also returns the ids of the nodes annotated."""
-        conclusion, qualifier, output = self._check_output(report, plan, link_of, annotations)
+        conclusion, qualifier, output = self._check_output(
+            report, plan, link_of, annotations, dismissal
+        )
         first = annotations.items[:PER_REQUEST]
         payload: dict[str, Any] = {
             "name": CHECK_NAME,

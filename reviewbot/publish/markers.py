@@ -63,8 +63,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reviewbot.config import MAX_REVIEWERS
+from reviewbot.nodes.assessment import stricter
 from reviewbot.nodes.boundary import Discarded, admit
-from reviewbot.nodes.history import CommentRecord
+from reviewbot.nodes.history import CommentRecord, Judged
 from reviewbot.nodes.model import Priority, ReviewNode, Status
 from reviewbot.publish.seal import Sealer
 from reviewbot.redact import Redactor
@@ -210,15 +211,21 @@ class NodeState(_Marker):
         )
 
     def as_judged(self, node: ReviewNode) -> ReviewNode:
-        """`node` (from its inline marker) with the assessment this review folded."""
+        """`node` (from its inline marker) with the raisers and the assessment this review folded.
+
+        The assessment is the stricter of the two (nodes/assessment.py): a summary can make
+        a finding weigh more than its inline marker says, never less.
+        """
         update: dict[str, object] = {
             "author": self.raisers[0],
             "also_raised_by": self.raisers[1:],
         }
-        if self.priority is not None:
-            update["priority"] = self.priority
-        if self.confidence is not None:
-            update["confidence"] = self.confidence
+        if self.priority is not None and self.confidence is not None:
+            # Never below the node's own: an assessment only gets stricter (nodes/assessment.py).
+            judged = Judged(
+                fingerprint=self.fingerprint, priority=self.priority, confidence=self.confidence
+            )
+            node = stricter(node, judged)
         if self.lines is not None and node.anchor is not None and self.lines[0] <= self.lines[1]:
             start, end = self.lines
             update["anchor"] = node.anchor.model_copy(update={"start_line": start, "end_line": end})

@@ -22,6 +22,7 @@ from reviewbot.nodes.boundary import Discarded, read_boundary
 from reviewbot.nodes.history import (
     CommentRecord,
     IgnoredCommand,
+    Judged,
     NodeHistory,
     PriorNode,
     Where,
@@ -253,6 +254,7 @@ def read_prior(records: Iterable[CommentRecord], trust: Trust) -> PriorState:
     full_requests, ignored_full = _full_requests(records, trust)
     discussion = [r.id for r in records if r.where is Where.ISSUE]
     return PriorState(
+        judged=_judged(summary),
         full_requests=full_requests,
         ignored_full=ignored_full,
         newest_comment=max(discussion, default=None),
@@ -265,6 +267,16 @@ def read_prior(records: Iterable[CommentRecord], trust: Trust) -> PriorState:
         unsealed_markers=unsealed_count,
         ignored=ignored,
         sealed=trust.sealer is not None,
+    )
+
+
+def _judged(summary: PriorSummary | None) -> tuple[Judged, ...]:
+    """The assessments the believed summary recorded: a later run never goes below them."""
+    states = summary.marker.nodes if summary and summary.marker else None
+    return tuple(
+        Judged(fingerprint=s.fingerprint, priority=s.priority, confidence=s.confidence)
+        for s in states or ()
+        if s.priority is not None and s.confidence is not None
     )
 
 

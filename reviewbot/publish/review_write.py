@@ -25,6 +25,7 @@ from typing import Any, Literal
 from reviewbot.config import PublishConfig
 from reviewbot.errors import GitHubAPIError
 from reviewbot.nodes.model import ReviewNode
+from reviewbot.publish.approval import approvable
 from reviewbot.publish.body import HeadReader, checkout_reader, inline_body, review_text
 from reviewbot.publish.markers import seal_body
 from reviewbot.publish.plan import CommentTarget, LinkBuilder, ReviewPlan
@@ -91,8 +92,7 @@ class ReviewWriter:
     ) -> Posted:
         verdict = report.verdict
         event: ReviewEvent = _EVENTS[verdict]
-        partial = report.coverage is None or report.coverage.partial
-        if event == "APPROVE" and (not self.config.approve or partial):
+        if event == "APPROVE" and (not self.config.approve or not approvable(report)):
             event = "COMMENT"  # an approval is a clean pass: never for a partial review
         head = checkout_reader(snapshot.checkout)
         notes: list[str] = []

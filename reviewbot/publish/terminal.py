@@ -63,13 +63,34 @@ def render_terminal(
     reasons = Text("\n".join(f"• {clean(r)}" for r in deciding(report)))
     title = Text(f"{verdict.name.capitalize()}", style=_STYLE[verdict])
     head = Text(f"head {report.pr.head_sha[:12]} · {clean(report.pr.title)}", style="dim")
-    console.print(Panel(Group(reasons, head), title=title, border_style=_STYLE[verdict]))
+    box = [reasons, *_not_reviewed(report, clean), head]
+    console.print(Panel(Group(*box), title=title, border_style=_STYLE[verdict]))
     console.print(_axes(report, clean))
     _print_findings(report, snapshot, console, clean)
     said = _said(report, clean)
     if said is not None:
         console.print(said)
     console.print(_footer(report, clean))
+
+
+def _not_reviewed(report: Report, clean: Clean) -> list[Text]:
+    """The headline's line on what nobody reviewed (nothing when every changed file was seen)."""
+    coverage = report.coverage
+    if coverage is None:
+        return [Text("Not reviewed: coverage was not reported", style="bold yellow")]
+    if not coverage.partial:
+        return []
+    parts = []
+    if coverage.unseen:
+        names = ", ".join(clean(f.path) for f in coverage.unseen[:MAX_UNSEEN])
+        more = ", …" if len(coverage.unseen) > MAX_UNSEEN else ""
+        parts.append(
+            f"{len(coverage.unseen)} of {coverage.files_total} changed file(s) ({names}{more})"
+        )
+    if coverage.files_unlisted:
+        parts.append(f"{coverage.files_unlisted} file(s) GitHub did not list")
+    what = "; ".join(parts) or "part of the PR"
+    return [Text(f"Not reviewed: {what} — see Coverage below", style="bold yellow")]
 
 
 def _axes(report: Report, clean: Clean) -> Table:

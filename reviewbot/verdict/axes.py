@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 # The axes reviewbot itself owns (a reviewer may not take their names):
@@ -14,6 +14,8 @@ class Outcome(StrEnum):
     PASSED = "passed"
     FAILED = "failed"
     NOT_RUN = "not_run"  # error, timeout, missing credentials, pending, skipped, no data
+    # Ran, but did not see all of the PR (a changed file no reviewer saw): not a pass.
+    PARTIAL = "partial"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -22,3 +24,15 @@ class AxisResult:
     gated: bool
     outcome: Outcome
     detail: str = ""
+
+
+def with_coverage(axis: AxisResult, gap: str | None) -> AxisResult:
+    """A reviewer axis that passed without seeing the whole PR did not fully run: `partial`.
+
+    Coverage is the reviewers' (never the `ci` axis'): `gap` says what they did not see
+    (None: they saw every changed file). A failed or not-run axis already says more.
+    """
+    if gap is None or axis.name == CI_AXIS or axis.outcome is not Outcome.PASSED:
+        return axis
+    detail = f"{axis.detail}; {gap}" if axis.detail else gap
+    return replace(axis, outcome=Outcome.PARTIAL, detail=detail)

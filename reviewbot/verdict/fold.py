@@ -8,11 +8,11 @@ nothing here can lower a verdict.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from reviewbot.nodes.model import ReviewNode
-from reviewbot.verdict.axes import AxisResult, Outcome
+from reviewbot.verdict.axes import AxisResult, Outcome, with_coverage
 from reviewbot.verdict.lattice import Verdict, strictest
 from reviewbot.verdict.policy import Consequence, NodePolicy
 
@@ -36,6 +36,9 @@ class Reason:
 class Decision:
     verdict: Verdict
     reasons: tuple[Reason, ...] = ()
+    # The axes as judged (`finalize`: a reviewer axis that passed on partial coverage is
+    # `partial`), which is what the report shows.
+    axes: tuple[AxisResult, ...] = ()
 
     @property
     def deciding(self) -> tuple[Reason, ...]:
@@ -67,11 +70,18 @@ def axis_reason(axis: AxisResult) -> Reason | None:
             name=axis.name,
             text=f"gated axis `{axis.name}` could not run{detail}",
         )
+    if axis.outcome is Outcome.PARTIAL:
+        return Reason(
+            verdict=Verdict.HOLD,
+            source=Source.AXIS,
+            name=axis.name,
+            text=f"gated axis `{axis.name}` did not see the whole PR{detail}",
+        )
     return None
 
 
 def fold_axes(axes: Sequence[AxisResult]) -> Decision:
-    """Gated fail → Block; gated not_run → at least Hold; zero axes → at least Hold."""
+    """Gated fail → Block; gated not_run or partial → at least Hold; zero axes → at least Hold."""
     reasons = [r for r in map(axis_reason, axes) if r is not None]
     if not axes:
         reasons.append(
@@ -118,8 +128,16 @@ def finalize(
     axes: Sequence[AxisResult],
     nodes: Iterable[ReviewNode],
     policy: NodePolicy,
+    *,
+    coverage_gap: str | None,
 ) -> Decision:
-    """The published verdict: the strictest of the proposal, the axes and the nodes."""
+    """The published verdict: the strictest of the proposal, the axes and the nodes.
+
+    `coverage_gap` says what the reviewers did not see (None: every changed file): a
+    reviewer axis that passed without seeing the whole PR did not fully run, so it is
+    `partial` and, gated, holds — the verdict every output shows, never a Ship.
+    """
+    axes = tuple(with_coverage(axis, coverage_gap) for axis in axes)
     reasons = [*fold_axes(axes).reasons, *fold_nodes(nodes, policy, axes).reasons]
     if proposed is not None and proposed is not Verdict.SHIP:
         reasons.append(
@@ -130,4 +148,4 @@ def finalize(
                 text=f"the reviewer proposed {proposed.label}",
             )
         )
-    return _decide(reasons)
+    return replace(_decide(reasons), axes=axes)

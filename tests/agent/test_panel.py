@@ -99,7 +99,9 @@ def review(
 
 def verdict_of(outcome: PanelOutcome, config: ReviewConfig | None = None) -> Verdict:
     policy = (config or ReviewConfig()).policy.node_policy()
-    return finalize(outcome.proposed, outcome.axes, outcome.nodes, policy).verdict
+    return finalize(
+        outcome.proposed, outcome.axes, outcome.nodes, policy, coverage_gap=None
+    ).verdict
 
 
 def last_results(request: dict[str, Any]) -> list[dict[str, Any]]:

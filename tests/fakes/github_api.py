@@ -5,7 +5,7 @@ webhook fixture's `pull_request`), paginated files (Link headers, per_page, the
 3,000-file cap, files without `patch`), commits, contents at a ref, issue comments
 (list/create/edit), review comments (list/edit; people's comments and thread replies seeded
 with `add_review_comment` and `add_reply`, filed under a review of their own as GitHub does),
-reviews (create with comments, validated against each file's diff the way GitHub does: one
+reviews (create with comments, dismiss an approval or a change request with a message, validated against each file's diff the way GitHub does: one
 bad comment → 422 for the whole review and nothing stored; one pending review per user;
 pending reviews listed to their author only, deletable, a submitted one not; bodies at most
 65,536 characters; body edits; earlier runs' reviews seeded with `add_review`), review
@@ -293,6 +293,7 @@ class FakeGitHub:
         approve_allowed: bool = True,
         user_endpoint: bool = True,
         checks_allowed: bool = True,
+        dismiss_allowed: bool = True,
         app_slug: str = "github-actions",
     ) -> None:
         self.login = login
@@ -301,6 +302,8 @@ class FakeGitHub:
         self.approve_allowed = approve_allowed  # False: like GITHUB_TOKEN by default
         self.user_endpoint = user_endpoint  # False: /user answers 403, as for GITHUB_TOKEN
         self.checks_allowed = checks_allowed  # False: a token without `checks: write` (403)
+        # False: branch protection restricts who may dismiss reviews, and not this token (403).
+        self.dismiss_allowed = dismiss_allowed
         self.app_slug = app_slug
         self.repos: dict[str, FakeRepo] = {}
         self._ids = itertools.count(1_000)
@@ -497,8 +500,14 @@ class FakeGitHub:
             ("GET", rf"{r}/pulls/{n}/comments", self._list_review_comments),
             ("GET", rf"{r}/pulls/{n}/reviews", self._list_reviews),
             ("POST", rf"{r}/pulls/{n}/reviews", self._create_review),
+            ("GET", rf"{r}/pulls/{n}/reviews/(?P<review_id>\d+)", self._get_review),
             ("DELETE", rf"{r}/pulls/{n}/reviews/(?P<review_id>\d+)", self._delete_review),
             ("PUT", rf"{r}/pulls/{n}/reviews/(?P<review_id>\d+)", self._update_review),
+            (
+                "PUT",
+                rf"{r}/pulls/{n}/reviews/(?P<review_id>\d+)/dismissals",
+                self._dismiss_review,
+            ),
             ("PATCH", rf"{r}/pulls/comments/(?P<comment_id>\d+)", self._edit_review_comment),
             (
                 "GET",
@@ -1046,6 +1055,23 @@ class FakeGitHub:
             [r for r in reviews if r["state"] != "PENDING" or r["user"]["login"] == self.login],
         )
 
+    def _visible_review(self, repo: FakeRepo, number: str, review_id: str) -> dict[str, Any] | None:
+        """A review the token may see: submitted, or its own pending one."""
+        review = self._find_review(repo, number, review_id)
+        if review is None or (
+            review["state"] == "PENDING" and review["user"]["login"] != self.login
+        ):
+            return None
+        return review
+
+    def _get_review(
+        self, request: Request, repo: FakeRepo, number: str, review_id: str
+    ) -> Response:
+        review = self._visible_review(repo, number, review_id)
+        if review is None:
+            return _not_found()
+        return Response.json(200, review)
+
     def _delete_review(
         self, request: Request, repo: FakeRepo, number: str, review_id: str
     ) -> Response:
@@ -1066,6 +1092,36 @@ class FakeGitHub:
         if review is None:
             return _not_found()
         return self._edit_body(request, review)
+
+    def _dismiss_review(
+        self, request: Request, repo: FakeRepo, number: str, review_id: str
+    ) -> Response:
+        """PUT …/dismissals: an approval or a change request becomes DISMISSED, with a message.
+
+        GitHub answers the review (state DISMISSED); a review in another state is a 422
+        ("Can not dismiss a commented pull request review"), a missing message too, and a
+        token branch protection does not let dismiss reviews a 403.
+        """
+        review = self._visible_review(repo, number, review_id)
+        if review is None:
+            return _not_found()
+        payload = request.json() or {}
+        if not isinstance(payload.get("message"), str) or not payload["message"]:
+            return _invalid("message wasn't supplied.")
+        if review["state"] not in {"APPROVED", "CHANGES_REQUESTED"}:
+            state = review["state"].lower()
+            return _unprocessable([f"Can not dismiss a {state} pull request review"])
+        if not self.dismiss_allowed:
+            return Response.json(
+                403,
+                {
+                    "message": "Branch protections do not permit dismissing this review",
+                    "documentation_url": f"{_DOCS}/pulls/reviews#dismiss-a-review-for-a-pull-request",
+                    "status": "403",
+                },
+            )
+        review["state"] = "DISMISSED"
+        return Response.json(200, review)
 
     def _edit_review_comment(self, request: Request, repo: FakeRepo, comment_id: str) -> Response:
         every = (c for comments in repo.review_comments.values() for c in comments)

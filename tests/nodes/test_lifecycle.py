@@ -102,15 +102,15 @@ class TestAlsoRaised:
     @pytest.mark.parametrize(
         ("priority", "confidence", "expected"),
         [
-            (Priority.P0, 0.5, (Priority.P0, 0.5)),
+            (Priority.P0, 0.5, (Priority.P0, 0.9)),
             (Priority.P1, 0.95, (Priority.P1, 0.95)),
             (Priority.P1, 0.8, (Priority.P1, 0.9)),
-            (Priority.P3, 1.0, (Priority.P1, 0.9)),
+            (Priority.P3, 1.0, (Priority.P1, 1.0)),
         ],
         ids=["higher-priority", "same-priority-surer", "same-priority-less-sure", "lower-priority"],
     )
     def test_the_stricter_assessment_is_kept(self, priority, confidence, expected):
-        """Priority first, then confidence: the node takes the stricter of the two assessments."""
+        """Each on its own: the most severe priority and the highest confidence of the two."""
         node = make_node(author="style", priority=Priority.P1, confidence=0.9)
         after = also_raised(node, "security", self.again(node, priority, confidence))
         assert (after.priority, after.confidence) == expected

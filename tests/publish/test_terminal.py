@@ -9,6 +9,7 @@ from rich.console import Console
 from reviewbot.publish.body import MAX_AGENT_SUMMARY
 from reviewbot.publish.terminal import render_terminal
 from reviewbot.redact import MASK, Redactor
+from reviewbot.run import UnseenFile
 from tests.publish.conftest import (
     AGENT_SUMMARY,
     PRICE_NOTE,
@@ -106,3 +107,30 @@ class TestTerminal:
         assert "What the reviewers said" not in printed(
             report.model_copy(update={"agents": (agent,)})
         )
+
+
+class TestHeadline:
+    """The verdict box says what nobody reviewed, not twenty lines below it."""
+
+    @staticmethod
+    def box(text: str) -> str:
+        return text.split("╰", 1)[0]
+
+    def test_unseen_files_are_in_the_verdict_box(self):
+        """Partial coverage: the box names the count and the first unseen files."""
+        report = make_report(verdict="hold", partial=True)
+        unseen = tuple(
+            UnseenFile(path=f"f{i}.py", reason="did not fit", remedy="raise it") for i in range(5)
+        )
+        coverage = report.coverage.model_copy(update={"unseen": unseen, "files_total": 7})
+        box = self.box(printed(report.model_copy(update={"coverage": coverage})))
+        assert "Not reviewed: 5 of 7 changed file(s) (f0.py, f1.py, f2.py, …)" in box
+
+    def test_unreported_coverage_is_in_the_verdict_box(self):
+        """No coverage at all: the box says so."""
+        report = make_report(verdict="hold").model_copy(update={"coverage": None})
+        assert "Not reviewed: coverage was not reported" in self.box(printed(report))
+
+    def test_full_coverage_adds_nothing(self):
+        """Every changed file seen: no such line."""
+        assert "Not reviewed" not in printed(make_report(verdict="hold"))

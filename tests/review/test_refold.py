@@ -19,7 +19,7 @@ from reviewbot.publish.markers import (
 from reviewbot.publish.prior import Trust, read_prior
 from reviewbot.publish.seal import Sealer
 from reviewbot.review import build_report, refold
-from reviewbot.run import Usage
+from reviewbot.run import Coverage, Usage
 from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.lattice import Verdict
 from tests.agent.factories import HEAD_SHA, index, snapshot
@@ -37,7 +37,17 @@ def _sealed(id: int, where: Where, body: str, author: str = BOT, **fields) -> Co
     return CommentRecord(id=id, where=where, author=author, body=seal_body(body, SEALER), **fields)
 
 
-def prior_of(proposed: Verdict | None, *, head: str = HEAD_SHA, nodes=(), axes=(REVIEW_PASSED,)):
+FULL = Coverage(files_total=1, files_in_context=1, partial=False)
+
+
+def prior_of(
+    proposed: Verdict | None,
+    *,
+    head: str = HEAD_SHA,
+    nodes=(),
+    axes=(REVIEW_PASSED,),
+    coverage: Coverage | None = FULL,
+):
     """The prior state a PR holds after a review of `head` whose agents proposed `proposed`."""
     snap = replace(snapshot(Path("/nonexistent"), index()), head_sha=head)
     report = build_report(
@@ -48,7 +58,7 @@ def prior_of(proposed: Verdict | None, *, head: str = HEAD_SHA, nodes=(), axes=(
         discarded=(),
         agents=(),
         usage=Usage(),
-        coverage=None,
+        coverage=coverage,
     )
     marker = summary_marker(SummaryMarker.of(report, head_sha=head))
     records = [_sealed(1, Where.ISSUE, marker + "\nsummary")]
@@ -61,6 +71,22 @@ def at(head: str):
 
 
 class TestRefold:
+    def test_a_review_that_recorded_no_coverage_refolds_to_hold(self):
+        """No coverage recorded for the head: the reviewer axis did not fully run, Hold."""
+        snap, report, records = prior_of(None, coverage=None)
+        assert report.verdict is Verdict.HOLD
+        after = refold(snap, prior=read_prior(records, TRUST), ci=CI_PASSED)
+        assert after.verdict is Verdict.HOLD
+        assert [a.outcome for a in after.axes if a.name == "review"] == [Outcome.PARTIAL]
+
+    def test_a_partial_review_refolds_to_hold_however_green_ci_is(self):
+        """A partial coverage recorded for the head: the re-fold is Hold, the axis partial."""
+        partial = Coverage(files_total=2, files_in_context=1, partial=True)
+        snap, _, records = prior_of(None, coverage=partial)
+        after = refold(snap, prior=read_prior(records, TRUST), ci=CI_PASSED)
+        assert after.verdict is Verdict.HOLD
+        assert [a.outcome for a in after.axes if a.name == "review"] == [Outcome.PARTIAL]
+
     def test_a_proposed_block_survives_a_green_ci(self):
         """The agents proposed Block with no node: a passing CI re-fold still answers Block."""
         snap, report, records = prior_of(Verdict.BLOCK)

@@ -167,16 +167,76 @@ class TestNodePolicy:
 class TestFinalize:
     def test_agent_can_make_it_stricter(self):
         """A proposal of Block over passing axes is Block."""
-        assert finalize(BLOCK, [axis(Outcome.PASSED)], [], default_policy()).verdict is BLOCK
+        assert (
+            finalize(BLOCK, [axis(Outcome.PASSED)], [], default_policy(), coverage_gap=None).verdict
+            is BLOCK
+        )
 
     def test_agent_cannot_loosen(self):
         """A proposal of Ship over a failed gated axis is Block."""
-        assert finalize(SHIP, [axis(Outcome.FAILED)], [], default_policy()).verdict is BLOCK
+        assert (
+            finalize(SHIP, [axis(Outcome.FAILED)], [], default_policy(), coverage_gap=None).verdict
+            is BLOCK
+        )
 
     def test_no_proposal(self):
         """The harness finalizes from the axes when the agent never did."""
-        assert finalize(None, [axis(Outcome.PASSED)], [], default_policy()).verdict is SHIP
-        assert finalize(None, [], [], default_policy()).verdict is HOLD
+        assert (
+            finalize(None, [axis(Outcome.PASSED)], [], default_policy(), coverage_gap=None).verdict
+            is SHIP
+        )
+        assert finalize(None, [], [], default_policy(), coverage_gap=None).verdict is HOLD
+
+
+class TestPartialCoverage:
+    """A gated axis that did not fully run is at least Hold: coverage is part of a reviewer axis."""
+
+    GAP = "coverage is partial: 1 of 2 changed file(s) unseen"
+
+    def test_a_passing_reviewer_axis_is_partial_and_holds(self):
+        """Passed on a partial coverage: the axis is `partial`, the verdict Hold, saying why."""
+        decision = finalize(
+            None, [axis(Outcome.PASSED)], [], default_policy(), coverage_gap=self.GAP
+        )
+        assert decision.verdict is HOLD
+        (judged,) = decision.axes
+        assert judged.outcome is Outcome.PARTIAL
+        assert self.GAP in judged.detail
+        assert [r.text for r in decision.deciding] == [
+            f"gated axis `review` did not see the whole PR: {self.GAP}"
+        ]
+
+    def test_full_coverage_ships(self):
+        """No gap: the axis passes and the verdict is Ship, the axes as given."""
+        decision = finalize(None, [axis(Outcome.PASSED)], [], default_policy(), coverage_gap=None)
+        assert decision.verdict is SHIP
+        assert [a.outcome for a in decision.axes] == [Outcome.PASSED]
+
+    def test_a_failed_axis_stays_failed(self):
+        """A gap does not soften what was found: a failed axis still blocks."""
+        decision = finalize(
+            None, [axis(Outcome.FAILED)], [], default_policy(), coverage_gap=self.GAP
+        )
+        assert decision.verdict is BLOCK
+        assert decision.axes[0].outcome is Outcome.FAILED
+
+    def test_the_ci_axis_is_not_the_reviewers_coverage(self):
+        """The gap is the reviewers': a passing gated `ci` axis stays passed."""
+        axes = [axis(Outcome.PASSED), axis(Outcome.PASSED, name="ci")]
+        decision = finalize(None, axes, [], default_policy(), coverage_gap=self.GAP)
+        assert [a.outcome for a in decision.axes] == [Outcome.PARTIAL, Outcome.PASSED]
+
+    def test_a_non_gated_reviewer_is_reported_partial_only(self):
+        """A non-gated focused reviewer on a partial coverage is `partial`, and moves nothing."""
+        axes = [axis(Outcome.PASSED), axis(Outcome.PASSED, gated=False, name="style")]
+        decision = finalize(None, axes, [], default_policy(), coverage_gap=self.GAP)
+        assert [a.outcome for a in decision.axes] == [Outcome.PARTIAL, Outcome.PARTIAL]
+        assert [r.name for r in decision.reasons] == ["review"]
+
+    def test_a_gated_partial_axis_holds_in_fold_axes(self):
+        """`partial` folds like `not_run`: at least Hold when gated, nothing otherwise."""
+        assert fold_axes([axis(Outcome.PARTIAL)]).verdict is HOLD
+        assert fold_axes([axis(Outcome.PASSED), axis(Outcome.PARTIAL, gated=False)]).verdict is SHIP
 
 
 verdicts = st.sampled_from(list(Verdict))
@@ -216,11 +276,17 @@ class TestFoldProperties:
         rnd.shuffle(shuffled)
         assert fold_axes(shuffled).verdict is fold_axes(axes).verdict
 
-    @given(st.none() | verdicts, st.lists(axis_results), st.lists(nodes, max_size=5))
-    def test_finalize_is_never_looser_than_any_input(self, proposed, axes, ns):
-        """finalize ≥ the proposal, ≥ the axis fold, ≥ the node fold."""
+    @given(
+        st.none() | verdicts,
+        st.lists(axis_results),
+        st.lists(nodes, max_size=5),
+        st.none() | st.just("coverage is partial"),
+    )
+    def test_finalize_is_never_looser_than_any_input(self, proposed, axes, ns, gap):
+        """finalize ≥ the proposal, ≥ the axis fold, ≥ the node fold, with or without a gap."""
         policy = default_policy()
-        result = finalize(proposed, axes, ns, policy).verdict
+        result = finalize(proposed, axes, ns, policy, coverage_gap=gap).verdict
         assert result >= (proposed or SHIP)
         assert result >= fold_axes(axes).verdict
         assert result >= fold_nodes(ns, policy, axes).verdict
+        assert result >= finalize(proposed, axes, ns, policy, coverage_gap=None).verdict
