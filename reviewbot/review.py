@@ -228,12 +228,14 @@ def unseen_standing(
     """Earlier open findings this run did not repeat and could not have: their file was unseen.
 
     Nobody looked, so nothing says they are fixed: they stand in this run's report, with
-    their last status (human decisions applied), and count for its verdict. Their ids get
-    the reviewed head as a prefix so they never collide with this run's ids.
+    their last status (human decisions applied), and count for its verdict: as the last
+    review judged them (its summary records priorities and confirmations a finding already
+    on the PR does not get in its old comment). Their ids get the reviewed head as a prefix
+    so they never collide with this run's ids.
     """
     current = {node.fingerprint for node in nodes}
     out = []
-    for node in prior.review_nodes():
+    for node in prior.review_nodes(prior.reviewed_head()):
         path = node.anchor.path if node.anchor else None
         if node.fingerprint in current or node.status not in _STANDING or coverage.covers(path):
             continue
