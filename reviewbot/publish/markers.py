@@ -133,7 +133,8 @@ class CoverageMarker(_Marker):
     """The coverage counts of the last review (the listed files stay in the summary text).
 
     The unseen files are kept only when all of them fit (`MAX_UNSEEN_MARKED`): a partial
-    list would let a re-fold believe the others were seen.
+    list would let a re-fold believe the others were seen. Their count is always kept,
+    also when a re-fold writes the record again from a count without names.
     """
 
     files_total: int = Field(ge=0)
@@ -147,7 +148,8 @@ class CoverageMarker(_Marker):
     @classmethod
     def of(cls, coverage: Coverage, *, redactor: Redactor = SHAPES_ONLY) -> CoverageMarker:
         unseen: tuple[UnseenMarker, ...] = ()
-        if len(coverage.unseen) <= MAX_UNSEEN_MARKED:
+        # Named only when every one can be: a count with some names would read as the rest seen.
+        if not coverage.unseen_unnamed and len(coverage.unseen) <= MAX_UNSEEN_MARKED:
             unseen = tuple(
                 UnseenMarker(
                     path=_cut(f.path, redactor),
@@ -162,7 +164,7 @@ class CoverageMarker(_Marker):
             files_in_context=coverage.files_in_context,
             files_listed=len(coverage.files_listed),
             partial=coverage.partial,
-            files_unseen=len(coverage.unseen),
+            files_unseen=len(coverage.unseen) + coverage.unseen_unnamed,
             unseen=unseen,
             files_unlisted=coverage.files_unlisted,
         )

@@ -180,7 +180,9 @@ class PriorState(NodeHistory):
                 for f in recorded.unseen
             ),
             files_unlisted=recorded.files_unlisted,
-            partial=recorded.partial,
+            # Counted without their names: kept, so a re-fold's record forgets none of them.
+            unseen_unnamed=max(recorded.files_unseen - len(recorded.unseen), 0),
+            partial=recorded.partial or recorded.files_unseen > 0,
             notes=tuple(notes),
         )
 
