@@ -145,6 +145,7 @@ def _carried(snapshot: PRSnapshot, increment: Increment) -> Carried:
         since=push.since,
         old_lines=cache(lambda path: lines_at(checkout, push.since, path)),
         new_lines=cache(lambda path: lines_at(checkout, push.head, path)),
+        posted_at=increment.posted_at,
     )
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -50,6 +50,7 @@ class Increment:
     changed: DiffIndex  # the author's changes since the reviewed head, on the PR's files
     earlier: Coverage  # the reviewed head's coverage, as its summary recorded it
     nodes: tuple[ReviewNode, ...]  # its standing findings, human decisions applied
+    posted_at: Mapping[str, str]  # fingerprint → the path it was posted at (its fingerprint's)
 
     @property
     def since(self) -> str:
@@ -128,6 +129,7 @@ def decide_review(snapshot: PRSnapshot, prior: PriorState | None) -> ReviewScope
         changed=authored(push.moved, snapshot.diff, merged=push.merged),
         earlier=earlier,
         nodes=nodes,
+        posted_at=prior.posted_at(),
     )
     run = ReviewRun(
         kind=ReviewKind.INCREMENTAL,

@@ -188,7 +188,9 @@ class GitHubPublisher:
         gone, kept = resolvable(report, vanished(report, prior, snapshot.head_sha))
         notes.extend(kept)
         notes.extend(self._mark_resolved(gone, snapshot.head_sha))
-        marker = SummaryMarker.of(report, head_sha=snapshot.head_sha, redactor=self.redact)
+        marker = SummaryMarker.of(
+            report, head_sha=snapshot.head_sha, redactor=self.redact, posted_at=prior.posted_at()
+        )
         summary_id = self._upsert_summary(
             report, posted.plan, [p.node for p in gone], marker, link_of, notes, prior
         )

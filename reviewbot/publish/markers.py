@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -194,10 +194,14 @@ class NodeState(_Marker):
     # The anchored lines in THIS head (the inline marker keeps the head it was posted on),
     # so an incremental review can map them through the next push.
     lines: tuple[int, int] | None = None
+    # …and its path in THIS head, when a rename carried it away from the path it was posted at.
+    path: str | None = Field(default=None, max_length=MAX_UNSEEN_TEXT)
 
     @classmethod
-    def of(cls, node: ReviewNode) -> NodeState:
+    def of(cls, node: ReviewNode, *, posted_at: str | None = None) -> NodeState:
+        """`posted_at`: the path of the comment the finding is on (None: not posted yet)."""
         anchor = node.anchor
+        moved = anchor is not None and posted_at not in (None, anchor.path)
         return cls(
             fingerprint=node.fingerprint,
             raisers=node.raisers,
@@ -206,6 +210,7 @@ class NodeState(_Marker):
             priority=node.priority,
             confidence=node.confidence,
             lines=(anchor.start_line, anchor.end_line) if anchor else None,
+            path=anchor.path if moved and anchor and len(anchor.path) <= MAX_UNSEEN_TEXT else None,
         )
 
     def as_judged(self, node: ReviewNode) -> ReviewNode:
@@ -220,7 +225,10 @@ class NodeState(_Marker):
             update["confidence"] = self.confidence
         if self.lines is not None and node.anchor is not None and self.lines[0] <= self.lines[1]:
             start, end = self.lines
-            update["anchor"] = node.anchor.model_copy(update={"start_line": start, "end_line": end})
+            moved = {"path": self.path} if self.path else {}
+            update["anchor"] = node.anchor.model_copy(
+                update={"start_line": start, "end_line": end, **moved}
+            )
         return node.model_copy(update=update)
 
 
@@ -256,8 +264,15 @@ class SummaryMarker(_Marker):
 
     @classmethod
     def of(
-        cls, report: Report, *, head_sha: str, redactor: Redactor = SHAPES_ONLY
+        cls,
+        report: Report,
+        *,
+        head_sha: str,
+        redactor: Redactor = SHAPES_ONLY,
+        posted_at: Mapping[str, str] | None = None,
     ) -> SummaryMarker:
+        """`posted_at`: fingerprint → the path of the comment each finding is on."""
+        where = posted_at or {}
         proposals = [r.verdict for r in report.reasons if r.source is Source.PROPOSAL]
         run = report.review
         return cls(
@@ -272,7 +287,7 @@ class SummaryMarker(_Marker):
                 CoverageMarker.of(report.coverage, redactor=redactor) if report.coverage else None
             ),
             proposed=max(proposals).label if proposals else None,
-            nodes=tuple(map(NodeState.of, report.nodes))
+            nodes=tuple(NodeState.of(n, posted_at=where.get(n.fingerprint)) for n in report.nodes)
             if len(report.nodes) <= MAX_AXIS_NODES
             else None,
         )

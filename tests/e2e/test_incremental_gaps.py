@@ -31,7 +31,7 @@ from tests.e2e.harness import (
     check_suite_event,
     pull_request_event,
 )
-from tests.e2e.test_incremental import context_of, push, synchronize
+from tests.e2e.test_incremental import context_of, push
 from tests.fakes.gitrepo import git
 from tests.fakes.messages_api import reply, text, tool_use
 from tests.fakes.world import seed_pull
@@ -126,6 +126,7 @@ class Flows:
     moved_b: Run
     many_b: Run
     many_c: Run
+    unseen_b: Run
     unseen_c: Run
 
 
@@ -195,12 +196,12 @@ def flows(worlds) -> Flows:
     rename(renamed, "app.py", "main_app.py")
     rename(moved, "app.py", "main_app.py", prefix="import os\n\n")
     push(many, {"calc.py": _calc(fixed=True)})
-    push(unseen, {"util.py": "Y = 1\n"})
+    push(unseen, {"app.py": APP + "\n\ndef total(xs):\n    return sum(xs)\n"})
     second = [
         w.start(ARGS, event_name="pull_request", event=pull_request_event(w, action="synchronize"))
         for w in (reverted, refolded, renamed, moved, many, unseen)
     ]
-    reverted_b, refolded_b, renamed_b, moved_b, many_b, _ = (p.wait() for p in second)
+    reverted_b, refolded_b, renamed_b, moved_b, many_b, unseen_b = (p.wait() for p in second)
 
     push(many, {"other.py": "Y = 2\n"})
     # C rewrites B (a force-push: a full review) and makes app.py too big to be seen.
@@ -218,6 +219,7 @@ def flows(worlds) -> Flows:
         moved_b=moved_b,
         many_b=many_b,
         many_c=many_c,
+        unseen_b=unseen_b,
         unseen_c=unseen_c,
     )
 
@@ -275,7 +277,8 @@ class TestResolvedBeyondTheEdits:
         report = flows.many_b.report()
         assert len(report["published"]["resolved"]) == MANY - 1
         standing = [n for n in report["nodes"] if n["title"].startswith("Division by")]
-        assert len(standing) == 1 and standing[0]["status"] == "open"
+        assert len(standing) == 1
+        assert standing[0]["status"] == "open"
 
     def test_the_rest_resolve_on_the_next_run(self, flows):
         """The next run resolves the eleventh, and nothing of them stands any more."""
