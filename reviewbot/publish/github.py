@@ -80,7 +80,7 @@ from reviewbot.publish.markers import (
 )
 from reviewbot.publish.plan import LinkBuilder, ReviewPlan, plan_review
 from reviewbot.publish.prior import PriorState, Trust, prior_notes, read_prior
-from reviewbot.publish.resolution import resolvable, resolved_body, vanished
+from reviewbot.publish.resolution import MAX_RESOLVE_EDITS, resolution, resolved_body
 from reviewbot.publish.review_write import Posted, ReviewWriter
 from reviewbot.publish.seal import Sealer
 from reviewbot.publish.shapes import CheckRun, Created, RepoApi, StatusShape, key
@@ -92,7 +92,6 @@ from reviewbot.sources.ci import CHECK_NAME
 from reviewbot.sources.github import fetch_comment_records
 from reviewbot.sources.snapshot import PRComment, PRSnapshot
 
-MAX_RESOLVE_EDITS = 10  # per run; the rest are marked on the next run (writes stay O(1))
 APPEND_ATTEMPTS = 3  # lost answers in a row to an annotations PATCH before the run gives up
 
 
@@ -185,9 +184,12 @@ class GitHubPublisher:
             posted = self._reviews.post(report, plan, snapshot, link_of)
         comments = self._read_back(posted)
         notes.extend(posted.notes)
-        gone, kept = resolvable(report, vanished(report, prior, snapshot.head_sha))
-        notes.extend(kept)
-        notes.extend(self._mark_resolved(gone, snapshot.head_sha))
+        settled = resolution(
+            report.nodes, report.coverage, report.agents, prior=prior, head_sha=snapshot.head_sha
+        )
+        notes.extend(settled.notes)
+        gone, marked = self._mark_resolved(settled.now, snapshot.head_sha)
+        notes.extend(marked)
         marker = SummaryMarker.of(
             report, head_sha=snapshot.head_sha, redactor=self.redact, posted_at=prior.posted_at()
         )
@@ -267,13 +269,19 @@ class GitHubPublisher:
             )
         return tuple(out)
 
-    def _mark_resolved(self, vanished: Sequence[PriorNode], head_sha: str) -> list[str]:
-        """Edit the comments that carry vanished findings: one edit per comment, at most 10 a run."""
+    def _mark_resolved(
+        self, vanished: Sequence[PriorNode], head_sha: str
+    ) -> tuple[list[PriorNode], list[str]]:
+        """Edit the comments that carry vanished findings: one edit per comment, at most 10 a run.
+
+        Returns the findings it marked resolved (only those are this run's resolutions) and notes.
+        """
         by_comment: dict[tuple[Where, int], list[PriorNode]] = {}
         for prior in vanished:
             by_comment.setdefault((prior.where, prior.comment_id), []).append(prior)
         edits = list(by_comment.items())
         skipped: list[int] = []
+        marked: list[PriorNode] = []
         for (where, comment_id), priors in edits[:MAX_RESOLVE_EDITS]:
             fingerprints = {p.node.fingerprint for p in priors}
             banner = f"✅ **Resolved** — no longer reported on `{head_sha[:12]}`."
@@ -289,6 +297,7 @@ class GitHubPublisher:
                 self._api.call("PATCH", f"/pulls/comments/{comment_id}", {"body": body})
             else:
                 self._api.call("PUT", f"/pulls/{self.number}/reviews/{comment_id}", {"body": body})
+            marked.extend(priors)
         notes = [
             f"Comment {comment_id} was not marked resolved: it is too long to edit without "
             "cutting a finding's marker."
@@ -299,7 +308,7 @@ class GitHubPublisher:
             notes.append(
                 f"{left} more comment(s) with resolved findings will be marked on the next run."
             )
-        return notes
+        return marked, notes
 
     def _upsert_summary(
         self,

@@ -58,7 +58,7 @@ import json
 import re
 from collections.abc import Collection, Mapping
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -84,6 +84,8 @@ _ESCAPES = {c: f"\\u{ord(c):04x}" for c in "<>&-"}
 MAX_AXIS_DETAIL = 300  # the summary marker stays small; the full detail is in the summary text
 MAX_UNSEEN_MARKED = 20  # unseen files the summary marker names (all of them, or none)
 MAX_UNSEEN_TEXT = 300
+MAX_PATCHES_MARKED = 300  # file digests a summary marker holds (incremental/patches.py)
+MAX_OWED_MARKED = 200  # owed resolutions the marker records; past them, they need new evidence
 MAX_AXIS_NODES = 100  # node states one axis records for a re-fold; more: the outcome is kept as is
 # Token shapes only: the default for callers without the run's redactor (tests, tooling).
 # Publishing always passes the run's own `Redactor`, which also knows its secret values.
@@ -261,6 +263,16 @@ class SummaryMarker(_Marker):
     since: str | None = Field(default=None, pattern=r"^[0-9a-f]{7,64}$")
     config_digest: str | None = Field(default=None, pattern=r"^[0-9a-f]{16}$")
     last_comment: int | None = Field(default=None, ge=0)
+    # The PR as this review saw it: the base, and a digest of each file's patch against it
+    # (None: not recorded, so the next review is full; see incremental/patches.py).
+    base_sha: str | None = Field(default=None, pattern=r"^[0-9a-f]{7,64}$")
+    patches: tuple[Annotated[str, Field(pattern=r"^[0-9a-f]{20}$")], ...] | None = Field(
+        default=None, max_length=MAX_PATCHES_MARKED
+    )
+    # Findings this review found fixed past its edits: the next run marks them resolved.
+    resolve_later: tuple[Annotated[str, Field(pattern=r"^[0-9a-f]{16}$")], ...] = Field(
+        default=(), max_length=MAX_OWED_MARKED
+    )
 
     @classmethod
     def of(
@@ -280,6 +292,9 @@ class SummaryMarker(_Marker):
             since=run.since if run else None,
             config_digest=run.config_digest if run else None,
             last_comment=run.last_comment if run else None,
+            base_sha=run.base_sha if run else None,
+            patches=run.patches if run else None,
+            resolve_later=run.resolve_later[:MAX_OWED_MARKED] if run else (),
             head_sha=head_sha,
             verdict=report.verdict.label,
             axes=tuple(AxisMarker.of(axis, redactor=redactor) for axis in report.axes),

@@ -104,7 +104,15 @@ class PriorState(NodeHistory):
             reason="as recorded by the review of this head",
             config_digest=marker.config_digest,
             last_comment=marker.last_comment,
+            base_sha=marker.base_sha,
+            patches=marker.patches,
+            resolve_later=marker.resolve_later,
         )
+
+    def owed(self) -> frozenset[str]:
+        """Findings the last review found fixed but did not mark (past its edits): owed."""
+        marker = self.summary_marker()
+        return frozenset(marker.resolve_later) if marker is not None else frozenset()
 
     def summary_marker(self) -> SummaryMarker | None:
         """The last recorded review's summary marker, whatever head it names."""

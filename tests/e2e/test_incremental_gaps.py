@@ -86,6 +86,30 @@ def merge_keeping_ours(world: World, path: str, fixed: str) -> None:
     world.pull = seed_pull(world.github, world.repo, "main", "feature", author=AUTHOR)
 
 
+def base_with(world: World, path: str, content: str) -> str:
+    """`main` changes `path` and the PR merges it (before any review); the old base's SHA."""
+    repo = world.repo
+    old_base = git(repo, "rev-parse", "main")
+    git(repo, "checkout", "-q", "main")
+    (repo / path).write_text(content, encoding="utf-8")
+    git(repo, "commit", "-q", "-am", "main changes it")
+    git(repo, "checkout", "-q", "feature")
+    git(repo, "merge", "-q", "--no-edit", "main")
+    world.pull = seed_pull(world.github, world.repo, "main", "feature", author=AUTHOR)
+    return old_base
+
+
+def retarget(world: World, base: str, files: dict[str, str]) -> None:
+    """The PR's base branch becomes `release` (at `base`), and the author pushes `files`."""
+    git(world.repo, "branch", "-f", "release", base)
+    for name, content in files.items():
+        (world.repo / name).write_text(content, encoding="utf-8")
+    git(world.repo, "commit", "-q", "-am", "push")
+    world.pull = seed_pull(
+        world.github, world.repo, "release", "feature", author=AUTHOR, base_ref="release"
+    )
+
+
 def rename(world: World, old: str, new: str, *, prefix: str = "") -> None:
     repo = world.repo
     git(repo, "mv", old, new)
@@ -120,6 +144,7 @@ def many_finding(i: int) -> dict:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Flows:
     reverted_b: Run
+    retargeted_b: Run
     refolded_a: Run
     refolded_b: Run
     renamed_b: Run
@@ -143,6 +168,13 @@ def flows(worlds) -> Flows:
         head={"app.py": "X = 2\n"},
         script=[*clean(), *clean()],
     )
+    retargeted = worlds(
+        "retargeted",
+        base={"app.py": "X = 1\n", "auth.py": AUTH_FIXED},
+        head={"app.py": "X = 2\n"},
+        script=[*clean(), *clean()],
+    )
+    release = base_with(retargeted, "auth.py", AUTH_OLD)
     filler = "".join(
         f"value_{i} = {i} * 2  # a line long enough to cost tokens\n" for i in range(120)
     )
@@ -185,13 +217,14 @@ def flows(worlds) -> Flows:
     )
     first = [
         w.start(ARGS, event_name="pull_request", event=pull_request_event(w))
-        for w in (reverted, refolded, renamed, moved, many, unseen)
+        for w in (reverted, retargeted, refolded, renamed, moved, many, unseen)
     ]
     for run in (p.wait() for p in first):
         assert run.returncode == 0, run.stderr
     refolded_a = refolded.run(ARGS, event_name="check_suite", event=check_suite_event(refolded))
 
     merge_keeping_ours(reverted, "auth.py", AUTH_FIXED)
+    retarget(retargeted, release, {"app.py": "X = 3\n"})
     push(refolded, {"app.py": "X = 3\n"})
     rename(renamed, "app.py", "main_app.py")
     rename(moved, "app.py", "main_app.py", prefix="import os\n\n")
@@ -199,9 +232,9 @@ def flows(worlds) -> Flows:
     push(unseen, {"app.py": APP + "\n\ndef total(xs):\n    return sum(xs)\n"})
     second = [
         w.start(ARGS, event_name="pull_request", event=pull_request_event(w, action="synchronize"))
-        for w in (reverted, refolded, renamed, moved, many, unseen)
+        for w in (reverted, retargeted, refolded, renamed, moved, many, unseen)
     ]
-    reverted_b, refolded_b, renamed_b, moved_b, many_b, unseen_b = (p.wait() for p in second)
+    reverted_b, retargeted_b, refolded_b, renamed_b, moved_b, many_b, unseen_b = (p.wait() for p in second)
 
     push(many, {"other.py": "Y = 2\n"})
     # C rewrites B (a force-push: a full review) and makes app.py too big to be seen.
@@ -213,6 +246,7 @@ def flows(worlds) -> Flows:
     many_c, unseen_c = (p.wait() for p in third)
     return Flows(
         reverted_b=reverted_b,
+        retargeted_b=retargeted_b,
         refolded_a=refolded_a,
         refolded_b=refolded_b,
         renamed_b=renamed_b,
@@ -232,6 +266,16 @@ class TestRevertedByAMerge:
     def test_a_file_whose_pr_diff_is_new_is_shown(self, flows):
         """auth.py did not change since A, but it entered the PR (reverting the base's fix)."""
         run = flows.reverted_b
+        assert run.returncode == 0, run.stderr
+        report = run.report()
+        assert report["review"]["kind"] == "incremental", report["review"]
+        assert "auth.py" not in report["coverage"]["files_carried"]
+        assert "-     return user.is_admin" in context_of(run)
+
+
+    def test_a_new_base_branch_shows_the_files_it_brings_into_the_pr(self, flows):
+        """The base became `release`, where auth.py is still fixed: the PR now reverts it."""
+        run = flows.retargeted_b
         assert run.returncode == 0, run.stderr
         report = run.report()
         assert report["review"]["kind"] == "incremental", report["review"]
