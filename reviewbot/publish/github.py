@@ -80,7 +80,12 @@ from reviewbot.publish.markers import (
 )
 from reviewbot.publish.plan import LinkBuilder, ReviewPlan, plan_review
 from reviewbot.publish.prior import PriorState, Trust, prior_notes, read_prior
-from reviewbot.publish.resolution import MAX_RESOLVE_EDITS, resolution, resolved_body
+from reviewbot.publish.resolution import (
+    MAX_RESOLVE_EDITS,
+    owed_note,
+    resolution,
+    resolved_body,
+)
 from reviewbot.publish.review_write import Posted, ReviewWriter
 from reviewbot.publish.seal import Sealer
 from reviewbot.publish.shapes import CheckRun, Created, RepoApi, StatusShape, key
@@ -184,12 +189,7 @@ class GitHubPublisher:
             posted = self._reviews.post(report, plan, snapshot, link_of)
         comments = self._read_back(posted)
         notes.extend(posted.notes)
-        settled = resolution(
-            report.nodes, report.coverage, report.agents, prior=prior, head_sha=snapshot.head_sha
-        )
-        notes.extend(settled.notes)
-        gone, marked = self._mark_resolved(settled.now, snapshot.head_sha)
-        notes.extend(marked)
+        gone = self._resolve(report, prior, snapshot.head_sha, notes)
         marker = SummaryMarker.of(
             report, head_sha=snapshot.head_sha, redactor=self.redact, posted_at=prior.posted_at()
         )
@@ -268,6 +268,20 @@ class GitHubPublisher:
                 )
             )
         return tuple(out)
+
+    def _resolve(
+        self, report: Report, prior: PriorState, head_sha: str, notes: list[str]
+    ) -> list[PriorNode]:
+        """Mark this run's resolutions (`resolution.resolution`); what it marked, notes added."""
+        settled = resolution(
+            report.nodes, report.coverage, report.agents, prior=prior, head_sha=head_sha
+        )
+        notes.extend(settled.notes)
+        if report.review is not None and report.review.resolve_later:  # (this run kept them)
+            notes.append(owed_note(len(report.review.resolve_later)))
+        gone, marked = self._mark_resolved(settled.now, head_sha)
+        notes.extend(marked)
+        return gone
 
     def _mark_resolved(
         self, vanished: Sequence[PriorNode], head_sha: str

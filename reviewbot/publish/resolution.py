@@ -117,12 +117,16 @@ def resolution(
     now = tuple(p for p in due if (p.where, p.comment_id) in edited)
     later = tuple(p for p in due if (p.where, p.comment_id) not in edited)
     if later:
-        notes.append(
-            f"{len(later)} more earlier finding(s) were not reported again, past the "
-            f"{MAX_RESOLVE_EDITS} comments a run marks resolved: they stand until the next run "
-            "marks them."
-        )
+        notes.append(owed_note(len(later)))
     return Resolution(now=now, later=later, notes=tuple(notes))
+
+
+def owed_note(count: int) -> str:
+    return (
+        f"{count} more earlier finding(s) were not reported again, past the "
+        f"{MAX_RESOLVE_EDITS} comments a run marks resolved: they stand until the next run "
+        "marks them."
+    )
 
 
 def _could_resolve(coverage: Coverage | None, agents: Sequence[AgentReport]) -> bool:

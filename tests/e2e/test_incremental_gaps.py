@@ -234,7 +234,9 @@ def flows(worlds) -> Flows:
         w.start(ARGS, event_name="pull_request", event=pull_request_event(w, action="synchronize"))
         for w in (reverted, retargeted, refolded, renamed, moved, many, unseen)
     ]
-    reverted_b, retargeted_b, refolded_b, renamed_b, moved_b, many_b, unseen_b = (p.wait() for p in second)
+    reverted_b, retargeted_b, refolded_b, renamed_b, moved_b, many_b, unseen_b = (
+        p.wait() for p in second
+    )
 
     push(many, {"other.py": "Y = 2\n"})
     # C rewrites B (a force-push: a full review) and makes app.py too big to be seen.
@@ -271,7 +273,6 @@ class TestRevertedByAMerge:
         assert report["review"]["kind"] == "incremental", report["review"]
         assert "auth.py" not in report["coverage"]["files_carried"]
         assert "-     return user.is_admin" in context_of(run)
-
 
     def test_a_new_base_branch_shows_the_files_it_brings_into_the_pr(self, flows):
         """The base became `release`, where auth.py is still fixed: the PR now reverts it."""
@@ -320,6 +321,7 @@ class TestResolvedBeyondTheEdits:
         """Eleven vanished findings: ten comments edited, ten resolved; the eleventh stands."""
         report = flows.many_b.report()
         assert len(report["published"]["resolved"]) == MANY - 1
+        assert any("stand until the next run marks them" in n for n in report["published"]["notes"])
         standing = [n for n in report["nodes"] if n["title"].startswith("Division by")]
         assert len(standing) == 1
         assert standing[0]["status"] == "open"
