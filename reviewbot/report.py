@@ -139,6 +139,18 @@ class ReviewRun(_Model):
         default=None,
         description="The newest PR comment id this review read: a later `/review full` counts.",
     )
+    base_sha: str | None = Field(
+        default=None, description="The base commit the PR's diff was against in this review."
+    )
+    resolve_later: tuple[str, ...] = Field(
+        default=(),
+        description=(
+            "Fingerprints of earlier findings this run found fixed past the comments a run "
+            "marks resolved: they stand in this report, and the next run marks them."
+        ),
+    )
+    # Digests of every file's PR patch (incremental/patches.py), for the summary marker only.
+    patches: tuple[str, ...] | None = Field(default=None, exclude=True)
 
 
 class PRInfo(_Model):

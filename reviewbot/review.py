@@ -27,12 +27,14 @@ from reviewbot.config import is_excluded
 from reviewbot.incremental.carry import Carried, carry_forward
 from reviewbot.incremental.context import pack_since
 from reviewbot.incremental.coverage import joined
+from reviewbot.incremental.patches import digests
 from reviewbot.incremental.plan import Increment, ReviewScope
 from reviewbot.nodes.assessment import stricter
 from reviewbot.nodes.boundary import Discarded
 from reviewbot.nodes.history import carry_over
 from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.publish.prior import PriorState
+from reviewbot.publish.resolution import resolution
 from reviewbot.redact import Redactor
 from reviewbot.report import AgentReport, AxisReport, DiscardReport, PRInfo, Report, ReviewRun
 from reviewbot.run import Coverage, Usage, coverage_gap
@@ -96,28 +98,34 @@ def review_snapshot(
     )
     coverage = _coverage(panel.coverage, snapshot, increment)
     nodes = panel.nodes
+    owed: tuple[ReviewNode, ...] = ()
     if prior is not None:
         nodes = (*nodes, *unseen_standing(prior, nodes, coverage))
+        owed = owed_standing(prior, nodes, coverage, panel.agents, head_sha=snapshot.head_sha)
     axes = (*panel.axes, ci) if ci is not None else panel.axes
     discarded = (*panel.discarded, *(prior.discarded if prior else ()))
+    run = _run_of(plan, carried, snapshot)
     return build_report(
         snapshot,
         proposed=panel.proposed,
         axes=axes,
-        nodes=nodes,
+        nodes=(*nodes, *owed),
         discarded=discarded,
         agents=panel.agents,
         usage=panel.usage,
         coverage=coverage,
-        run=_run_of(plan, carried),
+        run=run.model_copy(update={"resolve_later": tuple(n.fingerprint for n in owed)}),
     )
 
 
-def _run_of(plan: ReviewScope, carried: Carried | None) -> ReviewRun:
+def _run_of(plan: ReviewScope, carried: Carried | None, snapshot: PRSnapshot) -> ReviewRun:
+    # The PR as this review saw it, so the next one knows which files' diffs are new.
+    seen = {"base_sha": snapshot.base_sha, "patches": digests(snapshot.diff)}
     if carried is None:
-        return plan.run
+        return plan.run.model_copy(update=seen)
     return plan.run.model_copy(
         update={
+            **seen,
             "carried": len(carried.kept),
             "rejudged": len(carried.rejudge),
             "carried_ids": tuple(node.id for node in carried.kept),
@@ -135,6 +143,7 @@ def _coverage(seen: Coverage, snapshot: PRSnapshot, increment: Increment | None)
         pr=snapshot.diff,
         changed=increment.changed,
         since=increment.since,
+        entered=increment.entered,
     )
 
 
@@ -146,6 +155,7 @@ def _carried(snapshot: PRSnapshot, increment: Increment) -> Carried:
         since=push.since,
         old_lines=cache(lambda path: lines_at(checkout, push.since, path)),
         new_lines=cache(lambda path: lines_at(checkout, push.head, path)),
+        posted_at=increment.posted_at,
     )
 
 
@@ -239,14 +249,19 @@ def unseen_standing(
     """Earlier open findings this run did not repeat and could not have: their file was unseen.
 
     Nobody looked, so nothing says they are fixed: they stand in this run's report, with
-    their last status (human decisions applied), and count for its verdict. Their ids get
-    the reviewed head as a prefix so they never collide with this run's ids.
+    their last status (human decisions applied), and count for its verdict: as the last
+    review judged them (its summary records priorities and confirmations a finding already
+    on the PR does not get in its old comment). Their ids get the reviewed head as a prefix
+    so they never collide with this run's ids.
     """
     current = {node.fingerprint for node in nodes}
     out = []
-    for node in prior.review_nodes():
+    owed = prior.owed()  # the last review found them fixed: they resolve, they do not stand
+    for node in prior.review_nodes(prior.reviewed_head()):
         path = node.anchor.path if node.anchor else None
         if node.fingerprint in current or node.status not in _STANDING or coverage.covers(path):
+            continue
+        if node.fingerprint in owed:
             continue
         head = (node.commit_sha or "earlier")[:12]
         note = f"carried from the review of {head}: this run did not see where it is"
@@ -254,6 +269,38 @@ def unseen_standing(
             node.model_copy(update={"id": f"{head}:{node.id}"[:100], "notes": (*node.notes, note)})
         )
     return tuple(out)
+
+
+def owed_standing(
+    prior: PriorState,
+    nodes: Sequence[ReviewNode],
+    coverage: Coverage,
+    agents: Sequence[AgentReport],
+    *,
+    head_sha: str,
+) -> tuple[ReviewNode, ...]:
+    """Earlier findings this run found fixed past the comments a run marks resolved.
+
+    They are not resolved by this run (their comments still say open), so they stand in
+    its report, as the last review judged them, and count for its verdict; the summary
+    records them as owed and the next run marks them resolved on this run's evidence.
+    """
+    later = resolution(nodes, coverage, agents, prior=prior, head_sha=head_sha).later
+    wanted = {p.node.fingerprint for p in later}
+    note = (
+        "found fixed by this run, past the comments a run marks resolved: it stands until "
+        "the next run marks it"
+    )
+    return tuple(
+        node.model_copy(
+            update={
+                "id": f"{(node.commit_sha or 'earlier')[:12]}:{node.id}"[:100],
+                "notes": (*node.notes, note),
+            }
+        )
+        for node in prior.review_nodes(prior.reviewed_head())
+        if node.fingerprint in wanted
+    )
 
 
 def _unreviewed(prior: PriorState, head: str) -> str:

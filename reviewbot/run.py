@@ -102,6 +102,14 @@ class Coverage(_Model):
     files_unlisted: int = Field(
         default=0, description="Changed files GitHub did not list (past its 3,000-file limit)."
     )
+    unseen_unnamed: int = Field(
+        default=0,
+        ge=0,
+        description=(
+            "Unseen files beyond those named in `unseen`: a re-fold of a review whose record "
+            "counted them without their names (it keeps the count; they cover nothing)."
+        ),
+    )
     partial: bool = Field(
         description="True when part of the PR was not seen: an unseen or unlisted changed file."
     )
@@ -128,7 +136,7 @@ class Coverage(_Model):
             return False
         if not self.partial:
             return True
-        if path is None or self.files_unlisted or not self.unseen:
+        if path is None or self.files_unlisted or self.unseen_unnamed or not self.unseen:
             return False
         return all(path not in (f.path, f.old_path) for f in self.unseen)
 

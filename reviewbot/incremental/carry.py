@@ -6,16 +6,19 @@ A standing finding of the reviewed head (open or confirmed, human decisions appl
 - it has no anchor (a note about the whole PR: a push does not show it fixed), or
 - it is anchored on the head (RIGHT): the anchored lines at the reviewed head are the
   ones its fingerprint was made from (the quote is read back from the clone and the
-  fingerprint recomputed), every one of them maps through `git diff since head` to an
-  unchanged line, they stay consecutive (nothing inserted between them), and the new
-  head has the same text there; the anchor moves to the new line numbers; or
+  fingerprint recomputed, with the path it was first posted at), every one of them maps
+  through `git diff since head` to an unchanged line, they stay consecutive (nothing
+  inserted between them), and the new head has the same text there; the anchor moves to
+  the new line numbers — and to the new path when the push renamed the file (a rename
+  moves the lines, it does not fix them; edits elsewhere in the file just shift them); or
 - it is anchored on deleted lines (LEFT) in a file the push did not touch (the PR's
   patch of that file, and so its base numbering, is the same).
 
-Anything else — lines changed, deleted or moved apart, the file renamed or deleted, a
-quote or fingerprint that does not check out — is to be **re-judged**: shown to the
-agents with the lines it was anchored on. If they do not raise it again it counts as
-fixed only where they saw the file (coverage); elsewhere it stands.
+Anything else — lines changed, deleted or moved apart, the file deleted, deleted lines
+in a renamed file, a quote or fingerprint that does not check out — is to be
+**re-judged**: shown to the agents with the lines it was anchored on. If they do not
+raise it again it counts as fixed only where they saw the file (coverage); elsewhere it
+stands.
 
 Pure: the line readers are passed in.
 """
@@ -23,7 +26,7 @@ Pure: the line readers are passed in.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from reviewbot.nodes.fingerprint import fingerprint
@@ -55,11 +58,14 @@ def carry_forward(
     since: str,
     old_lines: Lines,
     new_lines: Lines,
+    posted_at: Mapping[str, str] | None = None,
 ) -> Carried:
+    """`posted_at`: fingerprint → the path the finding was first posted at (its fingerprint's)."""
     kept: list[ReviewNode] = []
     rejudge: list[Rejudge] = []
     for node in nodes:
-        result = _carry(node, moved, old_lines, new_lines)
+        made_at = (posted_at or {}).get(node.fingerprint)
+        result = _carry(node, moved, old_lines, new_lines, made_at=made_at)
         if isinstance(result, Rejudge):
             rejudge.append(result)
             continue
@@ -77,15 +83,16 @@ def carry_forward(
 
 
 def _carry(
-    node: ReviewNode, moved: DiffIndex, old_lines: Lines, new_lines: Lines
+    node: ReviewNode, moved: DiffIndex, old_lines: Lines, new_lines: Lines, *, made_at: str | None
 ) -> Anchor | Rejudge | None:
     """The node's anchor on the new head (None: it has none), or why it must be re-judged."""
     anchor = node.anchor
     if anchor is None:
         return None
-    touched = moved.get(anchor.path)
-    if any(f.old_path == anchor.path and f.status is FileStatus.RENAMED for f in moved):
-        return Rejudge(node=node, quote="", why="its file was renamed")
+    renamed = next(
+        (f for f in moved if f.old_path == anchor.path and f.status is FileStatus.RENAMED), None
+    )
+    touched = renamed or moved.get(anchor.path)
     if anchor.side == "LEFT":
         if touched is None:
             return anchor
@@ -95,7 +102,8 @@ def _carry(
         return Rejudge(node=node, quote="", why="its lines could not be read at the reviewed head")
     quote = "\n".join(before[anchor.start_line - 1 : anchor.end_line])
     checked = anchor.model_copy(update={"quote": quote})
-    if fingerprint(node.model_copy(update={"anchor": checked})) != node.fingerprint:
+    made = checked.model_copy(update={"path": made_at or anchor.path})
+    if fingerprint(node.model_copy(update={"anchor": made})) != node.fingerprint:
         return Rejudge(node=node, quote=quote, why="its lines do not match its fingerprint")
     if touched is None:
         return checked
@@ -103,10 +111,10 @@ def _carry(
     if mapped is None:
         return Rejudge(node=node, quote=quote, why="the push changed its lines")
     start, end = mapped
-    after = new_lines(anchor.path)
+    after = new_lines(touched.path)
     if after is None or after[start - 1 : end] != before[anchor.start_line - 1 : anchor.end_line]:
         return Rejudge(node=node, quote=quote, why="its lines read differently in the new head")
-    return checked.model_copy(update={"start_line": start, "end_line": end})
+    return checked.model_copy(update={"path": touched.path, "start_line": start, "end_line": end})
 
 
 def _mapped(change: FileDiff, start: int, end: int) -> tuple[int, int] | None:

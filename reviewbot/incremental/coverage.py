@@ -1,9 +1,9 @@
 """The coverage of an incremental review: this run's of the changes, the earlier one's of the rest.
 
-Decided (issue 15): a changed file of the PR that did not change since the reviewed head
-keeps that review's coverage. Unseen then is unseen now — the same reason, and the
-review stays partial until a review sees it (a full one, or a push that touches it and
-is seen); seen then is not a gap now. Those files are `files_carried`: this run did not
+A changed file of the PR that did not change since the reviewed head, and whose PR patch
+that review saw as it is now (patches.py), keeps that review's coverage. Unseen then is
+unseen now — the same reason, and the review stays partial until a review sees it (a full
+one, or a push that touches it and is seen); seen then is not a gap now. Those files are `files_carried`: this run did not
 look at them, so they resolve nothing (`Coverage.covers`), and nor does the whole PR.
 A changed file nobody saw in this run is unseen as in a full review. Only an earlier
 coverage that names every file it did not see can be carried (plan.py checks that).
@@ -13,12 +13,20 @@ Pure.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from reviewbot.run import Coverage, UnseenFile
 from reviewbot.sources.diff_index import DiffIndex
 
 
 def joined(
-    now: Coverage, *, earlier: Coverage, pr: DiffIndex, changed: DiffIndex, since: str
+    now: Coverage,
+    *,
+    earlier: Coverage,
+    pr: DiffIndex,
+    changed: DiffIndex,
+    since: str,
+    entered: Sequence[str] = (),
 ) -> Coverage:
     carried = tuple(sorted(path for path in pr.files if path not in changed.files))
     kept = set(carried)
@@ -37,6 +45,11 @@ def joined(
         + (f" ({len(still)} of them unseen then, and still)" if still else "")
         + " and resolve nothing."
     ]
+    if entered:
+        notes.append(
+            f"{len(entered)} file(s) did not change since {since[:12]}, but their diff against "
+            "the base did (the base merged in, or a new base): reviewed again in full."
+        )
     return Coverage(
         files_total=total,
         files_in_context=now.files_in_context,

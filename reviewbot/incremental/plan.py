@@ -13,7 +13,8 @@ reason, which the summary and the JSON report show:
 6. it recorded its nodes (with their lines: every summary with a config digest does) and
    which files it did not see;
 7. GitHub listed every changed file;
-8. its head is in the clone's history and an ancestor of the new head: anything else
+8. it recorded each file's PR patch (a digest per file, incremental/patches.py);
+9. its head is in the clone's history and an ancestor of the new head: anything else
    is a rewritten branch (a force-push), and nothing of that review maps onto this one.
 
 Must not: call GitHub or the model (the clone is read through `git_repo`).
@@ -23,12 +24,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 from reviewbot.config import ReviewConfig
 from reviewbot.incremental.changes import authored
+from reviewbot.incremental.patches import entered, shown_again
 from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.publish.markers import SummaryMarker, UnseenMarker
 from reviewbot.publish.prior import PriorState
@@ -47,9 +49,12 @@ class Increment:
     """An incremental review's inputs: the push, the author's changes, what was reviewed."""
 
     push: Push
-    changed: DiffIndex  # the author's changes since the reviewed head, on the PR's files
+    changed: DiffIndex  # the author's changes since the reviewed head, on the PR's files,
+    # and the whole PR patch of each file whose patch that review did not see (patches.py)
+    entered: tuple[str, ...]  # files in `changed` the push did not touch: their PR diff is new
     earlier: Coverage  # the reviewed head's coverage, as its summary recorded it
     nodes: tuple[ReviewNode, ...]  # its standing findings, human decisions applied
+    posted_at: Mapping[str, str]  # fingerprint → the path it was posted at (its fingerprint's)
 
     @property
     def since(self) -> str:
@@ -118,16 +123,24 @@ def decide_review(snapshot: PRSnapshot, prior: PriorState | None) -> ReviewScope
     earlier = prior.coverage(marker.head_sha)
     if earlier is None:  # (_why_full refuses a review without a recorded coverage)
         return ReviewScope.full("no coverage recorded", config=config, last_comment=last)
+    owed = prior.owed()  # found fixed by that review past its edits: this run marks them
     nodes = tuple(
         node
         for node in prior.review_nodes(marker.head_sha)
-        if node.status in _STANDING and node.fingerprint in _recorded(marker)
+        if node.status in _STANDING
+        and node.fingerprint in _recorded(marker)
+        and node.fingerprint not in owed
     )
+    own = authored(push.moved, snapshot.diff, merged=push.merged)
+    recorded = marker.patches or ()
+    base_moved = push.merged or marker.base_sha != snapshot.base_sha
     increment = Increment(
         push=push,
-        changed=authored(push.moved, snapshot.diff, merged=push.merged),
+        changed=shown_again(own, snapshot.diff, recorded=recorded, base_moved=base_moved),
+        entered=entered(own, snapshot.diff, recorded=recorded),
         earlier=earlier,
         nodes=nodes,
+        posted_at=prior.posted_at(),
     )
     run = ReviewRun(
         kind=ReviewKind.INCREMENTAL,
@@ -173,6 +186,8 @@ def _why_full(snapshot: PRSnapshot, prior: PriorState, marker: SummaryMarker) ->
         # A marker keeps paths redacted and cut: an unseen file it cannot name exactly
         # (a token-shaped or very long name, or one renamed since) cannot be carried.
         return f"the review of {since} recorded an unseen file this PR has under no such name"
+    if marker.patches is None:  # (more files than it records, or a summary from before)
+        return f"the review of {since} did not record the PR's diff it reviewed"
     return None
 
 

@@ -134,6 +134,14 @@ class NodeHistory:
             out[fingerprint] = replace(kept, node=apply_all(fresh(node), events))
         return out
 
+    def posted_at(self) -> dict[str, str]:
+        """Fingerprint → the path of the comment each anchored finding is on (its fingerprint's)."""
+        return {
+            fp: prior.node.anchor.path
+            for fp, prior in self.by_fingerprint().items()
+            if prior.node.anchor is not None
+        }
+
     def posted(self) -> frozenset[str]:
         """Fingerprints already on the PR and still standing (a resolved one may be posted again)."""
         return frozenset(

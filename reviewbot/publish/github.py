@@ -83,7 +83,13 @@ from reviewbot.publish.markers import (
 )
 from reviewbot.publish.plan import LinkBuilder, ReviewPlan, plan_review
 from reviewbot.publish.prior import PriorState, Trust, prior_notes, read_prior
-from reviewbot.publish.resolution import resolvable, resolved_body, vanished
+from reviewbot.publish.resolution import (
+    MAX_RESOLVE_EDITS,
+    Resolution,
+    owed_note,
+    resolution,
+    resolved_body,
+)
 from reviewbot.publish.review_write import Posted, ReviewWriter
 from reviewbot.publish.seal import Sealer
 from reviewbot.publish.shapes import CheckRun, Created, RepoApi, StatusShape, key
@@ -95,7 +101,6 @@ from reviewbot.sources.ci import CHECK_NAME
 from reviewbot.sources.github import fetch_comment_records
 from reviewbot.sources.snapshot import PRComment, PRSnapshot
 
-MAX_RESOLVE_EDITS = 10  # per run; the rest are marked on the next run (writes stay O(1))
 APPEND_ATTEMPTS = 3  # lost answers in a row to an annotations PATCH before the run gives up
 
 
@@ -185,12 +190,16 @@ class GitHubPublisher:
             posted=prior.posted(),
         )
         # All or nothing in effect: what this report makes (the summary's marker and text, the
-        # check run's, the annotations) is built before the first write, so nothing can fail
-        # between them and leave a review without its summary and check run.
-        marker = SummaryMarker.of(report, head_sha=snapshot.head_sha, redactor=self.redact)
+        # check run's, the annotations, the resolutions) is built before the first write, so
+        # nothing can fail between them and leave a review without its summary and check run.
+        marker = SummaryMarker.of(
+            report, head_sha=snapshot.head_sha, redactor=self.redact, posted_at=prior.posted_at()
+        )
         annotations = self._annotations(report, snapshot, link_of)
-        gone, kept = resolvable(report, vanished(report, prior, snapshot.head_sha))
-        self._summary_text(report, plan, [p.node for p in gone], marker, link_of, kept)
+        settled = resolution(
+            report.nodes, report.coverage, report.agents, prior=prior, head_sha=snapshot.head_sha
+        )
+        self._summary_text(report, plan, [p.node for p in settled.now], marker, link_of, ())
         self._check_output(report, plan, link_of, annotations, Dismissal())
         notes = prior_notes(prior)
         posted = self._post_review(report, plan, snapshot, prior, link_of)
@@ -199,8 +208,7 @@ class GitHubPublisher:
         notes.extend(posted.notes)
         dismissal = self._dismiss_approvals(report, snapshot.head_sha)
         notes.extend(dismissal.notes())
-        notes.extend(kept)
-        notes.extend(self._mark_resolved(gone, snapshot.head_sha))
+        gone = self._resolve(report, settled, snapshot.head_sha, notes)
         summary_id = self._upsert_summary(
             report, posted.plan, [p.node for p in gone], marker, link_of, notes, prior
         )
@@ -307,13 +315,30 @@ class GitHubPublisher:
             )
         return tuple(out)
 
-    def _mark_resolved(self, vanished: Sequence[PriorNode], head_sha: str) -> list[str]:
-        """Edit the comments that carry vanished findings: one edit per comment, at most 10 a run."""
+    def _resolve(
+        self, report: Report, settled: Resolution, head_sha: str, notes: list[str]
+    ) -> list[PriorNode]:
+        """Mark this run's resolutions (`resolution.resolution`); what it marked, notes added."""
+        notes.extend(settled.notes)
+        if report.review is not None and report.review.resolve_later:  # (this run kept them)
+            notes.append(owed_note(len(report.review.resolve_later)))
+        gone, marked = self._mark_resolved(settled.now, head_sha)
+        notes.extend(marked)
+        return gone
+
+    def _mark_resolved(
+        self, vanished: Sequence[PriorNode], head_sha: str
+    ) -> tuple[list[PriorNode], list[str]]:
+        """Edit the comments that carry vanished findings: one edit per comment, at most 10 a run.
+
+        Returns the findings it marked resolved (only those are this run's resolutions) and notes.
+        """
         by_comment: dict[tuple[Where, int], list[PriorNode]] = {}
         for prior in vanished:
             by_comment.setdefault((prior.where, prior.comment_id), []).append(prior)
         edits = list(by_comment.items())
         skipped: list[int] = []
+        marked: list[PriorNode] = []
         for (where, comment_id), priors in edits[:MAX_RESOLVE_EDITS]:
             fingerprints = {p.node.fingerprint for p in priors}
             banner = f"✅ **Resolved** — no longer reported on `{head_sha[:12]}`."
@@ -329,6 +354,7 @@ class GitHubPublisher:
                 self._api.call("PATCH", f"/pulls/comments/{comment_id}", {"body": body})
             else:
                 self._api.call("PUT", f"/pulls/{self.number}/reviews/{comment_id}", {"body": body})
+            marked.extend(priors)
         notes = [
             f"Comment {comment_id} was not marked resolved: it is too long to edit without "
             "cutting a finding's marker."
@@ -339,7 +365,7 @@ class GitHubPublisher:
             notes.append(
                 f"{left} more comment(s) with resolved findings will be marked on the next run."
             )
-        return notes
+        return marked, notes
 
     def _upsert_summary(
         self,

@@ -56,9 +56,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -86,6 +86,8 @@ _ESCAPES = {c: f"\\u{ord(c):04x}" for c in "<>&-"}
 MAX_AXIS_DETAIL = 300  # the summary marker stays small; the full detail is in the summary text
 MAX_UNSEEN_MARKED = 20  # unseen files the summary marker names (all of them, or none)
 MAX_UNSEEN_TEXT = 300
+MAX_PATCHES_MARKED = 300  # file digests a summary marker holds (incremental/patches.py)
+MAX_OWED_MARKED = 200  # owed resolutions the marker records; past them, they need new evidence
 MAX_AXIS_NODES = 100  # node states one axis records for a re-fold; more: the outcome is kept as is
 # Token shapes only: the default for callers without the run's redactor (tests, tooling).
 # Publishing always passes the run's own `Redactor`, which also knows its secret values.
@@ -135,7 +137,8 @@ class CoverageMarker(_Marker):
     """The coverage counts of the last review (the listed files stay in the summary text).
 
     The unseen files are kept only when all of them fit (`MAX_UNSEEN_MARKED`): a partial
-    list would let a re-fold believe the others were seen.
+    list would let a re-fold believe the others were seen. Their count is always kept,
+    also when a re-fold writes the record again from a count without names.
     """
 
     files_total: int = Field(ge=0)
@@ -149,7 +152,8 @@ class CoverageMarker(_Marker):
     @classmethod
     def of(cls, coverage: Coverage, *, redactor: Redactor = SHAPES_ONLY) -> CoverageMarker:
         unseen: tuple[UnseenMarker, ...] = ()
-        if len(coverage.unseen) <= MAX_UNSEEN_MARKED:
+        # Named only when every one can be: a count with some names would read as the rest seen.
+        if not coverage.unseen_unnamed and len(coverage.unseen) <= MAX_UNSEEN_MARKED:
             unseen = tuple(
                 UnseenMarker(
                     path=_cut(f.path, redactor),
@@ -164,7 +168,7 @@ class CoverageMarker(_Marker):
             files_in_context=coverage.files_in_context,
             files_listed=len(coverage.files_listed),
             partial=coverage.partial,
-            files_unseen=len(coverage.unseen),
+            files_unseen=len(coverage.unseen) + coverage.unseen_unnamed,
             unseen=unseen,
             files_unlisted=coverage.files_unlisted,
         )
@@ -196,10 +200,14 @@ class NodeState(_Marker):
     # The anchored lines in THIS head (the inline marker keeps the head it was posted on),
     # so an incremental review can map them through the next push.
     lines: tuple[int, int] | None = None
+    # …and its path in THIS head, when a rename carried it away from the path it was posted at.
+    path: str | None = Field(default=None, max_length=MAX_UNSEEN_TEXT)
 
     @classmethod
-    def of(cls, node: ReviewNode) -> NodeState:
+    def of(cls, node: ReviewNode, *, posted_at: str | None = None) -> NodeState:
+        """`posted_at`: the path of the comment the finding is on (None: not posted yet)."""
         anchor = node.anchor
+        moved = anchor is not None and posted_at not in (None, anchor.path)
         return cls(
             fingerprint=node.fingerprint,
             raisers=node.raisers,
@@ -208,6 +216,7 @@ class NodeState(_Marker):
             priority=node.priority,
             confidence=node.confidence,
             lines=(anchor.start_line, anchor.end_line) if anchor else None,
+            path=anchor.path if moved and anchor and len(anchor.path) <= MAX_UNSEEN_TEXT else None,
         )
 
     def as_judged(self, node: ReviewNode) -> ReviewNode:
@@ -228,7 +237,10 @@ class NodeState(_Marker):
             node = stricter(node, judged)
         if self.lines is not None and node.anchor is not None and self.lines[0] <= self.lines[1]:
             start, end = self.lines
-            update["anchor"] = node.anchor.model_copy(update={"start_line": start, "end_line": end})
+            moved = {"path": self.path} if self.path else {}
+            update["anchor"] = node.anchor.model_copy(
+                update={"start_line": start, "end_line": end, **moved}
+            )
         return node.model_copy(update=update)
 
 
@@ -261,11 +273,28 @@ class SummaryMarker(_Marker):
     since: str | None = Field(default=None, pattern=r"^[0-9a-f]{7,64}$")
     config_digest: str | None = Field(default=None, pattern=r"^[0-9a-f]{16}$")
     last_comment: int | None = Field(default=None, ge=0)
+    # The PR as this review saw it: the base, and a digest of each file's patch against it
+    # (None: not recorded, so the next review is full; see incremental/patches.py).
+    base_sha: str | None = Field(default=None, pattern=r"^[0-9a-f]{7,64}$")
+    patches: tuple[Annotated[str, Field(pattern=r"^[0-9a-f]{20}$")], ...] | None = Field(
+        default=None, max_length=MAX_PATCHES_MARKED
+    )
+    # Findings this review found fixed past its edits: the next run marks them resolved.
+    resolve_later: tuple[Annotated[str, Field(pattern=r"^[0-9a-f]{16}$")], ...] = Field(
+        default=(), max_length=MAX_OWED_MARKED
+    )
 
     @classmethod
     def of(
-        cls, report: Report, *, head_sha: str, redactor: Redactor = SHAPES_ONLY
+        cls,
+        report: Report,
+        *,
+        head_sha: str,
+        redactor: Redactor = SHAPES_ONLY,
+        posted_at: Mapping[str, str] | None = None,
     ) -> SummaryMarker:
+        """`posted_at`: fingerprint → the path of the comment each finding is on."""
+        where = posted_at or {}
         proposals = [r.verdict for r in report.reasons if r.source is Source.PROPOSAL]
         run = report.review
         return cls(
@@ -273,6 +302,9 @@ class SummaryMarker(_Marker):
             since=run.since if run else None,
             config_digest=run.config_digest if run else None,
             last_comment=run.last_comment if run else None,
+            base_sha=run.base_sha if run else None,
+            patches=run.patches if run else None,
+            resolve_later=run.resolve_later[:MAX_OWED_MARKED] if run else (),
             head_sha=head_sha,
             verdict=report.verdict.label,
             axes=tuple(AxisMarker.of(axis, redactor=redactor) for axis in report.axes),
@@ -280,7 +312,7 @@ class SummaryMarker(_Marker):
                 CoverageMarker.of(report.coverage, redactor=redactor) if report.coverage else None
             ),
             proposed=max(proposals).label if proposals else None,
-            nodes=tuple(map(NodeState.of, report.nodes))
+            nodes=tuple(NodeState.of(n, posted_at=where.get(n.fingerprint)) for n in report.nodes)
             if len(report.nodes) <= MAX_AXIS_NODES
             else None,
         )

@@ -105,7 +105,15 @@ class PriorState(NodeHistory):
             reason="as recorded by the review of this head",
             config_digest=marker.config_digest,
             last_comment=marker.last_comment,
+            base_sha=marker.base_sha,
+            patches=marker.patches,
+            resolve_later=marker.resolve_later,
         )
+
+    def owed(self) -> frozenset[str]:
+        """Findings the last review found fixed but did not mark (past its edits): owed."""
+        marker = self.summary_marker()
+        return frozenset(marker.resolve_later) if marker is not None else frozenset()
 
     def summary_marker(self) -> SummaryMarker | None:
         """The last recorded review's summary marker, whatever head it names."""
@@ -181,7 +189,9 @@ class PriorState(NodeHistory):
                 for f in recorded.unseen
             ),
             files_unlisted=recorded.files_unlisted,
-            partial=recorded.partial,
+            # Counted without their names: kept, so a re-fold's record forgets none of them.
+            unseen_unnamed=max(recorded.files_unseen - len(recorded.unseen), 0),
+            partial=recorded.partial or recorded.files_unseen > 0,
             notes=tuple(notes),
         )
 

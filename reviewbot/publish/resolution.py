@@ -5,7 +5,9 @@ could have found them: a new head, every reviewer agent ran to a normal end, the
 coverage was reported, and it covers the finding's file (`Coverage.covers`: a file
 no reviewer saw keeps its findings open; past GitHub's file-listing limit, nothing
 resolves). A run without a key, with a rejected key, a crash or an exhausted
-budget resolves nothing.
+budget resolves nothing. At most `MAX_RESOLVE_EDITS` comments are marked a run
+(`resolution`): the findings past them stand in this run's report, and the summary
+records them as owed, so the next run marks them on this run's evidence.
 
 Owns too: rewriting the markers' status, showing the resolution banner, and keeping the
 result within the body limit without ever cutting a marker. A cut marker would drop its
@@ -19,17 +21,20 @@ Must not: call GitHub or seal (that is `github.py` and `markers.seal_body`).
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 
 from reviewbot.modes.profile import Role
 from reviewbot.nodes.history import OPEN_STATUSES, PriorNode
-from reviewbot.nodes.model import Status
+from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.publish.body import MAX_BODY, finish
 from reviewbot.publish.markers import rewrite_status, unsealed
 from reviewbot.publish.prior import PriorState
 from reviewbot.redact import Redactor
-from reviewbot.report import Report
+from reviewbot.report import AgentReport
+from reviewbot.run import Coverage
 
 _OPENER, _CLOSER = "<!--", "-->"
+MAX_RESOLVE_EDITS = 10  # comments marked resolved per run; the rest on the next (writes stay O(1))
 
 
 def resolved_body(
@@ -82,27 +87,77 @@ def _without_prose(body: str, limit: int) -> str | None:
     return kept if len(kept) <= limit else None
 
 
-def _could_resolve(report: Report) -> bool:
-    """Whether this run could find anything again: every reviewer ran to a normal end."""
-    reviewers = [agent for agent in report.agents if agent.role == Role.REVIEWER]
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Resolution:
+    """What this run resolves: `now` (their comments are edited), and `later`.
+
+    `later`: found fixed by this run too, but past the edits a run makes; they stand in
+    this run's report (and count for its verdict) and are owed: the next run marks them
+    resolved unless it raises them again, whatever it sees (this run's evidence holds).
+    """
+
+    now: tuple[PriorNode, ...]
+    later: tuple[PriorNode, ...]
+    notes: tuple[str, ...]
+
+
+def resolution(
+    nodes: Sequence[ReviewNode],
+    coverage: Coverage | None,
+    agents: Sequence[AgentReport],
+    *,
+    prior: PriorState,
+    head_sha: str,
+) -> Resolution:
+    """The earlier findings this run resolves, at most `MAX_RESOLVE_EDITS` comments of them."""
+    gone = vanished(nodes, prior, head_sha)
+    due, notes = resolvable(coverage, agents, gone, owed=prior.owed())
+    comments = list(dict.fromkeys((p.where, p.comment_id) for p in due))
+    edited = set(comments[:MAX_RESOLVE_EDITS])
+    now = tuple(p for p in due if (p.where, p.comment_id) in edited)
+    later = tuple(p for p in due if (p.where, p.comment_id) not in edited)
+    if later:
+        notes.append(owed_note(len(later)))
+    return Resolution(now=now, later=later, notes=tuple(notes))
+
+
+def owed_note(count: int) -> str:
     return (
-        bool(reviewers)
-        and all(agent.stop_reason.completed for agent in reviewers)
-        and report.coverage is not None
+        f"{count} more earlier finding(s) were not reported again, past the "
+        f"{MAX_RESOLVE_EDITS} comments a run marks resolved: they stand until the next run "
+        "marks them."
     )
 
 
-def resolvable(report: Report, vanished: Sequence[PriorNode]) -> tuple[list[PriorNode], list[str]]:
+def _could_resolve(coverage: Coverage | None, agents: Sequence[AgentReport]) -> bool:
+    """Whether this run could find anything again: every reviewer ran to a normal end."""
+    reviewers = [agent for agent in agents if agent.role == Role.REVIEWER]
+    return (
+        bool(reviewers)
+        and all(agent.stop_reason.completed for agent in reviewers)
+        and coverage is not None
+    )
+
+
+def resolvable(
+    coverage: Coverage | None,
+    agents: Sequence[AgentReport],
+    vanished: Sequence[PriorNode],
+    *,
+    owed: Collection[str] = frozenset(),
+) -> tuple[list[PriorNode], list[str]]:
     """The vanished findings that count as fixed, and notes on those that stay open.
 
     Per file: a finding resolves only when this run saw where it was (`Coverage.covers`),
-    so padding one file past the context budget resolves nothing in that file.
+    so padding one file past the context budget resolves nothing in that file. A finding
+    the last review found fixed but could not mark (`owed`) resolves on that evidence.
     """
+    settled = [p for p in vanished if p.node.fingerprint in owed]
+    vanished = [p for p in vanished if p.node.fingerprint not in owed]
     if not vanished:
-        return [], []
-    coverage = report.coverage
-    if coverage is None or not _could_resolve(report):
-        return [], [
+        return settled, []
+    if coverage is None or not _could_resolve(coverage, agents):
+        return settled, [
             f"{len(vanished)} earlier finding(s) were not reported again, but this run did not "
             "review the whole PR to a normal end, so none is marked resolved."
         ]
@@ -112,16 +167,16 @@ def resolvable(report: Report, vanished: Sequence[PriorNode]) -> tuple[list[Prio
         path = prior.node.anchor.path if prior.node.anchor else None
         (seen if coverage.covers(path) else unseen).append(prior)
     if not unseen:
-        return seen, []
-    return seen, [
+        return [*settled, *seen], []
+    return [*settled, *seen], [
         f"{len(unseen)} earlier finding(s) were not reported again, but they are in files (or "
         "about parts of the PR) this run did not see, so they stay open."
     ]
 
 
-def vanished(report: Report, prior: PriorState, head_sha: str) -> list[PriorNode]:
+def vanished(nodes: Sequence[ReviewNode], prior: PriorState, head_sha: str) -> list[PriorNode]:
     """Earlier findings absent from this run, on a NEW head (the same head proves nothing fixed)."""
-    current = {node.fingerprint for node in report.nodes}
+    current = {node.fingerprint for node in nodes}
     out = []
     for fingerprint, found in prior.by_fingerprint().items():
         node = found.node

@@ -111,11 +111,11 @@ class TestRejudged:
         assert out.kept == ()
         assert out.rejudge[0].why == "its lines do not match its fingerprint"
 
-    def test_a_renamed_file_is_re_judged(self, tmp_path: Path):
-        """The file moved: its findings' fingerprint names the old path."""
-        out = carried(tmp_path, {"a.py": None, "c.py": OLD}, node(2, 2))
+    def test_an_edit_of_the_lines_in_a_renamed_file_is_re_judged(self, tmp_path: Path):
+        """Renamed and the anchored line edited: the code changed where the finding was."""
+        out = carried(tmp_path, {"a.py": None, "c.py": OLD.replace("x + 1", "x + 2")}, node(2, 2))
         assert out.kept == ()
-        assert out.rejudge[0].why == "its file was renamed"
+        assert out.rejudge[0].why == "the push changed its lines"
 
     def test_deleted_lines_in_a_touched_file_are_re_judged(self, tmp_path: Path):
         """A LEFT anchor in a file the push changed: its base numbering may have moved."""
@@ -134,6 +134,48 @@ class TestRejudged:
         out = carried(tmp_path, {"b.py": "b = 2\n"}, node(1, 1, path="nowhere.py", quote="x"))
         assert out.kept == ()
         assert out.rejudge[0].why == "its lines could not be read at the reviewed head"
+
+
+class TestRenamed:
+    def test_a_pure_rename_carries_the_finding_to_the_new_path(self, tmp_path: Path):
+        """`git mv a.py c.py`: the lines moved unchanged, so the finding moves with them."""
+        out = carried(tmp_path, {"a.py": None, "c.py": OLD}, node(2, 3))
+        assert out.rejudge == ()
+        (kept,) = out.kept
+        assert kept.anchor is not None
+        assert (kept.anchor.path, kept.anchor.start_line, kept.anchor.end_line) == ("c.py", 2, 3)
+        assert kept.fingerprint == node(2, 3).fingerprint  # the same finding, the same comment
+
+    def test_a_rename_with_lines_inserted_above_re_anchors(self, tmp_path: Path):
+        """Renamed, two lines inserted above the finding and an edit below it: carried, shifted."""
+        new = "import os\n\n" + OLD.replace("pass", "return 1")
+        out = carried(tmp_path, {"a.py": None, "c.py": new}, node(2, 3))
+        assert out.rejudge == ()
+        (kept,) = out.kept
+        assert kept.anchor is not None
+        assert (kept.anchor.path, kept.anchor.start_line, kept.anchor.end_line) == ("c.py", 4, 5)
+
+    def test_a_finding_renamed_twice_is_checked_against_where_it_was_posted(self, tmp_path: Path):
+        """Already carried to a.py from `first.py`: its fingerprint names first.py, still carried."""
+        repo = make_repo(tmp_path / "r", base={"a.py": OLD}, head={"a.py": None, "d.py": OLD})
+        since, head = repo.sha("main"), repo.sha("feature")
+        push = push_since(repo.path, since, head)
+        assert not isinstance(push, str)
+        posted = node(2, 2, path="first.py")
+        assert posted.anchor is not None
+        here = posted.model_copy(
+            update={"anchor": posted.anchor.model_copy(update={"path": "a.py"})}
+        )
+        kwargs = {
+            "moved": push.moved,
+            "since": since,
+            "old_lines": lambda path: lines_at(repo.path, since, path),
+            "new_lines": lambda path: lines_at(repo.path, head, path),
+        }
+        out = carry_forward((here,), posted_at={posted.fingerprint: "first.py"}, **kwargs)
+        assert [n.anchor.path for n in out.kept if n.anchor] == ["d.py"]
+        # Without knowing where it was posted, the fingerprint does not check out: re-judged.
+        assert carry_forward((here,), **kwargs).kept == ()
 
 
 class TestShiftedBelowAHunk:

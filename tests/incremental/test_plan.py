@@ -34,6 +34,7 @@ def marker(**changes) -> SummaryMarker:
         "kind": ReviewKind.FULL,
         "config_digest": config_digest(ReviewConfig()),
         "last_comment": 10,
+        "patches": (),
     }
     return SummaryMarker(**(fields | changes))
 
@@ -90,6 +91,7 @@ class TestWhyFull:
                 "did not record which files it did not see",
             ),
             (prior(marker(coverage=None)), None, "did not record which files it did not see"),
+            (prior(marker(patches=None)), None, "did not record the PR's diff it reviewed"),
         ],
         ids=[
             "no review",
@@ -103,6 +105,7 @@ class TestWhyFull:
             "nodes not recorded",
             "unseen files not named",
             "no coverage",
+            "no PR diff",
         ],
     )
     def test_each_rule_names_its_reason(self, tmp_path: Path, state, config, expected):

@@ -162,6 +162,48 @@ class TestWriting:
             assert f"{count} file(s) were not seen by any reviewer" in refolded.notes[-1]
             assert refolded.covers("other.py") is False
 
+    def test_a_finding_carried_through_a_rename_is_recorded_at_its_new_path(self):
+        """Its comment is on src/app.py; this head has it in src/main.py: the record says so."""
+        posted = node(id="n")
+        assert posted.anchor is not None
+        here = posted.anchor.model_copy(
+            update={"path": "src/main.py", "start_line": 7, "end_line": 7}
+        )
+        report = make_report((posted.model_copy(update={"anchor": here}),), verdict="hold")
+        marker = SummaryMarker.of(
+            report, head_sha=HEAD, posted_at={posted.fingerprint: "src/app.py"}
+        )
+        assert marker.nodes is not None
+        (state,) = marker.nodes
+        assert state.path == "src/main.py"
+        judged = state.as_judged(posted).anchor
+        assert judged is not None
+        assert (judged.path, judged.start_line) == ("src/main.py", 7)
+        unmoved = SummaryMarker.of(report, head_sha=HEAD, posted_at={})
+        assert unmoved.nodes is not None
+        assert unmoved.nodes[0].path is None
+
+    def test_a_refold_writes_the_count_of_unnamed_unseen_files_again(self):
+        """Re-folded twice from a count without names: the count stays, so does the partial."""
+        report = make_report((), verdict="ship", partial=True)
+        assert report.coverage is not None
+        unseen = tuple(
+            UnseenFile(path=f"f{n}.py", reason="did not fit", remedy="raise it")
+            for n in range(MAX_UNSEEN_MARKED + 5)
+        )
+        coverage = report.coverage.model_copy(update={"unseen": unseen})
+        marker = SummaryMarker.of(report.model_copy(update={"coverage": coverage}), head_sha=HEAD)
+        for _ in range(2):  # each re-fold writes the record it read
+            refolded = read_prior([issue(9, summary_marker(marker))], TRUST).coverage(HEAD)
+            assert refolded is not None
+            assert refolded.unseen_unnamed == MAX_UNSEEN_MARKED + 5
+            marker = SummaryMarker.of(
+                report.model_copy(update={"coverage": refolded}), head_sha=HEAD
+            )
+            assert marker.coverage is not None
+            assert (marker.coverage.files_unseen, marker.coverage.unseen) == (len(unseen), ())
+            assert marker.coverage.partial is True
+
     def test_axis_nodes_are_every_node_a_reviewer_raised_for_that_head_only(self):
         """A finding `security` raised after `style` counts for `security` in a re-fold of its head."""
         found = node(id="n").model_copy(update={"author": "style", "also_raised_by": ("security",)})

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
-from reviewbot.publish.markers import NODE_TAG, find_markers, node_marker, seal_body
-from reviewbot.publish.resolution import resolved_body
+from reviewbot.nodes.history import PriorNode, Where
+from reviewbot.publish.markers import (
+    NODE_TAG,
+    SummaryMarker,
+    find_markers,
+    node_marker,
+    seal_body,
+)
+from reviewbot.publish.prior import PriorState, PriorSummary
+from reviewbot.publish.resolution import MAX_RESOLVE_EDITS, resolution, resolved_body
 from reviewbot.redact import Redactor
+from reviewbot.report import AgentReport
+from reviewbot.run import Coverage, StopReason, UnseenFile
+from tests.nodes.factories import make_node
 from tests.publish.conftest import SEALER, every_kind
 
 LIMIT = 5_000
@@ -65,3 +76,58 @@ class TestResolvedBody:
             resolved_body(old, fingerprints, "", on_top=True, redactor=Redactor(), limit=tight)
             is None
         )
+
+
+def _prior(count: int, *, owed: tuple[str, ...] = ()) -> PriorState:
+    """`count` earlier findings, each on its own inline comment; the summary owes `owed`."""
+    nodes = tuple(
+        PriorNode(
+            node=make_node(id=f"review-{i}", title=f"Finding {i}", line=i + 1),
+            comment_id=100 + i,
+            where=Where.INLINE,
+            body="",
+        )
+        for i in range(count)
+    )
+    marker = SummaryMarker(head_sha="c" * 40, verdict="hold", resolve_later=owed)
+    return PriorState(nodes=nodes, summary=PriorSummary(comment_id=1, marker=marker))
+
+
+SEEN = Coverage(files_total=1, files_in_context=1, partial=False)
+UNSEEN = Coverage(
+    files_total=1,
+    files_in_context=0,
+    partial=True,
+    unseen=(UnseenFile(path="src/app.py", reason="r", remedy="m"),),
+)
+REVIEWER = AgentReport(name="review", role="reviewer", model="m", stop_reason=StopReason.FINALIZED)
+
+
+class TestResolution:
+    def test_past_the_edits_a_run_makes_findings_wait_for_the_next_run(self):
+        """Eleven found fixed: ten comments are this run's; the eleventh is for later."""
+        out = resolution(
+            (), SEEN, (REVIEWER,), prior=_prior(MAX_RESOLVE_EDITS + 1), head_sha="d" * 40
+        )
+        assert len(out.now) == MAX_RESOLVE_EDITS
+        assert [p.node.id for p in out.later] == [f"review-{MAX_RESOLVE_EDITS}"]
+        assert "stand until the next run marks them" in out.notes[-1]
+
+    def test_an_owed_finding_resolves_whatever_this_run_saw(self):
+        """The last review found it fixed: it resolves although this run did not see its file."""
+        state = _prior(2)
+        owed = state.by_fingerprint()
+        first = next(iter(owed))
+        state = _prior(2, owed=(first,))
+        out = resolution((), UNSEEN, (REVIEWER,), prior=state, head_sha="d" * 40)
+        assert [p.node.fingerprint for p in out.now] == [first]
+        assert out.later == ()
+
+    def test_an_owed_finding_raised_again_stands(self):
+        """Raised again by this run: not vanished, so not resolved."""
+        state = _prior(1)
+        (fingerprint, found) = next(iter(state.by_fingerprint().items()))
+        state = _prior(1, owed=(fingerprint,))
+        out = resolution((found.node,), SEEN, (REVIEWER,), prior=state, head_sha="d" * 40)
+        assert out.now == ()
+        assert out.later == ()

@@ -5,7 +5,8 @@ from __future__ import annotations
 from reviewbot.nodes import Priority, ReviewNode, Status
 from reviewbot.nodes.history import HumanDecision, PriorNode, Where
 from reviewbot.nodes.lifecycle import Action, Event
-from reviewbot.publish.prior import PriorState
+from reviewbot.publish.markers import NodeState, SummaryMarker
+from reviewbot.publish.prior import PriorState, PriorSummary
 from reviewbot.review import unseen_standing
 from reviewbot.run import Coverage, UnseenFile
 from tests.nodes.factories import make_node
@@ -65,3 +66,23 @@ class TestUnseenStanding:
     def test_a_finding_this_run_repeated_is_not_added_twice(self):
         """Matched by fingerprint: the run's own copy is the one in the report."""
         assert unseen_standing(prior(P0_BIG), (P0_BIG,), UNSEEN) == ()
+
+    def test_a_finding_stands_as_the_last_review_judged_it(self):
+        """Posted as an open P3; the last review (its summary) judged it a confirmed P0."""
+        posted = make_node(id="review-5", priority=Priority.P3, path="src/big.py", title="Eval")
+        judged = NodeState(
+            fingerprint=posted.fingerprint,
+            raisers=("review",),
+            status=Status.CONSENSUS_READY,
+            confirmed_by=("verifier",),
+            priority=Priority.P0,
+            confidence=0.95,
+        )
+        marker = SummaryMarker(head_sha="b" * 40, verdict="block", nodes=(judged,))
+        state = PriorState(
+            nodes=(PriorNode(node=posted, comment_id=1, where=Where.INLINE, body=""),),
+            summary=PriorSummary(comment_id=2, marker=marker),
+        )
+        [standing] = unseen_standing(state, (), UNSEEN)
+        assert (standing.priority, standing.status) == (Priority.P0, Status.CONSENSUS_READY)
+        assert standing.confirmed_by == ("verifier",)
