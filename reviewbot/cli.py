@@ -60,15 +60,32 @@ class _Manners(click.Group):
     Left to click, an interrupt is "Aborted!" and a closed pipe exit 1: the code of `--fail-on`.
     """
 
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        # `--help` and `--version` print while the arguments are parsed, before `invoke`.
+        with _manners():
+            return super().make_context(info_name, args, parent, **extra)
+
     def invoke(self, ctx: click.Context) -> Any:
-        try:
+        with _manners():
             return super().invoke(ctx)
-        except KeyboardInterrupt:
-            click.echo("\nreviewbot: interrupted", err=True)
-            sys.exit(ExitCode.INTERRUPTED)
-        except BrokenPipeError:  # `reviewbot schema | head -1`
-            discard_stdout()
-            sys.exit(ExitCode.CLOSED_STDOUT)
+
+
+@contextmanager
+def _manners() -> Iterator[None]:
+    try:
+        yield
+    except KeyboardInterrupt:
+        click.echo("\nreviewbot: interrupted", err=True)
+        sys.exit(ExitCode.INTERRUPTED)
+    except BrokenPipeError:  # `reviewbot schema | head -1`, `reviewbot --help | true`
+        discard_stdout()
+        sys.exit(ExitCode.CLOSED_STDOUT)
 
 
 @click.group(

@@ -244,8 +244,20 @@ def _not_in_context(files: Sequence[SkippedFile], clean: Clean) -> list[str]:
     return lines
 
 
+class PipeConsole(Console):
+    """A Console that lets a closed pipe through as `BrokenPipeError`.
+
+    rich's own answer is `SystemExit(1)`: the code of `--fail-on`, and the report file and the
+    Actions outputs, written after the review is printed, would be lost.
+    """
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError(32, "Broken pipe")
+
+
 def print_report(
     report: Report, snapshot: PRSnapshot | None, stream: TextIO, *, redactor: Redactor | None = None
 ) -> None:
     """Print the review to `stream`, in colour only when it is a terminal."""
-    render_terminal(report, snapshot, Console(file=stream, soft_wrap=False), redactor=redactor)
+    render_terminal(report, snapshot, PipeConsole(file=stream, soft_wrap=False), redactor=redactor)
