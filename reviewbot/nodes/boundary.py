@@ -21,6 +21,9 @@ from pydantic import ValidationError
 from reviewbot.nodes.model import Finding, ReviewNode
 
 _PREVIEW = 80
+# A discard's reason starts so when the node was well formed but its anchor failed a check
+# against the code (the file, the lines, the quote): refused, not malformed.
+ANCHOR_REFUSED = "anchor refused: "
 _QUOTED = 80
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 

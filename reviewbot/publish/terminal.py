@@ -29,6 +29,7 @@ from reviewbot.publish.body import (
     deciding,
     verdict_of,
 )
+from reviewbot.publish.discards import not_recorded
 from reviewbot.publish.plan import priority_key
 from reviewbot.publish.suggestion import read_head_text
 from reviewbot.redact import Redactor
@@ -181,9 +182,7 @@ def _said(report: Report, clean: Clean) -> RenderableType | None:
 
 
 def _footer(report: Report, clean: Clean) -> RenderableType:
-    lines: list[str] = []
-    if report.discarded:
-        lines.append(f"{len(report.discarded)} malformed finding(s) discarded at the read boundary")
+    lines = _not_recorded(report, clean)
     run = report.review
     if run is not None and run.since:
         lines.append(
@@ -227,6 +226,21 @@ def _footer(report: Report, clean: Clean) -> RenderableType:
         f"${u.cost_usd:.4f}"
     )
     return Text("\n".join(lines), style="dim")
+
+
+def _not_recorded(report: Report, clean: Clean) -> list[str]:
+    """Each finding the review could not record: its title, where it pointed, and why."""
+    dropped = not_recorded(report)
+    if not dropped:
+        return []
+    lines = [
+        f"{len(dropped)} finding(s) not recorded (the JSON report's `discarded` has each input):"
+    ]
+    for item in dropped:
+        title = f"“{clean(item.title)}”" if item.title else "(no title)"
+        where = clean(item.where) if item.where else "whole PR"
+        lines.append(f"  • {title} at {where}: {clean(item.why)}")
+    return lines
 
 
 def _not_in_context(files: Sequence[SkippedFile], clean: Clean) -> list[str]:
