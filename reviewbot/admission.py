@@ -21,8 +21,13 @@ FORK_HINT = (
 )
 NO_KEY_HINT = (
     "ANTHROPIC_API_KEY is not set: no model ran, so the reviewer axes are not_run and the "
-    "verdict is at least Hold. Set ANTHROPIC_API_KEY (a repository secret in GitHub Actions)"
+    "verdict is at least Hold. {remedy}"
 )
+NO_KEY_REMEDY = {
+    False: "Set it in your environment (`export ANTHROPIC_API_KEY=…`) and run again",
+    True: "Add the repository secret ANTHROPIC_API_KEY and pass it to the action's "
+    "`anthropic-api-key` input",
+}
 LEFT_OUT_HINT = (
     "{count} uncommitted change(s) are not in this review (it covers the commits up to HEAD); "
     "pass --worktree to review the working tree against the base"
@@ -84,11 +89,13 @@ def moved_on(info: PullRequestInfo, now: str) -> str | None:
     )
 
 
-def review_notes(*, fork_without_secrets: bool, has_model: bool) -> tuple[str, ...]:
-    """What a run says about a review no model ran in."""
+def review_notes(
+    *, fork_without_secrets: bool, has_model: bool, in_actions: bool
+) -> tuple[str, ...]:
+    """What a run says about a review no model ran in, in the words of where it runs."""
     if fork_without_secrets:
         return (FORK_HINT,)
-    return () if has_model else (NO_KEY_HINT,)
+    return () if has_model else (NO_KEY_HINT.format(remedy=NO_KEY_REMEDY[in_actions]),)
 
 
 def left_out_notes(count: int) -> tuple[str, ...]:

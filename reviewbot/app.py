@@ -280,7 +280,9 @@ def _review(
             report = review_snapshot(snapshot, agents=agents, ci=ci, prior=prior, plan=plan)
         fork_without_secrets = check_fork and snapshot.fork and agents.client is None
         notes = admission.review_notes(
-            fork_without_secrets=fork_without_secrets, has_model=agents.client is not None
+            fork_without_secrets=fork_without_secrets,
+            has_model=agents.client is not None,
+            in_actions=settings.in_actions,
         )
         if job.post and fork_without_secrets:
             notes += (admission.FORK_NOT_POSTING,)
@@ -385,7 +387,9 @@ def review_local(
             report = review_snapshot(snapshot, agents=agents, plan=plan)
         emit(report, snapshot)
         has_model = agents.client is not None
-        notes += admission.review_notes(fork_without_secrets=False, has_model=has_model)
+        notes += admission.review_notes(
+            fork_without_secrets=False, has_model=has_model, in_actions=settings.in_actions
+        )
         return RunOutcome(report=report, notes=notes)
 
 

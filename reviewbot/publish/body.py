@@ -63,12 +63,7 @@ KIND_LABEL = {
     Kind.QUESTION: "❓ Question",
     Kind.TICKET: "🎫 Ticket",
 }
-STATUS_LABEL = {
-    Status.OPEN: "open",
-    Status.CONSENSUS_READY: "confirmed",
-    Status.RESOLVED: "resolved",
-    Status.DISMISSED: "dismissed",
-}
+STATUS_LABEL = {status: status.label for status in Status}
 VERDICT_LABEL = {Verdict.SHIP: "✅ Ship", Verdict.HOLD: "🟡 Hold", Verdict.BLOCK: "⛔ Block"}
 
 HeadReader = Callable[[str], str | None]
