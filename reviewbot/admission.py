@@ -60,9 +60,13 @@ def why_not(
     """Why this PR is not reviewed now (None: review it): actor, moved head, draft."""
     ref = info.ref
     if actor is not None and actor != info.author:
-        refusal = not_a_writer(permission, actor)
-        if refusal:
-            return refusal
+        granted = permission(actor)
+        if granted not in WRITERS:
+            return (
+                f"the run that saved this snapshot was started by {actor}, who is not the PR's "
+                f"author and has {granted} access: a snapshot is reviewed for its author or "
+                "someone with write access"
+            )
     if expect_head is not None and info.head_sha != expect_head:
         return (
             f"{ref} moved to {info.head_sha[:12]} after {expect_head[:12]} was pushed; "

@@ -426,10 +426,12 @@ def _strictness(outcome: RunOutcome) -> Verdict:
     return outcome.report.verdict if outcome.report else Verdict.SHIP
 
 
-def read_event(settings: Settings) -> EventPlan:
+def read_event(settings: Settings, *, needed_by: str = "--github-event") -> EventPlan:
+    """The event GitHub Actions describes; `needed_by` is what the user ran, for the error."""
     if settings.event_name is None or settings.event_path is None:
         raise UsageError(
-            "--github-event needs GITHUB_EVENT_NAME and GITHUB_EVENT_PATH (set by GitHub Actions)"
+            f"{needed_by} needs GITHUB_EVENT_NAME and GITHUB_EVENT_PATH, which GitHub Actions "
+            "sets: it runs in a workflow step, not at a terminal"
         )
     try:
         text = settings.event_path.read_text(encoding="utf-8")
@@ -445,7 +447,7 @@ def read_event(settings: Settings) -> EventPlan:
 
 def save_reference(out: Path, settings: Settings) -> PRReference:
     """Stage one (no secrets): write which PR and head this run saw, for stage two."""
-    reference = fork_safe.reference_of(read_event(settings))
+    reference = fork_safe.reference_of(read_event(settings, needed_by="reviewbot snapshot"))
     fork_safe.write_reference(out, reference)
     return reference
 
@@ -460,7 +462,8 @@ def review_reference(folder: Path, settings: Settings, job: Job, emit: Emit) -> 
     reference = fork_safe.read_reference(folder)
     actor: str | None = None
     if settings.event_name == EventName.WORKFLOW_RUN:
-        actor = fork_safe.check_against_run(reference, read_event(settings))
+        event = read_event(settings, needed_by="--from-snapshot on workflow_run")
+        actor = fork_safe.check_against_run(reference, event)
     ref = _ref_of(reference.repo, reference.number, settings)
     with connect(ref, settings, job.clients) as github:
         return _review(
