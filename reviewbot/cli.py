@@ -110,6 +110,7 @@ def cli() -> None:
       reviewbot review https://github.com/octo/app/pull/42 --post
       reviewbot review --local --base main
       reviewbot schema > report.schema.json
+      reviewbot config check .reviewbot.toml
     """
 
 
@@ -424,6 +425,30 @@ def evaluate(
     sys.exit(code)
 
 
+@cli.group(cls=_Manners)
+def config() -> None:
+    """Work with `.reviewbot.toml`."""
+
+
+@config.command(name="check")
+@click.argument("path", type=click.Path(path_type=Path, dir_okay=False), default=CONFIG_DEFAULT)
+def config_check(path: Path) -> None:
+    """Validate a config file (default ./.reviewbot.toml) before committing it to the base branch.
+
+    \b
+    Exit codes:
+      0   valid: the effective configuration, every key, is printed as TOML
+      2   invalid: one line names the line and the key
+    """
+    from reviewbot.config_check import check_file, effective_toml
+
+    try:
+        click.echo(effective_toml(check_file(path)), nl=False)
+    except ReviewbotError as exc:
+        _fail(exc, verbose=False)
+    click.echo(f"reviewbot: {path} is valid", err=True)
+
+
 @cli.command()
 def schema() -> None:
     """Print the JSON Schema of the `--format json` report.
@@ -489,7 +514,7 @@ def _config_choice(
 def _last_resort(
     verbose: bool, redactor: Redactor, progress: LiveProgress | None = None
 ) -> Iterator[None]:
-    """A `ReviewbotError` is its one line and exit code; Ctrl-C is 130; anything else exit 70.
+    """A `ReviewbotError` is its one line and exit code; anything else (not Ctrl-C) exit 70.
 
     The live progress line is stopped first in every case, so the terminal gets its cursor back.
     """
@@ -500,14 +525,9 @@ def _last_resort(
             if progress is not None:
                 progress.close()  # before any line is printed below it
             raise
-    except KeyboardInterrupt:
-        click.echo("\nreviewbot: interrupted", err=True)
-        sys.exit(ExitCode.INTERRUPTED)
-    except ReviewbotError as exc:
+    except ReviewbotError as exc:  # Ctrl-C goes on to `_manners`: 130 for every command
         _fail(exc, verbose, redactor)
-    except (
-        Exception
-    ) as exc:  # the CLI's last resort (STYLE 17): a bug exits 70 with one line, not a traceback
+    except Exception as exc:  # the CLI's last resort: a bug exits 70 with one line, no traceback
         if verbose:
             log.exception("internal error")
         message = redactor(f"{type(exc).__name__}: {exc}")
