@@ -28,7 +28,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from reviewbot import admission, fork_safe
+from reviewbot import __version__, admission, fork_safe
 from reviewbot.agent.client import AnthropicClient
 from reviewbot.agent.messages import ModelClient
 from reviewbot.agent.progress import Progress
@@ -41,9 +41,9 @@ from reviewbot.github_api import make_client
 from reviewbot.incremental.plan import ReviewScope, decide_review, wanted_since
 from reviewbot.publish.github import GitHubPublisher
 from reviewbot.publish.seal import Sealer
-from reviewbot.report import Report
+from reviewbot.report import PRInfo, Report
 from reviewbot.rest import GitHubClient
-from reviewbot.review import Agents, refold, review_snapshot
+from reviewbot.review import Agents, pr_info, refold, review_snapshot
 from reviewbot.review_target import (
     EventTarget,
     LocalTarget,
@@ -95,6 +95,14 @@ class RunOutcome:
     report: Report | None = None
     skipped: str | None = None
     notes: tuple[str, ...] = ()
+    pr: PRInfo | None = None  # with `skipped`: the PR (or branch) that needed no review
+
+    def skipped_report(self) -> Report:
+        """`--format json` of a run that reviewed nothing: a report that says so."""
+        pr = self.pr or PRInfo(
+            origin="github", url=None, repo=None, number=None, title="", base_sha="", head_sha=""
+        )
+        return Report.nothing_reviewed(self.skipped or "no reason given", pr, __version__)
 
 
 # ---------------------------------------------------------------- building blocks
@@ -211,7 +219,15 @@ def _ref_of(repo: str, number: int, settings: Settings) -> PRRef:
 
 
 def run(target: ReviewTarget, settings: Settings, job: Job, emit: Emit) -> RunOutcome:
-    """Review what the CLI was asked to review."""
+    """Review what the CLI was asked to review; a run that reviews nothing emits a report
+    that says so (`Report.skipped`: only `--format json` prints it)."""
+    outcome = _run(target, settings, job, emit)
+    if outcome.report is None:
+        emit(outcome.skipped_report(), None)
+    return outcome
+
+
+def _run(target: ReviewTarget, settings: Settings, job: Job, emit: Emit) -> RunOutcome:
     match target:
         case PullTarget(url=url):
             return review_pull(url, settings, job, emit)
@@ -379,7 +395,9 @@ def review_local(
         if not snapshot.diff.files:  # nothing changed: no model request, nothing to print
             what = "the working tree" if worktree else head
             return RunOutcome(
-                skipped=f"no changes between {snapshot.base_ref} and {what}", notes=notes
+                skipped=f"no changes between {snapshot.base_ref} and {what}",
+                notes=notes,
+                pr=pr_info(snapshot),
             )
         snapshot = replace(snapshot, config=_configured(snapshot.config, job))
         with _agents(settings, job) as agents:

@@ -194,9 +194,7 @@ def cli() -> None:
     is_flag=True,
     help="Never ask a question at the terminal (ask_user fails closed).",
 )
-@click.option(
-    "--verbose", "-v", is_flag=True, help="Log every step (and tracebacks of internal errors)."
-)
+@click.option("--verbose", "-v", count=True, help="Log reviewbot's steps (-vv: libraries' too).")
 def review(**options: Any) -> None:
     """Review a pull request (or a local branch) and print or publish the result.
 
@@ -244,7 +242,7 @@ class _ReviewOptions:
     config_path: str
     fail_on: str
     non_interactive: bool
-    verbose: bool
+    verbose: int
 
 
 def _review(opts: _ReviewOptions, ctx: click.Context) -> None:
@@ -305,8 +303,8 @@ def _target_flags(opts: _ReviewOptions, ctx: click.Context) -> TargetFlags:
     help="Folder to write the PR reference into (upload it as an artifact).",
 )
 @click.option("--github-event", is_flag=True, default=True, hidden=True)
-@click.option("--verbose", "-v", is_flag=True, help="Log every step.")
-def snapshot(out: Path, github_event: bool, verbose: bool) -> None:
+@click.option("--verbose", "-v", count=True, help="Log every step (-vv: libraries' too).")
+def snapshot(out: Path, github_event: bool, verbose: int) -> None:
     """Stage one of the fork-safe setup: save which PR and head this event is about.
 
     Runs with no secrets on `pull_request`; a `workflow_run` workflow with secrets
@@ -365,7 +363,7 @@ def snapshot(out: Path, github_event: bool, verbose: bool) -> None:
     show_default=True,
     help="Where finished PRs are kept for --resume.",
 )
-@click.option("--verbose", "-v", is_flag=True, help="Log every step.")
+@click.option("--verbose", "-v", count=True, help="Log every step (-vv: libraries' too).")
 def evaluate(
     bench: Path,
     limit: int | None,
@@ -375,7 +373,7 @@ def evaluate(
     resume: bool,
     out: Path | None,
     cache_dir: Path,
-    verbose: bool,
+    verbose: int,
 ) -> None:
     """Measure review quality on a benchmark of golden comments (dry runs: nothing is posted).
 
@@ -512,7 +510,7 @@ def _config_choice(
 
 @contextmanager
 def _last_resort(
-    verbose: bool, redactor: Redactor, progress: LiveProgress | None = None
+    verbose: int, redactor: Redactor, progress: LiveProgress | None = None
 ) -> Iterator[None]:
     """A `ReviewbotError` is its one line and exit code; anything else (not Ctrl-C) exit 70.
 
@@ -568,7 +566,7 @@ def _finish(
         _exit(failure.message, failure.code, redact)
 
 
-def _fail(exc: ReviewbotError, verbose: bool, redactor: Redactor | None = None) -> NoReturn:
+def _fail(exc: ReviewbotError, verbose: int, redactor: Redactor | None = None) -> NoReturn:
     if verbose:
         log.debug("error", exc_info=exc)
     _exit(str(exc), exc.exit_code, redactor)

@@ -70,7 +70,7 @@ def render_terminal(
     said = _said(report, clean)
     if said is not None:
         console.print(said)
-    console.print(_footer(report, clean))
+    console.print(_footer(report, clean, _compared(report, snapshot, clean)))
 
 
 def _axes(report: Report, clean: Clean) -> Table:
@@ -181,8 +181,14 @@ def _said(report: Report, clean: Clean) -> RenderableType | None:
     return Group(Text("What the reviewers said", style="bold underline"), *parts, Text(""))
 
 
-def _footer(report: Report, clean: Clean) -> RenderableType:
-    lines = _not_recorded(report, clean)
+def _compared(report: Report, snapshot: PRSnapshot | None, clean: Clean) -> str:
+    """`base main at 1a2b3c4d5e6f · head 9f8e7d6c5b4a`: what the review compared."""
+    base = f"base {clean(snapshot.base_ref)} at " if snapshot is not None else "base "
+    return f"{base}{report.pr.base_sha[:12]} · head {report.pr.head_sha[:12]}"
+
+
+def _footer(report: Report, clean: Clean, compared: str) -> RenderableType:
+    lines = [*_not_recorded(report, clean), compared]
     run = report.review
     if run is not None and run.since:
         lines.append(
