@@ -88,7 +88,7 @@ def test_verbose_is_reviewbots_own_lines_and_very_verbose_adds_the_libraries(
     world: World = worlds(f"verbose{flag}", base=BASE, head=HEAD, script=_script())
     run = world.run(["review", "--local", "--base", "main", flag], github=False, cwd=world.repo)
     assert run.returncode == 0, run.stderr
-    names = {m for m in re.findall(r"^DEBUG (\S+):", run.stderr, re.M)}
+    names = set(re.findall(r"^DEBUG (\S+):", run.stderr, re.M))
     assert any(name.startswith("reviewbot") for name in names), run.stderr
     others = {name for name in names if not name.startswith("reviewbot")}
     assert bool(others) is third_party, others
