@@ -22,8 +22,13 @@ FORK_HINT = (
 )
 NO_KEY_HINT = (
     "ANTHROPIC_API_KEY is not set: no model ran, so the reviewer axes are not_run and the "
-    "verdict is at least Hold. Set ANTHROPIC_API_KEY (a repository secret in GitHub Actions)"
+    "verdict is at least Hold. {remedy}"
 )
+NO_KEY_REMEDY = {
+    False: "Set it in your environment (`export ANTHROPIC_API_KEY=…`) and run again",
+    True: "Add the repository secret ANTHROPIC_API_KEY and pass it to the action's "
+    "`anthropic-api-key` input",
+}
 LEFT_OUT_HINT = (
     "{count} uncommitted change(s) are not in this review (it covers the commits up to HEAD); "
     "pass --worktree to review the working tree against the base"
@@ -56,9 +61,13 @@ def why_not(
     """Why this PR is not reviewed now (None: review it): actor, moved head, draft."""
     ref = info.ref
     if actor is not None and actor != info.author:
-        refusal = not_a_writer(permission, actor)
-        if refusal:
-            return refusal
+        granted = permission(actor)
+        if granted not in WRITERS:
+            return (
+                f"the run that saved this snapshot was started by {actor}, who is not the PR's "
+                f"author and has {granted} access: a snapshot is reviewed for its author or "
+                "someone with write access"
+            )
     if expect_head is not None and info.head_sha != expect_head:
         return (
             f"{ref} moved to {info.head_sha[:12]} after {expect_head[:12]} was pushed; "
@@ -92,11 +101,13 @@ def still_head(info: PullRequestInfo, now: str, *, posting: bool = False) -> Non
     )
 
 
-def review_notes(*, fork_without_secrets: bool, has_model: bool) -> tuple[str, ...]:
-    """What a run says about a review no model ran in."""
+def review_notes(
+    *, fork_without_secrets: bool, has_model: bool, in_actions: bool
+) -> tuple[str, ...]:
+    """What a run says about a review no model ran in, in the words of where it runs."""
     if fork_without_secrets:
         return (FORK_HINT,)
-    return () if has_model else (NO_KEY_HINT,)
+    return () if has_model else (NO_KEY_HINT.format(remedy=NO_KEY_REMEDY[in_actions]),)
 
 
 def left_out_notes(count: int) -> tuple[str, ...]:

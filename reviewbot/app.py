@@ -28,7 +28,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from reviewbot import admission, fork_safe
+from reviewbot import __version__, admission, fork_safe
 from reviewbot.agent.client import AnthropicClient
 from reviewbot.agent.messages import ModelClient
 from reviewbot.agent.progress import Progress
@@ -48,9 +48,9 @@ from reviewbot.github_api import make_client
 from reviewbot.incremental.plan import ReviewScope, decide_review, wanted_since
 from reviewbot.publish.github import GitHubPublisher
 from reviewbot.publish.seal import Sealer
-from reviewbot.report import Report
+from reviewbot.report import PRInfo, Report
 from reviewbot.rest import GitHubClient
-from reviewbot.review import Agents, refold, review_snapshot
+from reviewbot.review import Agents, pr_info, refold, review_snapshot
 from reviewbot.review_target import (
     EventTarget,
     LocalTarget,
@@ -109,10 +109,18 @@ class RunOutcome:
     superseded: bool = False  # a push superseded the run (`HeadMoved`): exit 0, no --fail-on
     reports: tuple[Report, ...] = ()
     failures: tuple[tuple[str, ReviewbotError], ...] = ()
+    pr: PRInfo | None = None  # with `skipped`: the PR (or branch) that needed no review
 
     @property
     def every_report(self) -> tuple[Report, ...]:
         return self.reports or ((self.report,) if self.report is not None else ())
+
+    def skipped_report(self) -> Report:
+        """`--format json` of a run that reviewed nothing: a report that says so."""
+        pr = self.pr or PRInfo(
+            origin="github", url=None, repo=None, number=None, title="", base_sha="", head_sha=""
+        )
+        return Report.nothing_reviewed(self.skipped or "no reason given", pr, __version__)
 
 
 # ---------------------------------------------------------------- building blocks
@@ -237,7 +245,15 @@ def _ref_of(repo: str, number: int, settings: Settings) -> PRRef:
 
 
 def run(target: ReviewTarget, settings: Settings, job: Job, emit: Emit) -> RunOutcome:
-    """Review what the CLI was asked to review."""
+    """Review what the CLI was asked to review; a run that reviews nothing emits a report
+    that says so (`Report.skipped`: only `--format json` prints it)."""
+    outcome = _run(target, settings, job, emit)
+    if outcome.report is None:
+        emit(outcome.skipped_report(), None)
+    return outcome
+
+
+def _run(target: ReviewTarget, settings: Settings, job: Job, emit: Emit) -> RunOutcome:
     match target:
         case PullTarget(url=url):
             return review_pull(url, settings, job, emit)
@@ -308,7 +324,9 @@ def _review(
                 report = review_snapshot(snapshot, agents=agents, ci=ci, prior=prior, plan=plan)
             fork_without_secrets = check_fork and snapshot.fork and agents.client is None
             notes = admission.review_notes(
-                fork_without_secrets=fork_without_secrets, has_model=agents.client is not None
+                fork_without_secrets=fork_without_secrets,
+                has_model=agents.client is not None,
+                in_actions=settings.in_actions,
             )
             if job.post and fork_without_secrets:
                 notes += (admission.FORK_NOT_POSTING,)
@@ -433,7 +451,9 @@ def review_local(
         if not snapshot.diff.files:  # nothing changed: no model request, nothing to print
             what = "the working tree" if worktree else head
             return RunOutcome(
-                skipped=f"no changes between {snapshot.base_ref} and {what}", notes=notes
+                skipped=f"no changes between {snapshot.base_ref} and {what}",
+                notes=notes,
+                pr=pr_info(snapshot),
             )
         snapshot = replace(snapshot, config=_configured(snapshot.config, job))
         with _agents(settings, job) as agents:
@@ -441,7 +461,9 @@ def review_local(
             report = review_snapshot(snapshot, agents=agents, plan=plan)
         emit(report, snapshot)
         has_model = agents.client is not None
-        notes += admission.review_notes(fork_without_secrets=False, has_model=has_model)
+        notes += admission.review_notes(
+            fork_without_secrets=False, has_model=has_model, in_actions=settings.in_actions
+        )
         return RunOutcome(report=report, notes=notes)
 
 
@@ -496,10 +518,12 @@ def _refold_each(
     )
 
 
-def read_event(settings: Settings) -> EventPlan:
+def read_event(settings: Settings, *, needed_by: str = "--github-event") -> EventPlan:
+    """The event GitHub Actions describes; `needed_by` is what the user ran, for the error."""
     if settings.event_name is None or settings.event_path is None:
         raise UsageError(
-            "--github-event needs GITHUB_EVENT_NAME and GITHUB_EVENT_PATH (set by GitHub Actions)"
+            f"{needed_by} needs GITHUB_EVENT_NAME and GITHUB_EVENT_PATH, which GitHub Actions "
+            "sets: it runs in a workflow step, not at a terminal"
         )
     try:
         raw = settings.event_path.read_bytes()  # decoded strictly by the planner
@@ -516,7 +540,7 @@ def read_event(settings: Settings) -> EventPlan:
 
 def save_reference(out: Path, settings: Settings) -> PRReference:
     """Stage one (no secrets): write which PR and head this run saw, for stage two."""
-    reference = fork_safe.reference_of(read_event(settings))
+    reference = fork_safe.reference_of(read_event(settings, needed_by="reviewbot snapshot"))
     fork_safe.write_reference(out, reference)
     return reference
 
@@ -531,7 +555,8 @@ def review_reference(folder: Path, settings: Settings, job: Job, emit: Emit) -> 
     reference = fork_safe.read_reference(folder)
     actor: str | None = None
     if settings.event_name == EventName.WORKFLOW_RUN:
-        actor = fork_safe.check_against_run(reference, read_event(settings))
+        event = read_event(settings, needed_by="--from-snapshot on workflow_run")
+        actor = fork_safe.check_against_run(reference, event)
     # Named by an untrusted run: in Actions it must be GITHUB_REPOSITORY, even with no event.
     repo = own_repository(
         reference.repo,

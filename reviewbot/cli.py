@@ -60,21 +60,34 @@ class _Manners(click.Group):
     Left to click, an interrupt is "Aborted!" and a closed pipe exit 1: the code of `--fail-on`.
     """
 
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        # `--help` and `--version` print while the arguments are parsed, before `invoke`.
+        with _manners():
+            return super().make_context(info_name, args, parent, **extra)
+
     def invoke(self, ctx: click.Context) -> Any:
         # In Actions, nothing the command prints (PR text included) can run a workflow command.
         in_actions = Settings.from_environ(os.environ).in_actions
-        with workflow_commands_stopped(sys.stderr, in_actions=in_actions):
-            return self._invoke(ctx)
-
-    def _invoke(self, ctx: click.Context) -> Any:
-        try:
+        with workflow_commands_stopped(sys.stderr, in_actions=in_actions), _manners():
             return super().invoke(ctx)
-        except KeyboardInterrupt:
-            click.echo("\nreviewbot: interrupted", err=True)
-            sys.exit(ExitCode.INTERRUPTED)
-        except BrokenPipeError:  # `reviewbot schema | head -1`
-            discard_stdout()
-            sys.exit(ExitCode.CLOSED_STDOUT)
+
+
+@contextmanager
+def _manners() -> Iterator[None]:
+    try:
+        yield
+    except KeyboardInterrupt:
+        click.echo("\nreviewbot: interrupted", err=True)
+        sys.exit(ExitCode.INTERRUPTED)
+    except BrokenPipeError:  # `reviewbot schema | head -1`, `reviewbot --help | true`
+        discard_stdout()
+        sys.exit(ExitCode.CLOSED_STDOUT)
 
 
 @click.group(
@@ -99,6 +112,7 @@ def cli() -> None:
       reviewbot review https://github.com/octo/app/pull/42 --post
       reviewbot review --local --base main
       reviewbot schema > report.schema.json
+      reviewbot config check .reviewbot.toml
     """
 
 
@@ -182,9 +196,7 @@ def cli() -> None:
     is_flag=True,
     help="Never ask a question at the terminal (ask_user fails closed).",
 )
-@click.option(
-    "--verbose", "-v", is_flag=True, help="Log every step (and tracebacks of internal errors)."
-)
+@click.option("--verbose", "-v", count=True, help="Log reviewbot's steps (-vv: libraries' too).")
 def review(**options: Any) -> None:
     """Review a pull request (or a local branch) and print or publish the result.
 
@@ -232,7 +244,7 @@ class _ReviewOptions:
     config_path: str
     fail_on: str
     non_interactive: bool
-    verbose: bool
+    verbose: int
 
 
 def _review(opts: _ReviewOptions, ctx: click.Context) -> None:
@@ -293,8 +305,8 @@ def _target_flags(opts: _ReviewOptions, ctx: click.Context) -> TargetFlags:
     help="Folder to write the PR reference into (upload it as an artifact).",
 )
 @click.option("--github-event", is_flag=True, default=True, hidden=True)
-@click.option("--verbose", "-v", is_flag=True, help="Log every step.")
-def snapshot(out: Path, github_event: bool, verbose: bool) -> None:
+@click.option("--verbose", "-v", count=True, help="Log every step (-vv: libraries' too).")
+def snapshot(out: Path, github_event: bool, verbose: int) -> None:
     """Stage one of the fork-safe setup: save which PR and head this event is about.
 
     Runs with no secrets on `pull_request`; a `workflow_run` workflow with secrets
@@ -353,7 +365,7 @@ def snapshot(out: Path, github_event: bool, verbose: bool) -> None:
     show_default=True,
     help="Where finished PRs are kept for --resume.",
 )
-@click.option("--verbose", "-v", is_flag=True, help="Log every step.")
+@click.option("--verbose", "-v", count=True, help="Log every step (-vv: libraries' too).")
 def evaluate(
     bench: Path,
     limit: int | None,
@@ -363,7 +375,7 @@ def evaluate(
     resume: bool,
     out: Path | None,
     cache_dir: Path,
-    verbose: bool,
+    verbose: int,
 ) -> None:
     """Measure review quality on a benchmark of golden comments (dry runs: nothing is posted).
 
@@ -411,6 +423,30 @@ def evaluate(
             bench, options, settings, out=out, agent_progress=progress, interactive=interactive
         )
     sys.exit(code)
+
+
+@cli.group(cls=_Manners)
+def config() -> None:
+    """Work with `.reviewbot.toml`."""
+
+
+@config.command(name="check")
+@click.argument("path", type=click.Path(path_type=Path, dir_okay=False), default=CONFIG_DEFAULT)
+def config_check(path: Path) -> None:
+    """Validate a config file (default ./.reviewbot.toml) before committing it to the base branch.
+
+    \b
+    Exit codes:
+      0   valid: the effective configuration, every key, is printed as TOML
+      2   invalid: one line names the line and the key
+    """
+    from reviewbot.config_check import check_file, effective_toml
+
+    try:
+        click.echo(effective_toml(check_file(path)), nl=False)
+    except ReviewbotError as exc:
+        _fail(exc, verbose=False)
+    click.echo(f"reviewbot: {path} is valid", err=True)
 
 
 @cli.command()
@@ -476,9 +512,9 @@ def _config_choice(
 
 @contextmanager
 def _last_resort(
-    verbose: bool, redactor: Redactor, progress: LiveProgress | None = None
+    verbose: int, redactor: Redactor, progress: LiveProgress | None = None
 ) -> Iterator[None]:
-    """A `ReviewbotError` is its one line and exit code; Ctrl-C is 130; anything else exit 70.
+    """A `ReviewbotError` is its one line and exit code; anything else (not Ctrl-C) exit 70.
 
     The live progress line is stopped first in every case, so the terminal gets its cursor back.
     """
@@ -489,14 +525,9 @@ def _last_resort(
             if progress is not None:
                 progress.close()  # before any line is printed below it
             raise
-    except KeyboardInterrupt:
-        click.echo("\nreviewbot: interrupted", err=True)
-        sys.exit(ExitCode.INTERRUPTED)
-    except ReviewbotError as exc:
+    except ReviewbotError as exc:  # Ctrl-C goes on to `_manners`: 130 for every command
         _fail(exc, verbose, redactor)
-    except (
-        Exception
-    ) as exc:  # the CLI's last resort (STYLE 17): a bug exits 70 with one line, not a traceback
+    except Exception as exc:  # the CLI's last resort: a bug exits 70 with one line, no traceback
         if verbose:
             log.exception("internal error")
         message = redactor(f"{type(exc).__name__}: {exc}")
@@ -563,7 +594,7 @@ def _exit_on_failure(outcome: RunOutcome) -> None:
         sys.exit(outcome.failures[0][1].exit_code)
 
 
-def _fail(exc: ReviewbotError, verbose: bool, redactor: Redactor | None = None) -> NoReturn:
+def _fail(exc: ReviewbotError, verbose: int, redactor: Redactor | None = None) -> NoReturn:
     if verbose:
         log.debug("error", exc_info=exc)
     _exit(str(exc), exc.exit_code, redactor)

@@ -13,12 +13,13 @@ ConfigError like any other, never a traceback.
 
 from __future__ import annotations
 
+import difflib
 import re
 import tomllib
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
-from typing import Annotated, Self
+from typing import Annotated, Self, get_args
 
 from pydantic import (
     BaseModel,
@@ -289,9 +290,39 @@ def _syntax_message(message: str, origin: str) -> str:
 def _validation_message(exc: ValidationError, text: str, origin: str) -> str:
     lines = _key_lines(text)
     message = explain(
-        exc, subject="", limit=_MAX_REPORTED_ERRORS, line_of=lambda loc: _line_of(loc, lines)
+        exc,
+        subject="",
+        limit=_MAX_REPORTED_ERRORS,
+        unknown=_unknown_key,
+        line_of=lambda loc: _line_of(loc, lines),
     )
     return origin + (" " if message.startswith("line ") else ": ") + message
+
+
+def _unknown_key(loc: Loc) -> str:
+    """`unknown key; did you mean max_turns?` when a key of that table is close to it."""
+    section: type[BaseModel] | None = ReviewConfig
+    for part in loc[:-1]:
+        if isinstance(part, str) and section is not None:
+            field = section.model_fields.get(part)
+            section = _section_of(field.annotation) if field is not None else None
+    known = sorted(section.model_fields) if section is not None else []
+    close = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.6)
+    table = ".".join(str(p) for p in loc[:-1] if isinstance(p, str))
+    where = f"[{table}]" if table else "the top level"
+    hint = f"; did you mean {close[0]}?" if close else f" (the keys of {where}: {', '.join(known)})"
+    return f"unknown key{hint}"
+
+
+def _section_of(annotation: object) -> type[BaseModel] | None:
+    """The section model in a field's type: `BudgetConfig`, `tuple[RuleConfig, ...] | None`."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for arg in get_args(annotation):
+        found = _section_of(arg)
+        if found is not None:
+            return found
+    return None
 
 
 _ARRAY_TABLE = re.compile(r"^\s*\[\[\s*(?P<key>[^\[\]]+?)\s*\]\]")

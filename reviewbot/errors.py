@@ -58,7 +58,8 @@ EXIT_CODES: dict[ExitCode, str] = {
     ExitCode.GIT: "git could not produce the checkout or the diff",
     ExitCode.INTERNAL: "internal error: a bug in reviewbot (run with --verbose for the traceback)",
     ExitCode.INTERRUPTED: "interrupted (Ctrl-C); the live progress line is cleared first",
-    ExitCode.CLOSED_STDOUT: "stdout was closed early (a reader such as `head` quit); the rest "
+    ExitCode.CLOSED_STDOUT: "stdout was closed early (a reader such as `head` or a pager quit; any "
+    "format, `--help` and `--version` too); the rest "
     "of the run completed",
 }
 

@@ -114,8 +114,10 @@ def _cause(error: object) -> str:
     return text.rsplit(": ", 1)[-1].strip() or type(error).__name__
 
 
-def configure_logging(verbose: bool, settings: Settings) -> None:
+def configure_logging(verbose: int, settings: Settings) -> None:
+    """`verbose`: 0 quiet, 1 (`-v`) reviewbot's own DEBUG lines, 2 (`-vv`) every library's too."""
     redactor, in_actions = settings.redactor, settings.in_actions
+    everything = verbose >= 2
     # The whole formatted record is redacted, tracebacks included, and so is the report of
     # a record that could not be written (`redact.RedactingStreamHandler`).
     handler = RedactingStreamHandler(
@@ -127,16 +129,16 @@ def configure_logging(verbose: bool, settings: Settings) -> None:
         handler.setFormatter(_InertFormatter(handler.formatter))
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel(logging.DEBUG if verbose else logging.WARNING)
+    root.setLevel(logging.DEBUG if everything else logging.WARNING)
     # Our own steps (event decisions, request ids) belong in a CI log; at a terminal, the result is enough.
     ours = logging.DEBUG if verbose else logging.INFO if in_actions else logging.WARNING
     logging.getLogger("reviewbot").setLevel(ours)
     # PyGithub logs every failed request, including the ones we expect and handle (GET /user → 403).
     github = logging.getLogger("github")
-    github.setLevel(logging.DEBUG if verbose else logging.ERROR)
+    github.setLevel(logging.DEBUG if everything else logging.ERROR)
     # PyGithub attaches its own stderr handler at import: it would print request and response
     # bodies (PR text, pasted secrets) unredacted. Its records go through the handler above only.
     github.handlers.clear()
     github.propagate = True
     pool = logging.getLogger("urllib3.connectionpool")
-    pool.filters[:] = [] if verbose else [_GitHubRetryLines()]
+    pool.filters[:] = [] if everything else [_GitHubRetryLines()]

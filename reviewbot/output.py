@@ -82,6 +82,8 @@ def emitter(
     ascii_only = not encodes_unicode(stream)
 
     def emit(report: Report, snapshot: PRSnapshot | None) -> None:
+        if report.skipped is not None and fmt is not Format.JSON:
+            return  # nothing was reviewed: the CLI's one line says so; JSON has its report
         match fmt:
             case Format.TEXT:
                 print_report(report, snapshot, stream, redactor=redactor)

@@ -226,6 +226,27 @@ class Report(_Model):
         default=None, description="Full or incremental, and since which head (None: a re-fold)."
     )
     published: Published | None = None
+    skipped: str | None = Field(
+        default=None,
+        description="Why nothing was reviewed (no changes, an event that needs no review): then "
+        "there are no axes and no findings, and the verdict is hold, as for zero axes.",
+    )
+
+    @classmethod
+    def nothing_reviewed(cls, reason: str, pr: PRInfo, tool_version: str) -> Report:
+        """The report of a run that reviewed nothing: it says why, and never passes."""
+        why = ReasonReport(
+            verdict="hold", source=Source.RULE, name="nothing_to_review", text=reason
+        )
+        return cls(
+            tool_version=tool_version,
+            verdict="hold",
+            reasons=(why,),
+            axes=(),
+            nodes=(),
+            pr=pr,
+            skipped=reason,
+        )
 
     @property
     def no_model_ran(self) -> bool:

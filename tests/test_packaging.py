@@ -31,7 +31,13 @@ ROOT = Path(__file__).resolve().parents[1]
 LOCK = ROOT / "requirements" / "action.txt"
 EXTRAS = ("bedrock", "vertex")  # the providers' extras: action.yml picks action-<extra>.txt
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-PROJECT_FILES = ("pyproject.toml", "README.md", ".git_archival.txt", ".gitattributes")
+PROJECT_FILES = (
+    "pyproject.toml",
+    "README.md",
+    ".git_archival.txt",
+    ".gitattributes",
+    "version_from_git.py",
+)
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "t",
     "GIT_AUTHOR_EMAIL": "t@example.com",
@@ -123,6 +129,23 @@ class TestVersionFromGit:
         assert not (archive / ".git").exists()
         assert "$Format" not in (archive / ".git_archival.txt").read_text(encoding="utf-8")
         assert _built_version(archive, tmp_path) == "2.0.0"
+
+    def test_a_git_archive_of_an_untagged_commit_names_that_commit(self, tmp_path):
+        """How a `uses: …@<sha>` Action is fetched: not a bare `0.0`, the commit it was."""
+        repo = _project(tmp_path)
+        archive = _archive(repo, tmp_path)
+        version = Version(_built_version(archive, tmp_path))
+        assert version.local == "g" + _git(repo, "rev-parse", "HEAD")[:12]
+        assert str(version) != "0.0"
+
+    def test_a_git_archive_after_a_tag_is_a_dev_version_of_that_commit(self, tmp_path):
+        repo = _project(tmp_path)
+        _git(repo, "tag", "v2.0.0")
+        _git(repo, "commit", "-q", "--allow-empty", "-m", "second")
+        version = Version(_built_version(_archive(repo, tmp_path), tmp_path))
+        assert (version.base_version, version.dev) == ("2.0.1", 1)
+        assert version.local is not None
+        assert version.local.startswith("g" + _git(repo, "rev-parse", "--short=7", "HEAD"))
 
     def test_a_source_tree_without_git_or_archival_data_falls_back(self, tmp_path):
         repo = _project(tmp_path)

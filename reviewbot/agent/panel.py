@@ -203,7 +203,7 @@ class _Panel:
             if n.priority in settings.priorities and n.status is Status.OPEN
         ]
         if not settings.enabled or (self.client is not None and not targets):
-            why = "disabled in .reviewbot.toml" if not settings.enabled else "no node to verify"
+            why = "disabled in .reviewbot.toml" if not settings.enabled else "no finding to verify"
             return _not_started(VERIFIER_AXIS, Role.VERIFIER, model, StopReason.SKIPPED, why)
         nodes = render("prompts/verifier_nodes.j2", nodes=[self._shown(n) for n in targets])
         return self._run_agent(
@@ -338,7 +338,7 @@ def _unreached(reviewers: Sequence[AgentReport]) -> Unreached | None:
     if stop is StopReason.NO_CREDENTIALS:
         return Unreached(
             reason=f"no model ran: {detail}",
-            remedy="set `ANTHROPIC_API_KEY` (the secret the workflow passes) and review again",
+            remedy="set `ANTHROPIC_API_KEY` and review again",
         )
     if stop is StopReason.CREDENTIALS_REFUSED:
         return Unreached(
@@ -348,7 +348,7 @@ def _unreached(reviewers: Sequence[AgentReport]) -> Unreached | None:
     if stop in _FAILED:
         return Unreached(
             reason=f"the request to the model failed: {detail}",
-            remedy="review again once the Messages API answers (push, or comment `/review`)",
+            remedy="review again once the Messages API answers",
         )
     return Unreached(
         reason=f"no request was sent to the model ({stop.value}: {detail})",
@@ -366,4 +366,4 @@ def _count(nodes: Sequence[ReviewNode]) -> str:
     if not nodes:
         return "no findings"
     ready = sum(1 for n in nodes if n.status is Status.CONSENSUS_READY)
-    return f"{len(nodes)} node(s), {ready} confirmed by a peer"
+    return f"{len(nodes)} finding(s), {ready} confirmed by a peer"

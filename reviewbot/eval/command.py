@@ -21,11 +21,13 @@ from pathlib import Path
 from rich.console import Console
 
 from reviewbot.agent.progress import Progress
-from reviewbot.errors import AuthError, UsageError
+from reviewbot.errors import AuthError, ExitCode, UsageError
 from reviewbot.eval.bench import load_benchmark
 from reviewbot.eval.result import EvalResult
 from reviewbot.eval.runner import NO_KEY, EvalOptions, run_eval, select
 from reviewbot.eval.terminal import TerminalProgress, render_result
+from reviewbot.output import discard_stdout
+from reviewbot.publish.terminal import PipeConsole
 from reviewbot.settings import Settings
 
 BAD_ENTRIES = 2
@@ -63,11 +65,18 @@ def run_evaluation(
     )
     # Piped into a file or a CI log, rich would squeeze the tables into 80 columns.
     width = None if sys.stdout.isatty() else PIPED_WIDTH
-    render_result(result, Console(file=sys.stdout, highlight=False, width=width), redactor)
+    try:
+        render_result(result, PipeConsole(file=sys.stdout, highlight=False, width=width), redactor)
+    except BrokenPipeError:  # `reviewbot eval … | head`: the results file is still written
+        discard_stdout()
+        closed = True
+    else:
+        closed = False
     if out is not None:
         write_result(result, out, settings)
         progress.note(f"wrote the results to {out}")
-    return exit_code(result)
+    code = exit_code(result)
+    return ExitCode.CLOSED_STDOUT if closed and code == 0 else code
 
 
 def write_result(result: EvalResult, out: Path, settings: Settings) -> None:

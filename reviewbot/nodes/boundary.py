@@ -21,6 +21,9 @@ from pydantic import ValidationError
 from reviewbot.nodes.model import Finding, ReviewNode
 
 _PREVIEW = 80
+# A discard's reason starts so when the node was well formed but its anchor failed a check
+# against the code (the file, the lines, the quote): refused, not malformed.
+ANCHOR_REFUSED = "anchor refused: "
 _QUOTED = 80
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -83,7 +86,7 @@ def explain(
     subject: str = "input",
     limit: int | None = None,
     show_input: bool = False,
-    unknown: str | None = None,
+    unknown: str | Callable[[Loc], str] | None = None,
     line_of: Callable[[Loc], int | None] | None = None,
 ) -> str:
     """The one rendering of a pydantic `ValidationError`: one line, `where: message` per problem.
@@ -93,7 +96,8 @@ def explain(
     JSON-escaped string, so it can neither break the line nor pass for harness text.
     `limit`: at most that many problems, then `(and N more)`; `show_input`: a wrong value
     is shown as `(got 'p0')`; `unknown`: the wording for an unknown field instead of
-    pydantic's; `line_of`: the line a problem's path is on (a config file), as `line 3: `.
+    pydantic's (or a function of the field's path, for a hint such as "did you mean …");
+    `line_of`: the line a problem's path is on (a config file), as `line 3: `.
     """
     errors = exc.errors(include_url=False, include_context=False)
     problems = []
@@ -101,7 +105,7 @@ def explain(
         loc = tuple(error["loc"])
         message = str(error["msg"]).removeprefix("Value error, ")
         if error["type"] == "extra_forbidden" and unknown is not None:
-            message = unknown
+            message = unknown if isinstance(unknown, str) else unknown(loc)
         elif show_input and error["type"] not in {"missing", "extra_forbidden"}:
             message = f"{message} (got {_preview(error.get('input'))})"
         line = line_of(loc) if line_of is not None else None

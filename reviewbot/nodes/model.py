@@ -54,6 +54,11 @@ class Status(StrEnum):
     RESOLVED = "resolved"
     DISMISSED = "dismissed"
 
+    @property
+    def label(self) -> str:
+        """The word people read (`consensusReady` is the value in markers and reports)."""
+        return "confirmed" if self is Status.CONSENSUS_READY else self.value
+
 
 # Numbers and strings are strict (no "0.9" for 0.9, no True for 1); enums take their exact values.
 _FROZEN = ConfigDict(frozen=True, extra="forbid")

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from reviewbot.nodes.model import Anchor, Kind, Priority, ReviewNode, Status
+from reviewbot.publish.discards import not_recorded
 from reviewbot.publish.inert import Inert, RepoLinks, neutralize
 from reviewbot.publish.markers import SummaryMarker, node_marker, summary_marker
 from reviewbot.publish.plan import BodyItem, CommentTarget, LinkBuilder, ReviewPlan
@@ -62,12 +63,7 @@ KIND_LABEL = {
     Kind.QUESTION: "❓ Question",
     Kind.TICKET: "🎫 Ticket",
 }
-STATUS_LABEL = {
-    Status.OPEN: "open",
-    Status.CONSENSUS_READY: "confirmed",
-    Status.RESOLVED: "resolved",
-    Status.DISMISSED: "dismissed",
-}
+STATUS_LABEL = {status: status.label for status in Status}
 VERDICT_LABEL = {Verdict.SHIP: "✅ Ship", Verdict.HOLD: "🟡 Hold", Verdict.BLOCK: "⛔ Block"}
 
 HeadReader = Callable[[str], str | None]
@@ -485,6 +481,21 @@ def _usage(report: Report) -> str:
     )
 
 
+def _not_recorded_line(report: Report) -> str:
+    """How many findings could not be recorded, and why in short (each is in the JSON report)."""
+    dropped = not_recorded(report)
+    if not dropped:
+        return ""
+    malformed = sum(1 for d in dropped if d.malformed)
+    parts = [f"{malformed} malformed"] if malformed else []
+    if len(dropped) > malformed:
+        parts.append(f"{len(dropped) - malformed} whose anchor was refused")
+    return (
+        f"{len(dropped)} finding(s) could not be recorded ({', '.join(parts)}); the JSON "
+        "report's `discarded` lists each with its reason."
+    )
+
+
 def _kind(report: Report, inert: Inert) -> str:
     """Which kind of review ran, and since which head (issue 15: incremental on push)."""
     run = report.review
@@ -542,12 +553,7 @@ def summary_body(
     placed = _placements(plan)
     nodes = sorted(report.nodes, key=lambda n: (n.priority.rank, -n.confidence, n.id))
     partial = report.coverage is not None and report.coverage.partial
-    discarded = ""
-    if report.discarded:
-        discarded = (
-            f"{len(report.discarded)} malformed finding(s) were discarded at the read boundary "
-            "(reasons in the JSON report)."
-        )
+    discarded = _not_recorded_line(report)
     text = render(
         "comments/summary.md.j2",
         marker=summary_marker(marker, redactor=redactor) if marker is not None else "",

@@ -46,7 +46,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
 from reviewbot.config import PublishConfig
 from reviewbot.nodes.boundary import read_boundary
@@ -81,7 +80,7 @@ from reviewbot.publish.markers import (
     seal_body,
     summary_marker,
 )
-from reviewbot.publish.plan import LinkBuilder, ReviewPlan, plan_review
+from reviewbot.publish.plan import LinkBuilder, ReviewPlan, plan_review, web_url_of
 from reviewbot.publish.prior import PriorState, Trust, prior_notes, read_prior
 from reviewbot.publish.resolution import (
     MAX_RESOLVE_EDITS,
@@ -181,7 +180,7 @@ class GitHubPublisher:
         """Post the review, mark vanished findings resolved, update the summary, set the check."""
         prior = self.load_prior_state()
         link_of = LinkBuilder(
-            web_url=_web_url(snapshot), repo=self.repo, head_sha=snapshot.head_sha
+            web_url=web_url_of(snapshot.url), repo=self.repo, head_sha=snapshot.head_sha
         )
         plan = plan_review(
             report.nodes,
@@ -548,10 +547,3 @@ class GitHubPublisher:
 
 def _payloads(batch: Sequence[Annotation]) -> list[dict[str, Any]]:
     return [annotation.payload() for annotation in batch]
-
-
-def _web_url(snapshot: PRSnapshot) -> str:
-    parts = urlsplit(snapshot.url or "")
-    if parts.scheme and parts.netloc:
-        return f"{parts.scheme}://{parts.netloc}"
-    return "https://github.com"

@@ -8,7 +8,7 @@ on a PR with no earlier reviews. Must not: call GitHub.
 from __future__ import annotations
 
 from reviewbot.publish.body import summary_body
-from reviewbot.publish.plan import LinkBuilder, ReviewPlan, plan_review
+from reviewbot.publish.plan import LinkBuilder, ReviewPlan, plan_review, web_url_of
 from reviewbot.redact import Redactor
 from reviewbot.report import Report
 from reviewbot.sources.snapshot import PRSnapshot
@@ -19,14 +19,17 @@ def summary_markdown(
     *,
     snapshot: PRSnapshot | None = None,
     redactor: Redactor | None = None,
-    web_url: str = "https://github.com",
 ) -> str:
-    """The summary markdown of `report` (redacted; no hidden marker: nothing reads it back)."""
+    """The summary markdown of `report` (redacted; no hidden marker: nothing reads it back).
+
+    Links name the PR's own host, as the posted summary does (GitHub Enterprise included).
+    """
     redact = redactor if redactor is not None else Redactor()
     plan: ReviewPlan | None = None
     link_of: LinkBuilder | None = None
     if snapshot is not None:
         if snapshot.repo is not None:
+            web_url = web_url_of(snapshot.url)
             link_of = LinkBuilder(web_url=web_url, repo=snapshot.repo, head_sha=snapshot.head_sha)
         if report.published is not None:  # a "Posted" column only when something was posted
             plan = plan_review(

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from reviewbot.nodes.model import Anchor, ReviewNode, Side, Status
 from reviewbot.sources.diff_index import DiffIndex
@@ -129,6 +129,14 @@ class LinkBuilder:
             lines += f"-L{anchor.end_line}"
         path = quote(anchor.path, safe="/")
         return f"{self.web_url.rstrip('/')}/{self.repo}/blob/{self.head_sha}/{path}#{lines}"
+
+
+def web_url_of(pr_url: str | None) -> str:
+    """The web host of a PR's URL (`https://ghe.example.com`), which its links must name too."""
+    parts = urlsplit(pr_url or "")
+    if parts.scheme and parts.netloc:
+        return f"{parts.scheme}://{parts.netloc}"
+    return "https://github.com"
 
 
 def priority_key(node: ReviewNode) -> tuple[int, float, str, int, str]:

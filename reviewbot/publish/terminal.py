@@ -29,6 +29,7 @@ from reviewbot.publish.body import (
     deciding,
     verdict_of,
 )
+from reviewbot.publish.discards import not_recorded
 from reviewbot.publish.plan import priority_key
 from reviewbot.publish.suggestion import read_head_text
 from reviewbot.redact import Redactor
@@ -70,7 +71,7 @@ def render_terminal(
     said = _said(report, clean)
     if said is not None:
         console.print(said)
-    console.print(_footer(report, clean))
+    console.print(_footer(report, clean, _compared(report, snapshot, clean)))
 
 
 def _not_reviewed(report: Report, clean: Clean) -> list[Text]:
@@ -201,10 +202,14 @@ def _said(report: Report, clean: Clean) -> RenderableType | None:
     return Group(Text("What the reviewers said", style="bold underline"), *parts, Text(""))
 
 
-def _footer(report: Report, clean: Clean) -> RenderableType:
-    lines: list[str] = []
-    if report.discarded:
-        lines.append(f"{len(report.discarded)} malformed finding(s) discarded at the read boundary")
+def _compared(report: Report, snapshot: PRSnapshot | None, clean: Clean) -> str:
+    """`base main at 1a2b3c4d5e6f · head 9f8e7d6c5b4a`: what the review compared."""
+    base = f"base {clean(snapshot.base_ref)} at " if snapshot is not None else "base "
+    return f"{base}{report.pr.base_sha[:12]} · head {report.pr.head_sha[:12]}"
+
+
+def _footer(report: Report, clean: Clean, compared: str) -> RenderableType:
+    lines = [*_not_recorded(report, clean), compared]
     run = report.review
     if run is not None and run.since:
         lines.append(
@@ -250,6 +255,21 @@ def _footer(report: Report, clean: Clean) -> RenderableType:
     return Text("\n".join(lines), style="dim")
 
 
+def _not_recorded(report: Report, clean: Clean) -> list[str]:
+    """Each finding the review could not record: its title, where it pointed, and why."""
+    dropped = not_recorded(report)
+    if not dropped:
+        return []
+    lines = [
+        f"{len(dropped)} finding(s) not recorded (the JSON report's `discarded` has each input):"
+    ]
+    for item in dropped:
+        title = f"“{clean(item.title)}”" if item.title else "(no title)"
+        where = clean(item.where) if item.where else "whole PR"
+        lines.append(f"  • {title} at {where}: {clean(item.why)}")
+    return lines
+
+
 def _not_in_context(files: Sequence[SkippedFile], clean: Clean) -> list[str]:
     """One line per reason, its files named up to a cap; the model's hints are left out."""
     by_reason: dict[str, list[str]] = {}
@@ -265,8 +285,20 @@ def _not_in_context(files: Sequence[SkippedFile], clean: Clean) -> list[str]:
     return lines
 
 
+class PipeConsole(Console):
+    """A Console that lets a closed pipe through as `BrokenPipeError`.
+
+    rich's own answer is `SystemExit(1)`: the code of `--fail-on`, and the report file and the
+    Actions outputs, written after the review is printed, would be lost.
+    """
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError(32, "Broken pipe")
+
+
 def print_report(
     report: Report, snapshot: PRSnapshot | None, stream: TextIO, *, redactor: Redactor | None = None
 ) -> None:
     """Print the review to `stream`, in colour only when it is a terminal."""
-    render_terminal(report, snapshot, Console(file=stream, soft_wrap=False), redactor=redactor)
+    render_terminal(report, snapshot, PipeConsole(file=stream, soft_wrap=False), redactor=redactor)

@@ -33,6 +33,7 @@ from reviewbot.nodes import (
     apply,
     fingerprint,
 )
+from reviewbot.nodes.boundary import ANCHOR_REFUSED
 from reviewbot.nodes.model import MAX_BODY, MAX_QUOTE, ReviewNode, Side
 from reviewbot.nodes.stamp import stamp
 from reviewbot.sources.diff_index import FileDiff, LineKind
@@ -112,7 +113,7 @@ def add_review_node(ctx: ToolContext, raw: object) -> ToolResult:
     except ToolRetry as refusal:
         # Refused on a checkable fact: kept as a discard too, so nothing is lost silently.
         ctx.store.discard(
-            Discarded(raw=raw, reason=f"anchor refused: {refusal}", origin=f"model:{ctx.agent}")
+            Discarded(raw=raw, reason=f"{ANCHOR_REFUSED}{refusal}", origin=f"model:{ctx.agent}")
         )
         raise
     existing = ctx.store.by_fingerprint(fingerprint(placed.finding))
@@ -258,14 +259,20 @@ def _place(ctx: ToolContext, finding: Finding) -> _Placed:
         raise ToolRetry(BINARY_ANCHOR.format(path=quoted(path)))
     _require_seen(ctx, path)
     start, end = anchor.start_line, anchor.end_line
-    if end > len(lines):
-        raise ToolRetry(
-            f"{quoted(path)} has {len(lines):,} lines; lines {start}–{end} go past the end of the file"
-        )
     text = _Text.of(path, lines)
     # Both sides go through the same transform, so a quote copied from tool output and
     # one copied from the raw file (with its hidden characters) both match.
     quote = _block(_as_shown(anchor.quote).split("\n"))
+    if end > len(lines):
+        # A miscount past the end is a miscount like any other: moved to its quote when near.
+        try:
+            return _relocate(ctx, finding, anchor, text, quote)
+        except ToolRetry:
+            raise ToolRetry(
+                f"{quoted(path)} has {len(lines):,} lines; lines {start}–{end} go past the end of "
+                "the file, and the quote is not within "
+                f"{RELOCATE_WINDOW} lines of them"
+            ) from None
     if quote == _block(text.shown[start - 1 : end]):
         return _with_remarks(ctx, finding, _at(text, start, end))
     deleted = _deleted_at(ctx.workspace.diff.get(path), path, start, end, quote)

@@ -45,7 +45,7 @@ class NodeRule:
     def describe(self) -> str:
         priorities = "/".join(sorted(p.value for p in self.priorities))
         confidence = f" with confidence ≥ {self.min_confidence:g}" if self.min_confidence else ""
-        return f"{self.status.value} {priorities}{confidence} → {self.effect.value}"
+        return f"{self.status.label} {priorities}{confidence} → {self.effect.value}"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -148,7 +148,7 @@ class TestUsageErrors:
             (["review", "--local", "--github-event"], "give one of"),
             (["review"], "nothing to review"),
             (["review", "--github-event"], "needs GITHUB_EVENT_NAME and GITHUB_EVENT_PATH"),
-            (["snapshot", "--out", "out"], "needs GITHUB_EVENT_NAME and GITHUB_EVENT_PATH"),
+            (["snapshot", "--out", "out"], "reviewbot snapshot needs GITHUB_EVENT_NAME"),
         ],
         ids=[
             "issue-url",
@@ -167,6 +167,14 @@ class TestUsageErrors:
         lines = error_lines(result)
         assert len(lines) == 1
         assert message in lines[0]
+
+    def test_snapshot_without_an_event_speaks_of_snapshot_not_github_event(self):
+        """`reviewbot snapshot` at a terminal: the line names what was run and where it runs."""
+        result = invoke(["snapshot", "--out", "out"])
+        [line] = error_lines(result)
+        assert "--github-event" not in line
+        assert "reviewbot snapshot needs GITHUB_EVENT_NAME and GITHUB_EVENT_PATH" in line
+        assert "workflow step" in line
 
     def test_a_bad_option_value_is_clicks_usage_error(self):
         """An unknown --format is refused by click with exit 2 and the valid choices."""
@@ -242,7 +250,7 @@ class TestConfigError:
         ("world", "where"),
         [
             (_configs("[ci]\ngated = maybe\n"), "line 2: Invalid value"),
-            (_configs("[ci]\ngated = true\nflaky = 3\n"), "line 3: ci.flaky: Extra inputs"),
+            (_configs("[ci]\ngated = true\nflaky = 3\n"), "line 3: ci.flaky: unknown key"),
         ],
         ids=["toml-syntax", "unknown-key"],
         indirect=["world"],

@@ -181,7 +181,9 @@ class TestWhoMayTriggerStageTwo:
         refusal = run.said[-1]
         assert refusal.startswith("reviewbot: nothing to review: "), run.stderr
         assert "mallory" in refusal
-        assert "write access is required" in refusal
+        assert "/review" not in refusal  # nobody commented: the run that saved it was theirs
+        assert "the run that saved this snapshot was started by mallory" in refusal
+        assert "write access" in refusal
         assert "Traceback" not in run.stderr
         assert run.model == ()
         assert run.writes() == []
@@ -195,6 +197,16 @@ def _workflow(name: str) -> dict:
 
 class TestTheExampleWorkflowsAgree:
     """The two example workflows do what these stages (and the README) say, no more, no less."""
+
+    def test_stage_two_says_the_exit_codes_the_runs_above_end_with(self, stages):
+        """The comment over the review step says what a refusal exits with: what it does."""
+        text = (EXAMPLES / "reviewbot-review.yml").read_text(encoding="utf-8")
+        above = text.split("- name: Review the snapshot and post")[0].splitlines()
+        comment = " ".join(line.strip().lstrip("# ") for line in above if line.strip()[:1] == "#")
+        assert "exit 0 when the triggering actor is neither the PR's author nor a writer" in comment
+        assert stages.stranger.returncode == 0
+        assert "exit 2 when the artifact disagrees with the API or this run" in comment
+        assert {stages.extra_field.returncode, stages.other_head.returncode} == {2}
 
     def test_stage_two_leaves_who_may_to_reviewbot(self):
         """No step of reviewbot-review.yml is skipped on a permission check of its own: the

@@ -10,12 +10,14 @@ import json
 import os
 import pty
 import signal
+import subprocess
+import sys
 import threading
 from typing import Any
 
 import pytest
 
-from tests.e2e.harness import World
+from tests.e2e.harness import SOURCE_ROOT, World
 from tests.fakes.messages_api import Reply, reply, text, tool_use
 
 BASE = {"lib.py": "def ratio(a, b):\n    return a / b\n"}
@@ -60,6 +62,50 @@ class TestClosedStdout:
         assert "Exception ignored" not in run.stderr
         assert "reviewbot: verdict hold" in run.stderr
         assert json.loads(report.read_text(encoding="utf-8"))["verdict"] == "hold"
+
+    @pytest.mark.parametrize("fmt", ["text", "markdown", "sarif"])
+    def test_every_format_is_141_and_still_writes_the_report(self, worlds, tmp_path, fmt):
+        """`reviewbot review --local | head -1` with the default text format (rich's console
+        would exit 1 on the broken pipe): 141, the report and GITHUB_OUTPUT written."""
+        world: World = worlds(f"closed-{fmt}", base=BASE, head=HEAD, script=_script())
+        report, outputs = tmp_path / "report.json", tmp_path / "github-output"
+        read_end, write_end = os.pipe()
+        pending = world.start(
+            [*LOCAL, "--format", fmt, "--report", str(report)],
+            github=False,
+            cwd=world.repo,
+            stdout=write_end,
+            extra_env={"GITHUB_OUTPUT": str(outputs)},
+        )
+        os.close(write_end)
+        os.close(read_end)
+        run = pending.wait()
+        assert run.returncode == 141, run.stderr
+        assert "Traceback" not in run.stderr
+        assert "Exception ignored" not in run.stderr
+        assert "reviewbot: verdict hold" in run.stderr
+        assert json.loads(report.read_text(encoding="utf-8"))["verdict"] == "hold"
+        assert "verdict=hold" in outputs.read_text(encoding="utf-8")
+
+    @pytest.mark.parametrize("args", [["--help"], ["--version"], ["review", "--help"], ["schema"]])
+    def test_help_and_version_into_a_closed_pipe_are_141(self, args):
+        """`reviewbot --help | true`: the reader is gone before a byte is written."""
+        read_end, write_end = os.pipe()
+        os.close(read_end)
+        try:
+            done = subprocess.run(
+                [sys.executable, "-m", "reviewbot", *args],
+                stdout=write_end,
+                stderr=subprocess.PIPE,
+                text=True,
+                env={**os.environ, "PYTHONPATH": str(SOURCE_ROOT)},
+                timeout=60,
+                check=False,
+            )
+        finally:
+            os.close(write_end)
+        assert done.returncode == 141, done.stderr
+        assert done.stderr == ""
 
 
 class TestInterrupt:

@@ -7,6 +7,7 @@ The expected figures are computed by hand below from what the script makes the j
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -234,6 +235,22 @@ class TestResume:
             assert (first.returncode, second.returncode) == (0, 0), second.stderr
             assert len(second.model) == len(script_a())
             assert len(list(cache.glob("*.json"))) == 1
+
+
+class TestClosedStdout:
+    def test_a_reader_that_quit_gets_141_and_the_results_file(self, tmp_path):
+        """`reviewbot eval … | head`: rich would exit 1 and lose --out; 141, and --out written."""
+        with bench_world(tmp_path) as world:
+            bench, out = write_bench(tmp_path / "bench.json", BENCH[:1]), tmp_path / "1.json"
+            world.model.add(*script_a())
+            read_end, write_end = os.pipe()
+            pending = world.start(eval_args(bench, out, tmp_path / "cache"), stdout=write_end)
+            os.close(write_end)
+            os.close(read_end)
+            run = pending.wait()
+            assert run.returncode == 141, run.stderr
+            assert "Traceback" not in run.stderr
+            assert json.loads(out.read_text(encoding="utf-8"))["prs"][0]["url"] == URL_A
 
 
 class TestBadInput:

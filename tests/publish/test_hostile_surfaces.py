@@ -81,7 +81,7 @@ def _report(*, payload: str, title: str, path: str) -> Report:
             verdict="block",
             source=Source.NODE,
             name="review-1",
-            text=f"P0 bug “{title}” (consensusReady P0 → fail)",
+            text=f"P0 bug “{title}” (confirmed P0 → fail)",
         ),
     )
     axes = tuple(a.model_copy(update={"detail": title}) for a in base.axes)

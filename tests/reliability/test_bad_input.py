@@ -14,7 +14,7 @@ import tracemalloc
 
 import pytest
 
-from reviewbot.admission import NO_KEY_HINT
+from reviewbot.admission import NO_KEY_HINT, NO_KEY_REMEDY
 from reviewbot.agent.context import (
     REASON_BINARY,
     REASON_EXCLUDED,
@@ -305,7 +305,9 @@ class TestUserMistakes:
         assert run.axis("review")["outcome"] == "not_run"
         assert run.axis("review")["detail"] == "ANTHROPIC_API_KEY is not set"
         assert run.verdict == "hold"
-        assert f"reviewbot: {NO_KEY_HINT}" in run.stderr.splitlines()
+        # At a terminal, what to set there (not the Action's input).
+        hint = NO_KEY_HINT.format(remedy=NO_KEY_REMEDY[False])
+        assert f"reviewbot: {hint}" in run.stderr.splitlines()
         assert world.api.requests == []
         assert [r["state"] for r in world.posted_reviews()] == ["COMMENTED"]
         # A Hold keeps a required `reviewbot` check failing (advisory_hold is off by default).

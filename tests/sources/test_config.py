@@ -78,7 +78,7 @@ class TestLoadConfig:
             ),
             (
                 "[budget]\nmax_turn = 3\n",
-                "`.reviewbot.toml` (base branch main) line 2: budget.max_turn: Extra inputs are not permitted",
+                "`.reviewbot.toml` (base branch main) line 2: budget.max_turn: unknown key; did you mean max_turns?",
             ),
             (
                 "[[reviewers]]\nname = 'ok'\n[[reviewers]]\nname = 'Bad Name'\n",
@@ -90,7 +90,7 @@ class TestLoadConfig:
             ),
             (
                 "reviewers = [\n  { name = 'ok' },\n  { nam = 'typo' },\n]\n",
-                "`.reviewbot.toml` (base branch main) line 1: reviewers[1].name: Field required; line 1: reviewers[1].nam: Extra inputs are not permitted",
+                "`.reviewbot.toml` (base branch main) line 1: reviewers[1].name: Field required; line 1: reviewers[1].nam: unknown key; did you mean name?",
             ),
             (
                 "[ci]\n# gated?\ngated = 'yes please'\n",

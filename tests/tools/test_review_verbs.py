@@ -169,12 +169,21 @@ class TestAddReviewNode:
         )
         assert result.content == '"link_out" is a symbolic link that points outside the repository'
 
+    def test_lines_past_the_end_move_to_a_quote_near_them(self, repo):
+        """Past the end is a miscount like any other: the quote 8 lines up is where it goes."""
+        result = make_session(repo).call("add_review_node", finding(start=18, end=18))
+        assert not result.is_error
+        assert 'anchor moved from lines 18–18 to 10–10 of "src/app.py"' in result.content
+
     def test_lines_past_the_end_are_refused(self, repo):
-        """An anchor beyond the last line names the file's length."""
-        result = make_session(repo).call("add_review_node", finding(start=17, end=20))
+        """An anchor beyond the last line whose quote is not near names the file's length."""
+        result = make_session(repo).call(
+            "add_review_node", finding(start=17, end=20, quote="not in the file")
+        )
         assert result.is_error
         assert result.content == (
-            '"src/app.py" has 17 lines; lines 17–20 go past the end of the file'
+            '"src/app.py" has 17 lines; lines 17–20 go past the end of the file, and the quote '
+            "is not within 20 lines of them"
         )
 
     def test_quote_matches_ignoring_trailing_whitespace_and_crlf(self, repo):

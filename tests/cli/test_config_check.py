@@ -1,0 +1,95 @@
+"""`reviewbot config check [PATH]` and the did-you-mean of an unknown key, through the real CLI."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+
+import pytest
+
+from reviewbot.config import ReviewConfig, load_config
+from tests.e2e.harness import SOURCE_ROOT
+
+
+def check(folder, *args):
+    return subprocess.run(
+        [sys.executable, "-m", "reviewbot", "config", "check", *args],
+        cwd=folder,
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(SOURCE_ROOT), "LANG": "C.UTF-8"},
+        timeout=60,
+        check=False,
+    )
+
+
+CONFIG = """model = "claude-sonnet-4-5"
+
+[[reviewers]]
+name = "security"
+brief = "Injection, \\"authz\\", secrets."
+
+[publish]
+max_inline_comments = 10
+"""
+
+
+class TestConfigCheck:
+    def test_a_valid_file_prints_the_effective_configuration(self, tmp_path):
+        (tmp_path / ".reviewbot.toml").write_text(CONFIG, encoding="utf-8")
+        done = check(tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert done.stderr == "reviewbot: .reviewbot.toml is valid\n"
+        effective = tomllib.loads(done.stdout)
+        assert effective["publish"] == {
+            "approve": True,
+            "max_inline_comments": 10,
+            "review_drafts": False,
+            "advisory_hold": False,
+        }
+        assert effective["budget"]["max_turns"] == 30  # defaults filled in
+        assert "the default rules apply" in done.stdout
+        # What it prints is itself a valid config, and the same one.
+        assert load_config(done.stdout, origin="x") == load_config(CONFIG, origin="y")
+
+    @pytest.mark.parametrize(
+        ("text", "line"),
+        [
+            (
+                "[budget]\nmax_turn = 3\n",
+                "`bad.toml` line 2: budget.max_turn: unknown key; did you mean max_turns?",
+            ),
+            (
+                '[[reviewers]]\nname = "sec"\nbreif = "x"\n',
+                "`bad.toml` line 3: reviewers[0].breif: unknown key; did you mean brief?",
+            ),
+            (
+                "[publish]\nzzz = 1\n",
+                "`bad.toml` line 2: publish.zzz: unknown key (the keys of [publish]: "
+                "advisory_hold, approve, max_inline_comments, review_drafts)",
+            ),
+            ("[budget]\nmax_turns = 0\n", "`bad.toml` line 2: budget.max_turns: Input should be"),
+        ],
+        ids=["did-you-mean", "in-an-array-of-tables", "no-close-key", "out-of-range"],
+    )
+    def test_an_invalid_file_is_exit_2_and_one_line(self, tmp_path, text, line):
+        (tmp_path / "bad.toml").write_text(text, encoding="utf-8")
+        done = check(tmp_path, "bad.toml")
+        assert done.returncode == 2
+        assert done.stdout == ""
+        [error] = done.stderr.splitlines()
+        assert error.startswith(f"reviewbot: error: {line}")
+
+    def test_a_missing_file_is_exit_2(self, tmp_path):
+        done = check(tmp_path, "nope.toml")
+        assert done.returncode == 2
+        assert done.stderr == (
+            "reviewbot: error: `nope.toml`: not found (give the path of the file to check)\n"
+        )
+
+    def test_the_defaults_print_and_load_back(self, tmp_path):
+        (tmp_path / "empty.toml").write_text("", encoding="utf-8")
+        done = check(tmp_path, "empty.toml")
+        assert done.returncode == 0, done.stderr
+        assert load_config(done.stdout, origin="x") == ReviewConfig()
