@@ -111,10 +111,11 @@ class TestFirstRun:
         assert posts[0].status == 200
 
     def test_reads_each_resource_once_and_writes_three_times(self, flow):
-        """Only the PR is read twice (is its head still the reviewed one, before posting); 3 writes."""
+        """Only the PR is read again (is its head still the reviewed one: before posting, and
+        after the review, before the summary and the check run); 3 writes."""
         gets = [r.path for r in flow.first.github if r.method == "GET"]
         pull = _pr(flow, "pulls/{n}")
-        assert gets.count(pull) == 2
+        assert gets.count(pull) == 3
         again = [path for path in gets if path != pull]
         assert len(again) == len(set(again)), sorted(gets)
         assert len(flow.first.writes()) == 3
