@@ -172,6 +172,12 @@ class FakeMessagesAPI:
     def add(self, *script: Scripted) -> None:
         self._script.extend(script)
 
+    def drop_remaining(self) -> None:
+        """Agents stopped by a budget never ask for the rest of their scripts: forget it."""
+        with self._lock:
+            self._script.clear()
+            self._scripts.clear()
+
     @property
     def remaining(self) -> int:
         return len(self._script) + sum(len(entries) for entries in self._scripts.values())
@@ -245,7 +251,15 @@ class FakeMessagesAPI:
             )
             return _failure(unexpected, request_id)
         scripted = script.pop(0)
-        answer = scripted(body) if callable(scripted) else scripted
+        if callable(scripted):
+            # A scripted function may wait (a hanging API): the other agents' requests go on.
+            self._lock.release()
+            try:
+                answer = scripted(body)
+            finally:
+                self._lock.acquire()
+        else:
+            answer = scripted
         if isinstance(answer, Failure):
             return _failure(answer, request_id)
         return 200, _headers(request_id), self._message(body, answer)
