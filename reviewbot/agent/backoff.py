@@ -47,8 +47,12 @@ class BackoffGate:
         seen = None
         while True:
             with self._lock:
-                if self._closer == threading.get_ident() or self._opens == seen:
-                    return None  # its own closure (slept by the caller), or waited out
+                if self._closer == threading.get_ident():
+                    # The closer slept its own delay and retries first: the closure is over.
+                    self._opens, self._closer = -math.inf, None
+                    return None
+                if self._opens == seen:
+                    return None  # waited out
                 seen, left = self._opens, self._opens - self._clock()
             if left <= 0:
                 return None
