@@ -17,7 +17,9 @@ from tests.reliability.world import BASE_APP, REPO, World, finding
 # One agent at a time: the script answers them in config order (the reviewers have no brief
 # a script per agent could tell them apart by). The outcome is the same in parallel.
 SEQUENTIAL = "[budget]\nmax_parallel_agents = 1\n\n"
-STYLE_THEN_SECURITY = SEQUENTIAL + """\
+STYLE_THEN_SECURITY = (
+    SEQUENTIAL
+    + """\
 [[reviewers]]
 name = "style"
 gated = false
@@ -26,7 +28,10 @@ gated = false
 name = "security"
 gated = true
 """
-SECURITY_THEN_STYLE = SEQUENTIAL + """\
+)
+SECURITY_THEN_STYLE = (
+    SEQUENTIAL
+    + """\
 [[reviewers]]
 name = "security"
 gated = true
@@ -35,6 +40,7 @@ gated = true
 name = "style"
 gated = false
 """
+)
 
 
 def _script(first: str) -> list[Any]:
