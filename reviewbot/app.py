@@ -22,14 +22,15 @@ from __future__ import annotations
 import logging
 import tempfile
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from reviewbot import __version__, admission, fork_safe
 from reviewbot.agent.client import AnthropicClient
+from reviewbot.agent.crew import run_all
 from reviewbot.agent.messages import ModelClient
 from reviewbot.agent.progress import Progress
 from reviewbot.agent.providers import Provider
@@ -47,6 +48,7 @@ from reviewbot.fork_safe import PRReference
 from reviewbot.github_api import make_client
 from reviewbot.incremental.plan import ReviewScope, decide_review, wanted_since
 from reviewbot.publish.github import GitHubPublisher
+from reviewbot.publish.prior import PriorState
 from reviewbot.publish.seal import Sealer
 from reviewbot.report import PRInfo, Report
 from reviewbot.rest import GitHubClient
@@ -75,6 +77,8 @@ from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import NoOperator, Operator
 from reviewbot.verdict.axes import AxisResult
 
+_A = TypeVar("_A")
+_B = TypeVar("_B")
 log = logging.getLogger(__name__)
 
 ACTIONS_BOT = "github-actions[bot]"
@@ -304,21 +308,7 @@ def _review(
     publisher = _publisher(github, ref, config, settings, author=info.author, still_head=still_head)
     prior = publisher.load_prior_state()
     try:
-        with pr_checkout(
-            info.clone_url,
-            number=ref.number,
-            head_sha=info.head_sha,
-            token=settings.github_token,
-            workspace=settings.workspace,
-            # An incremental review needs the last reviewed head in the clone's history.
-            since=wanted_since(prior, config, info.head_sha),
-            commits=info.commits,
-        ) as path:
-            # The publisher's reads of the PR's comments double as the model's discussion context.
-            snapshot = fetch_snapshot(
-                client, info, checkout=path, config=config, comments=publisher.discussion()
-            )
-            ci = _ci(client, info, config, settings)
+        with _snapshot_of(client, info, config, settings, prior, publisher) as (snapshot, ci):
             plan = decide_review(snapshot, prior)
             with _agents(settings, job) as agents:
                 report = review_snapshot(snapshot, agents=agents, ci=ci, prior=prior, plan=plan)
@@ -361,6 +351,54 @@ def _post(
 
 def _still_head(client: GitHubClient, info: PullRequestInfo, *, posting: bool) -> None:
     admission.still_head(info, fetch_pull_request(client, info.ref).head_sha, posting=posting)
+
+
+@contextmanager
+def _snapshot_of(
+    client: GitHubClient,
+    info: PullRequestInfo,
+    config: ReviewConfig,
+    settings: Settings,
+    prior: PriorState,
+    publisher: GitHubPublisher,
+) -> Iterator[tuple[PRSnapshot, AxisResult]]:
+    """The PR's snapshot on its checkout, and the CI axis; the checkout is removed afterwards.
+
+    The clone and GitHub's reads (files, commits, CI) are independent, so they run at the
+    same time; the reads stay one after another, as GitHub's rate-limit hygiene asks.
+    """
+    with ExitStack() as stack:
+
+        def clone() -> Path:
+            return stack.enter_context(
+                pr_checkout(
+                    info.clone_url,
+                    number=info.ref.number,
+                    head_sha=info.head_sha,
+                    token=settings.github_token,
+                    workspace=settings.workspace,
+                    # An incremental review needs the last reviewed head in the clone's history.
+                    since=wanted_since(prior, config, info.head_sha),
+                    commits=info.commits,
+                )
+            )
+
+        def read() -> tuple[PRSnapshot, AxisResult]:
+            # The publisher's reads of the PR's comments double as the model's discussion
+            # context. The checkout is set once the clone is there.
+            snapshot = fetch_snapshot(
+                client, info, checkout=Path(), config=config, comments=publisher.discussion()
+            )
+            return snapshot, _ci(client, info, config, settings)
+
+        path, (snapshot, ci) = _beside(clone, read)
+        yield replace(snapshot, checkout=path), ci
+
+
+def _beside(first: Callable[[], _A], second: Callable[[], _B]) -> tuple[_A, _B]:
+    """Both results, the two run at the same time; the first error (in this order) is raised."""
+    results = run_all([first, second], limit=2)
+    return cast(_A, results[0]), cast(_B, results[1])
 
 
 def _publisher(

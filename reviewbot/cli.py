@@ -44,11 +44,11 @@ from reviewbot.settings import Settings
 # Start-up: the SDKs, pydantic, rich and git cost a second to import, and `--help`, a usage
 # error or `version` need none of them. They are imported inside the commands that do.
 if TYPE_CHECKING:
-    from reviewbot.agent.progress import RichProgress, SilentProgress
+    from reviewbot.agent.progress import LogProgress, RichProgress
     from reviewbot.app import RunOutcome
     from reviewbot.tools.ask_user import Operator
 
-    LiveProgress = RichProgress | SilentProgress
+    LiveProgress = RichProgress | LogProgress
 
 CONFIG_DEFAULT = ".reviewbot.toml"  # reviewbot.config.CONFIG_FILE, without importing pydantic
 log = logging.getLogger("reviewbot")
@@ -607,10 +607,10 @@ def _exit(message: str, code: int, redactor: Redactor | None = None) -> NoReturn
 
 
 def _progress() -> LiveProgress:
-    from reviewbot.agent.progress import RichProgress, SilentProgress
+    from reviewbot.agent.progress import LogProgress, RichProgress
 
-    # A live line only for a person at a terminal; CI logs get the final lines instead.
-    return RichProgress() if sys.stderr.isatty() else SilentProgress()
+    # Live lines only for a person at a terminal; a log (CI, a pipe) gets a line per turn.
+    return RichProgress() if sys.stderr.isatty() else LogProgress()
 
 
 def _operator(non_interactive: bool) -> Operator:

@@ -104,6 +104,9 @@ class BudgetConfig(_Section):
         default=60_000, ge=1_000, description="Token budget for the packed PR diff."
     )
     response_max_tokens: int = Field(default=8_192, ge=256, le=64_000)
+    max_parallel_agents: int = Field(
+        default=4, ge=1, le=16, description="Agents whose requests may be in flight at once."
+    )
 
 
 class ReviewerConfig(_Section):

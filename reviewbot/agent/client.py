@@ -15,6 +15,8 @@ spend-limit 429 like any other, and it has no ceiling on the total wait. Here:
 
     429 rate_limit_error   retried, honouring retry-after; a spend-limit/quota 429 is not
     5xx, 529 overloaded    retried with exponential backoff and jitter
+                           (a 429 or 529 holds back every agent's requests for as long:
+                           `reviewbot.agent.backoff`, one gate per client)
     connection/timeout     retried, then NetworkError
     401                    CredentialsRefusedError("Anthropic rejected ANTHROPIC_API_KEY …"),
                            never retried; no later agent can succeed with this key
@@ -47,6 +49,7 @@ import logging
 import math
 import random
 import re
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any, cast
@@ -54,6 +57,7 @@ from typing import Any, cast
 import anthropic
 import httpx
 
+from reviewbot.agent.backoff import BackoffGate
 from reviewbot.agent.messages import (
     JSON,
     Block,
@@ -90,6 +94,7 @@ _QUOTA = re.compile(
     r"spend limit|usage limit|credit balance|quota|billing|extra usage|usage credits", re.I
 )
 _RETRYABLE_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+_SHARED_BACKOFF = frozenset({429, 529})  # the API as a whole is refusing: every agent waits
 # Bedrock's 403s that mean the credentials themselves were refused (x-amzn-errortype).
 _AWS_REFUSED = re.compile(r"UnrecognizedClient|InvalidSignature|ExpiredToken|IncompleteSignature")
 _CLOUD_SCOPE = "https://www.googleapis.com/auth/cloud-platform"
@@ -122,8 +127,10 @@ class AnthropicClient:
         self._base_url = base_url or DEFAULT_BASE_URL
         self._provider = provider
         self._clock = clock
-        self._ends = math.inf  # when the attempt in flight must have its whole answer
         self._answered = False  # whether the API has answered a request of this client (2xx)
+        # When each thread's attempt in flight must have its whole answer (agents share a client).
+        self._attempt = threading.local()
+        self._gate = BackoffGate(clock=clock, sleep=sleep)
         http = http_client or anthropic.DefaultHttpxClient()  # the SDK's own defaults
         hooks = http.event_hooks
         http.event_hooks = {**hooks, "response": [*hooks.get("response", []), self._bound]}
@@ -217,8 +224,15 @@ class AnthropicClient:
                     f"no time was left in the review's budget to ask the Messages API "
                     f"(after {attempt} failed attempt(s))"
                 )
+            blocked = self._gate.wait(deadline)
+            if blocked is not None:
+                raise ModelTimeoutError(
+                    f"{self._api} is rate-limiting this run; waiting {blocked:.3g} s for it would "
+                    "pass the review's time budget (timeout_seconds)"
+                )
+            left = deadline - self._clock()
             timeout = min(self._timeout, left)
-            self._ends = self._clock() + timeout
+            self._attempt.ends = self._clock() + timeout
             try:
                 return self._send(request, timeout)
             except self._auth_errors as exc:  # a cloud's credentials that could not be refreshed
@@ -228,6 +242,8 @@ class AnthropicClient:
                 if delay is None or attempt == self._max_retries or waited + delay > self._max_wait:
                     raise self._map_status(exc, request.model, attempt) from exc
                 self._within(deadline, delay, f"answered {exc.status_code}", exc)
+                if exc.status_code in _SHARED_BACKOFF:
+                    self._gate.close_for(delay)
                 log.warning(
                     "Messages API answered %s (request-id %s); retrying in %.1fs",
                     exc.status_code,
@@ -259,7 +275,8 @@ class AnthropicClient:
         """httpx response hook, before the body is read: the body must arrive by `_ends`."""
         self._answered = self._answered or response.is_success
         if isinstance(response.stream, httpx.SyncByteStream):
-            response.stream = _Bounded(response.stream, response.request, self._ends, self._clock)
+            ends = getattr(self._attempt, "ends", math.inf)
+            response.stream = _Bounded(response.stream, response.request, ends, self._clock)
 
     def _within(self, deadline: float, delay: float, what: str, exc: Exception) -> None:
         """A failing API whose next retry would pass `deadline` is unreachable (`NetworkError`),

@@ -16,10 +16,11 @@ messages, ask again) or `Finish` (stop, with a reason) — so the decision per
                                                 to resend it shorter → NextTurn (bounded)
     pause_turn                                → NextTurn with the partial turn
 
-Budgets are checked before each model request, against what this agent and
-those before it in the same review have spent (`spent`): turns (per agent), input
-and output tokens, cost in USD (projected: a request that could cross the cap is
-not sent) and wall time. A `ModelClient` error ends this agent with its message and
+Budgets are checked before each model request: turns (per agent) and wall time
+here; input and output tokens and cost in USD against the whole review's `Ledger`,
+shared with the agents running at the same time (a request reserves its worst case
+there, so one that could cross a cap is not sent, and a halted ledger — a rejected key,
+Ctrl-C — stops the agent before its next request). A `ModelClient` error ends this agent with its message and
 `StopReason.CREDENTIALS_REFUSED` when the key itself was rejected
 (`CredentialsRefusedError`), `StopReason.TIMEOUT` when the wall time ran out while
 waiting for the answer of an API that was answering (`ModelTimeoutError`; an API that
@@ -59,9 +60,10 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from reviewbot.agent import pricing
+from reviewbot.agent.ledger import Ledger, Refusal, Reservation, Totals
 from reviewbot.agent.messages import (
     JSON,
     ModelClient,
@@ -84,7 +86,6 @@ EPHEMERAL: JSON = {"type": "ephemeral"}
 MAX_CUTOFFS = 3  # consecutive max_tokens turns before the agent is stopped
 TOOL_GRACE = 5.0  # seconds a tool call may run past the deadline
 OUT_OF_TIME = "not run: the review's wall-clock budget (timeout_seconds) ran out"
-MIN_RESPONSE_TOKENS = 256
 CUT_OFF_TOOL = (
     "your tool call was cut off at max_tokens, so it was not run; send it again, shorter "
     "(split a long body, or add one node per call)"
@@ -113,6 +114,15 @@ class Limits:
             deadline=started + budget.timeout_seconds,
             response_max_tokens=budget.response_max_tokens,
             tool_timeout=budget.tool_timeout_seconds,
+        )
+
+    @property
+    def totals(self) -> Totals:
+        return Totals(
+            max_input_tokens=self.max_input_tokens,
+            max_output_tokens=self.max_output_tokens,
+            max_cost_usd=self.max_cost_usd,
+            response_max_tokens=self.response_max_tokens,
         )
 
 
@@ -170,8 +180,14 @@ class ToolLoop:
         redactor: Redactor,
         progress: Progress,
         clock: Callable[[], float] = time.monotonic,
-        spent: Usage | None = None,
+        ledger: Ledger | None = None,
+        answered: Callable[[], None] | None = None,
     ) -> None:
+        """`ledger`: the review's, shared by its agents (default: this agent's own).
+
+        `answered` is called once, when the first request is answered (the panel lets
+        the other agents start then: that answer wrote the shared cache prefix).
+        """
         self.agent = agent
         self.model = model
         self._client = client
@@ -180,7 +196,8 @@ class ToolLoop:
         self._redact = redactor
         self._progress = progress
         self._clock = clock
-        self._spent = spent or Usage()
+        self._ledger = ledger or Ledger(limits.totals, clock=clock)
+        self._answered = answered
 
     def run(self, *, system: str, context: str, brief: str = "") -> LoopResult:
         """Run the conversation that starts with the PR `context` until a stop.
@@ -222,18 +239,31 @@ class ToolLoop:
         while True:
             request = self._request(state, tools, system)
             estimate = estimate_request(request)
-            over = self._over_budget(state, request, estimate)
-            if over is not None:
-                return over
+            held = self._reserve(state, request, estimate)
+            if isinstance(held, Finish):
+                return held
+            # The remaining time is measured again: reserving may have waited.
+            request = replace(
+                request,
+                max_tokens=held.output_tokens,
+                timeout=max(self._limits.deadline - self._clock(), 0.0),
+            )
             try:
                 response = self._client.create(request)
             except ReviewbotError as exc:
+                self._ledger.release(held)
                 reason = self._failed(exc)
                 # Out of wall time is a budget, as if checked before the request: no failure.
                 code = None if reason is StopReason.TIMEOUT else exc.exit_code
                 return Finish(reason=reason, error=str(exc), exit_code=code)
+            except BaseException:
+                self._ledger.release(held)
+                raise
             self._toolbox.delivered()  # an answer: the model got the results this request carried
-            self._account(state, estimate, response)
+            self._account(state, estimate, response, held)
+            if self._answered is not None:
+                self._answered()
+                self._answered = None
             step = self._step(state, response)
             state.messages.extend(step.messages)
             if isinstance(step, Finish):
@@ -252,56 +282,40 @@ class ToolLoop:
     def _request(
         self, state: _State, tools: tuple[JSON, ...], system: tuple[JSON, ...]
     ) -> ModelRequest:
-        spent_out = self._spent.output_tokens + state.usage.output_tokens
-        max_tokens = min(
-            self._limits.response_max_tokens, self._limits.max_output_tokens - spent_out
-        )
-        remaining = self._limits.deadline - self._clock()
+        """The next request; its `max_tokens` and `timeout` are set once the budget is held."""
         messages = _with_breakpoints(state.messages, previous=state.cached)
         state.cached = len(state.messages) - 1
         return ModelRequest(
             model=self.model,
-            max_tokens=max(max_tokens, 1),
+            max_tokens=self._limits.response_max_tokens,
             system=system,
             tools=tools,
             messages=messages,
-            timeout=max(remaining, 0.0),
         )
 
-    def _over_budget(self, state: _State, request: ModelRequest, estimate: int) -> Finish | None:
-        limits, total = self._limits, self._spent + state.usage
+    def _reserve(self, state: _State, request: ModelRequest, estimate: int) -> Reservation | Finish:
+        limits = self._limits
         if state.turns >= limits.max_turns:
             return Finish(reason=StopReason.MAX_TURNS, error=f"stopped after {state.turns} turns")
         if self._clock() >= limits.deadline:
             return Finish(reason=StopReason.TIMEOUT, error="the review's wall-clock budget ran out")
-        if request.max_tokens < MIN_RESPONSE_TOKENS:
-            return Finish(
-                reason=StopReason.MAX_OUTPUT_TOKENS,
-                error=f"output token budget ({limits.max_output_tokens:,}) used up",
-            )
-        if total.total_input_tokens + estimate > limits.max_input_tokens:
-            return Finish(
-                reason=StopReason.MAX_INPUT_TOKENS,
-                error=f"the next request (~{estimate:,} tokens) would pass the input token budget "
-                f"({limits.max_input_tokens:,}; {total.total_input_tokens:,} used)",
-            )
-        worst = pricing.worst_case_usd(
-            self.model, input_tokens=estimate, output_tokens=request.max_tokens
-        )
-        if total.cost_usd + worst > limits.max_cost_usd:
-            return Finish(
-                reason=StopReason.MAX_COST,
-                error=f"the next request (up to ${worst:.2f}) could pass the cost budget "
-                f"(${limits.max_cost_usd:.2f}; ${total.cost_usd:.2f} spent)",
-            )
-        return None
+        held = self._ledger.reserve(request.model, estimate=estimate, until=limits.deadline)
+        if isinstance(held, Refusal):
+            if self._clock() >= limits.deadline:  # waited for the others until the end
+                return Finish(
+                    reason=StopReason.TIMEOUT, error="the review's wall-clock budget ran out"
+                )
+            return Finish(reason=held.reason, error=held.error)
+        return held
 
-    def _account(self, state: _State, estimate: int, response: ModelResponse) -> None:
+    def _account(
+        self, state: _State, estimate: int, response: ModelResponse, held: Reservation
+    ) -> None:
         cost = pricing.cost_of(self.model, response.usage)
         if cost.note and cost.note not in state.notes:
             state.notes.append(cost.note)
         state.turns += 1
-        state.usage = state.usage + Usage(
+        usage = Usage(
             requests=1,
             input_tokens=response.usage.input_tokens,
             output_tokens=response.usage.output_tokens,
@@ -310,6 +324,8 @@ class ToolLoop:
             estimated_input_tokens=estimate,
             cost_usd=cost.usd,
         )
+        self._ledger.settle(held, usage)
+        state.usage = state.usage + usage
         log.debug(
             "%s turn %d: %s (%s)",
             self.agent,

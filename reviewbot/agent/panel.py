@@ -4,9 +4,17 @@ Owns the order of the agents, what each is given, and how each reviewer's run
 becomes its axis. There is no coordinator agent: this module decides who runs,
 and it reads results from the node store, never from what an agent says.
 
-    pack the PR once ──▶ each reviewer (config.all_reviewers): its own session and loop,
-                         one shared NodeStore, the packed files counted as seen
-                         (what their read tools show them becomes the coverage)
+    pack the PR once ──▶ the reviewers (config.all_reviewers) at the same time, at most
+                         `[budget] max_parallel_agents` at once: each its own session,
+                         loop and NodeStore, the packed files counted as seen (what
+                         their read tools show them becomes the coverage). The first
+                         one's first request goes alone (it writes the cached prefix
+                         the others read); the others start once it is answered, or at
+                         once when they use another model (another cache).
+                    ──▶ their nodes merged in configured order, each reviewer's in its own
+                         order: a finding a later reviewer raised too becomes one node
+                         raised by both (`also_raised`), so ids, order and text never
+                         depend on which agent finished first
                     ──▶ the verifier: a separate agent with a skeptical brief and the
                          confirm/dispute verbs, given the open nodes of the configured
                          priorities (skipped when there are none)
@@ -19,8 +27,11 @@ prefix; what is the agent's own (its role's brief, a reviewer's focus, the nodes
 verifier is given) follows the context as a separate block. Which agent may judge
 which node is the lifecycle's rule, not the surface's (an author never confirms its
 own node).
-A rejected key (CREDENTIALS_REFUSED) stops every later agent; any other model error,
-a 403 for one model included, stops only the agent it happened to.
+A reviewer sees only its own nodes while it runs (a peer's confirmation comes from the
+verifier or a person). The agents share one `Ledger`: the token and cost budgets are
+totals over all of them, reserved before each request. A rejected key
+(CREDENTIALS_REFUSED) halts it, which stops every other agent before its next request;
+any other model error, a 403 for one model included, stops only the agent it happened to.
 
 Coverage counts the packed patches only when some reviewer's first request was
 answered: with no client, a refused key or an API that never answered, nothing was
@@ -36,18 +47,24 @@ This module must not publish, fold the final verdict or import `anthropic`.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import partial
 
 from reviewbot.agent.context import PackedContext, pack_context
 from reviewbot.agent.coverage import Unreached, assess
+from reviewbot.agent.crew import run_all
+from reviewbot.agent.ledger import Ledger
 from reviewbot.agent.loop import Limits, ToolLoop
 from reviewbot.agent.messages import ModelClient
 from reviewbot.agent.progress import Progress
 from reviewbot.agent.prompt import focus_text, role_text, system_prompt
 from reviewbot.config import ReviewConfig, ReviewerConfig
+from reviewbot.errors import LifecycleError
 from reviewbot.modes import Mode, Role
+from reviewbot.nodes import also_raised
 from reviewbot.nodes.boundary import Discarded
 from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.redact import Redactor
@@ -155,46 +172,93 @@ class _Panel:
         self.workspace = Workspace(
             checkout=snapshot.checkout, head_sha=snapshot.head_sha, diff=snapshot.diff
         )
-        self.spent = Usage()
-        self.refused: str | None = None  # set when the credentials were rejected
-        self.proposals: list[Verdict] = []
-        self.read: list[HeadViews] = []  # what each reviewer's read tools showed it
+        self.ledger = Ledger(limits.totals, clock=clock)
 
     def run(self, carry: Carry) -> PanelOutcome:
-        reviewers = [(r, self._review(r)) for r in self.config.all_reviewers]
+        reviewers = self._reviewers()
         verifier = self._verify()
+        runs = (*reviewers, verifier)
         nodes = tuple(carry(tuple(self.store.all())))
-        axes = tuple(self._axis(reviewer, report, nodes) for reviewer, report in reviewers)
+        axes = tuple(
+            self._axis(reviewer, run.report, nodes)
+            for reviewer, run in zip(self.config.all_reviewers, reviewers, strict=True)
+        )
+        usage = Usage()
+        for run in runs:  # in configured order: the same float sum whoever finished first
+            usage = usage + run.report.usage
         return PanelOutcome(
             nodes=nodes,
             discarded=tuple(self.store.discarded),
             axes=axes,
-            agents=(*(report for _, report in reviewers), verifier),
-            proposals=tuple(self.proposals),
-            usage=self.spent,
+            agents=tuple(run.report for run in runs),
+            proposals=tuple(run.proposal for run in runs if run.proposal is not None),
+            usage=usage,
             coverage=assess(
                 self.packed,
                 self.workspace.diff,
-                merged(self.read),
+                merged([run.views for run in reviewers]),
                 context_tokens=self.config.budget.context_tokens,
-                unreached=_unreached([report for _, report in reviewers]),
+                unreached=_unreached([run.report for run in reviewers]),
             ),
             packed_context_tokens=self.packed.tokens,
         )
 
     # -- agents -------------------------------------------------------------------------
 
-    def _review(self, reviewer: ReviewerConfig) -> AgentReport:
-        model = reviewer.model or self.config.model
-        return self._run_agent(
-            name=reviewer.name,
-            role=Role.REVIEWER,
-            model=model,
-            brief=reviewer.brief,  # the focus from the base branch's config; the role brief is the prompt's
-            context=self.packed.text,
+    def _reviewers(self) -> list[_AgentRun]:
+        """Every reviewer, at the same time; their nodes merged into `self.store` in config order."""
+        reviewers = self.config.all_reviewers
+        stores = [NodeStore() for _ in reviewers]
+        first_answer = threading.Event()
+        lead = (reviewers[0].model or self.config.model) if reviewers else None
+        tasks = [
+            partial(
+                self._review,
+                reviewer,
+                stores[index],
+                opens=first_answer if index == 0 else None,
+                # Another model has another cache: nothing to wait for.
+                after=first_answer
+                if index > 0 and (reviewer.model or self.config.model) == lead
+                else None,
+            )
+            for index, reviewer in enumerate(reviewers)
+        ]
+        runs = run_all(
+            tasks,
+            limit=self.config.budget.max_parallel_agents,
+            interrupted=lambda: self.ledger.halt(StopReason.ERROR, "interrupted"),
         )
+        for reviewer, store in zip(reviewers, stores, strict=True):
+            _merge(self.store, store, reviewer=reviewer.name)
+        return runs
 
-    def _verify(self) -> AgentReport:
+    def _review(
+        self,
+        reviewer: ReviewerConfig,
+        store: NodeStore,
+        *,
+        opens: threading.Event | None,
+        after: threading.Event | None,
+    ) -> _AgentRun:
+        model = reviewer.model or self.config.model
+        if after is not None:  # the first reviewer's first answer wrote the shared prefix
+            after.wait(timeout=max(self.limits.deadline - self.clock(), 0.0))
+        try:
+            return self._run_agent(
+                name=reviewer.name,
+                role=Role.REVIEWER,
+                model=model,
+                brief=reviewer.brief,  # the focus from the base branch's config; the role brief is the prompt's
+                context=self.packed.text,
+                store=store,
+                answered=opens.set if opens is not None else None,
+            )
+        finally:
+            if opens is not None:  # also when the first never got an answer: nobody waits forever
+                opens.set()
+
+    def _verify(self) -> _AgentRun:
         settings = self.config.verifier
         model = settings.model or self.config.model
         targets = [
@@ -204,7 +268,9 @@ class _Panel:
         ]
         if not settings.enabled or (self.client is not None and not targets):
             why = "disabled in .reviewbot.toml" if not settings.enabled else "no finding to verify"
-            return _not_started(VERIFIER_AXIS, Role.VERIFIER, model, StopReason.SKIPPED, why)
+            return _AgentRun(
+                report=_not_started(VERIFIER_AXIS, Role.VERIFIER, model, StopReason.SKIPPED, why)
+            )
         nodes = render("prompts/verifier_nodes.j2", nodes=[self._shown(n) for n in targets])
         return self._run_agent(
             name=VERIFIER_AXIS,
@@ -214,6 +280,7 @@ class _Panel:
             context=self.packed.text,
             after=nodes,
             targets=tuple(n.id for n in targets),
+            store=self.store,
         )
 
     def _run_agent(
@@ -224,19 +291,24 @@ class _Panel:
         model: str,
         brief: str,
         context: str,
+        store: NodeStore,
         after: str = "",
         targets: Sequence[str] = (),
-    ) -> AgentReport:
+        answered: Callable[[], None] | None = None,
+    ) -> _AgentRun:
         if self.client is None:
-            return _not_started(name, role, model, StopReason.NO_CREDENTIALS, NO_CREDENTIALS)
-        if self.refused is not None:
-            return _not_started(name, role, model, StopReason.CREDENTIALS_REFUSED, self.refused)
+            return _AgentRun(
+                report=_not_started(name, role, model, StopReason.NO_CREDENTIALS, NO_CREDENTIALS)
+            )
+        halted = self.ledger.halted
+        if halted is not None and halted.reason is StopReason.CREDENTIALS_REFUSED:
+            return _AgentRun(report=_not_started(name, role, model, halted.reason, halted.error))
         session = ReviewSession(
             mode=Mode.REVIEW,
             role=role,
             agent=name,
             workspace=self.workspace,
-            store=self.store,
+            store=store,
             operator=self.operator,
             seen=self.packed.in_context,
             targets=targets,  # the verifier's run ends once it judged each of them
@@ -244,18 +316,13 @@ class _Panel:
         # After the shared prefix: what is this agent's own (role, focus, nodes to verify).
         parts = (role_text(session.surface), focus_text(brief), after)
         own = "\n\n".join(part.strip() for part in parts if part.strip())
-        result = self._loop(name, model, self.client, session).run(
+        result = self._loop(name, model, self.client, session, answered).run(
             system=system_prompt(session), context=context, brief=own
         )
-        self.spent = self.spent + result.usage
-        if role is Role.REVIEWER:  # coverage is what the reviewers saw (see agent/coverage.py)
-            self.read.append(session.views)
         if result.stop_reason is StopReason.CREDENTIALS_REFUSED:
-            self.refused = result.error
+            self.ledger.halt(result.stop_reason, result.error or "the key was rejected")
         proposal = session.proposal
-        if proposal is not None:
-            self.proposals.append(proposal.verdict)
-        return AgentReport(
+        report = AgentReport(
             name=name,
             role=role,
             model=model,
@@ -268,8 +335,20 @@ class _Panel:
             summary=self.redactor(proposal.summary) if proposal is not None else None,
             notes=result.notes,
         )
+        return _AgentRun(
+            report=report,
+            proposal=proposal.verdict if proposal is not None else None,
+            views=session.views,
+        )
 
-    def _loop(self, name: str, model: str, client: ModelClient, session: ReviewSession) -> ToolLoop:
+    def _loop(
+        self,
+        name: str,
+        model: str,
+        client: ModelClient,
+        session: ReviewSession,
+        answered: Callable[[], None] | None,
+    ) -> ToolLoop:
         return ToolLoop(
             agent=name,
             model=model,
@@ -279,7 +358,8 @@ class _Panel:
             redactor=self.redactor,
             progress=self.progress,
             clock=self.clock,
-            spent=self.spent,
+            ledger=self.ledger,
+            answered=answered,
         )
 
     # -- axes ---------------------------------------------------------------------------
@@ -323,6 +403,34 @@ class _Panel:
             "where": where,
             "text": hygiene.wrap(text, kind="review_node", redactor=self.redactor, label=node.id),
         }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _AgentRun:
+    """What one agent's run left: its report, its proposal, what its read tools showed it."""
+
+    report: AgentReport
+    proposal: Verdict | None = None
+    views: HeadViews = field(default_factory=HeadViews)
+
+
+def _merge(into: NodeStore, store: NodeStore, *, reviewer: str) -> None:
+    """`reviewer`'s nodes and discards, in its own order, into the panel's store.
+
+    A finding an earlier reviewer (in config order) recorded too is one node raised by
+    both, as when the second records it into a shared store; never lost, never twice.
+    """
+    for node in store.all():
+        existing = into.by_fingerprint(node.fingerprint)
+        if existing is None:
+            into.add(node)
+            continue
+        try:
+            into.replace(also_raised(existing, reviewer, node))
+        except LifecycleError:  # the earlier one is closed: keep this one as it is
+            into.add(node)
+    for discarded in store.discarded:
+        into.discard(discarded)
 
 
 _FAILED = frozenset({StopReason.ERROR, StopReason.CREDENTIALS_REFUSED, StopReason.TIMEOUT})

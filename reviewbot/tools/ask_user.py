@@ -8,6 +8,7 @@ crashes the run. This module must not decide whether a terminal is interactive.
 
 from __future__ import annotations
 
+import threading
 from typing import Protocol, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -44,11 +45,13 @@ class TerminalOperator:
     def __init__(self, *, input: TextIO, output: TextIO) -> None:
         self._input = input
         self._output = output
+        self._one_at_a_time = threading.Lock()  # agents run at the same time; the person does not
 
     def ask(self, question: str) -> str | None:
-        self._output.write(f"\nThe reviewer asks: {for_terminal(question)}\nYour answer: ")
-        self._output.flush()
-        line = self._input.readline()
+        with self._one_at_a_time:
+            self._output.write(f"\nThe reviewer asks: {for_terminal(question)}\nYour answer: ")
+            self._output.flush()
+            line = self._input.readline()
         if not line:
             return None  # end of input: the person has gone, fail closed as in CI
         return line.rstrip("\r\n")

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from reviewbot.agent.ledger import Ledger
 from reviewbot.agent.loop import (
     CUT_OFF_TEXT,
     CUT_OFF_TOOL,
@@ -74,16 +75,18 @@ def run(
     **budget: Any,
 ):
     clock = clock or FakeClock()
+    bounds = limits(clock, **budget)
     loop = ToolLoop(
         agent="review",
         model=model,
         client=client or client_for(fake),
         toolbox=toolbox or FakeToolbox({"read_file": echo, "finalize_review": finalize}),
-        limits=limits(clock, **budget),
+        limits=bounds,
         redactor=redactor or Redactor(),
         progress=progress or SilentProgress(),
         clock=clock,
-        spent=spent,
+        # What the agents before this one spent, in the review's shared ledger.
+        ledger=Ledger(bounds.totals, spent=spent, clock=clock),
     )
     return loop.run(system=SYSTEM, context=CONTEXT, brief=brief)
 

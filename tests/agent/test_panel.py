@@ -81,8 +81,15 @@ def review(
     sleeps: Sleeps | None = None,
     redactor: Redactor | None = None,
     carry: Any = None,
+    parallel: int = 1,
 ) -> PanelOutcome:
+    """One panel; `parallel=1` by default, so a flat script answers the agents in config order.
+
+    Concurrent panels, with a script per agent, are tested in test_parallel.py.
+    """
     config = config or ReviewConfig()
+    budget = config.budget.model_copy(update={"max_parallel_agents": parallel})
+    config = config.model_copy(update={"budget": budget})
     snap = snapshot(checkout, index(file_diff("src/calc.py", PATCH)), config=config)
     return run_panel(
         snap,
@@ -402,8 +409,9 @@ class TestVerifier:
         assert outcome.agents[-1].stop_reason is StopReason.FINALIZED
         assert outcome.nodes[0].status is Status.CONSENSUS_READY
 
-    def test_a_reviewer_judging_a_peers_node_is_not_stopped(self, checkout, messages_api):
-        """Only the nodes an agent was given end its run: a reviewer's peer confirmation does not."""
+    def test_a_reviewer_sees_only_its_own_nodes(self, checkout, messages_api):
+        """Reviewers run side by side, so none sees a peer's nodes: the peer's id is unknown to
+        it (the verifier and people confirm), and its run goes on."""
         config = ReviewConfig(reviewers=(ReviewerConfig(name="security"),))
         fake = messages_api(
             reply(tool_use("add_review_node", node("P2"))),
@@ -414,7 +422,8 @@ class TestVerifier:
         outcome = review(checkout, fake, config)
         security = outcome.agents[1]
         assert (security.name, security.turns) == ("security", 2)
-        assert outcome.nodes[0].confirmed_by == ("security",)
+        assert outcome.nodes[0].confirmed_by == ()
+        assert "no review node" in last_results(fake.requests[3])[0]["content"]
 
     def test_skipped_without_high_priority_nodes(self, checkout, messages_api):
         """With only P2/P3 nodes the verifier does not run at all."""

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import io
+import re
 
 from rich.console import Console
 
-from reviewbot.agent.progress import MAX_TOOL_NAME, RichProgress, SilentProgress, describe
+from reviewbot.agent.progress import (
+    MAX_TOOL_NAME,
+    LogProgress,
+    RichProgress,
+    SilentProgress,
+    describe,
+)
 from reviewbot.run import StopReason, Usage
+from tests.agent.factories import FakeClock
 
 USAGE = Usage(
     requests=2, input_tokens=1_000, cache_read_tokens=9_000, output_tokens=1_500, cost_usd=0.0421
@@ -77,3 +85,76 @@ class TestSilent:
         progress.finished("review", stop_reason=StopReason.END_TURN, turns=1, usage=USAGE)
         captured = capsys.readouterr()
         assert captured.out == captured.err == ""
+
+
+class TestSeveralAgents:
+    def test_a_live_line_per_agent_in_flight(self):
+        """Two agents at once: both lines are drawn; each leaves its summary when it ends."""
+        out = io.StringIO()
+        progress = RichProgress(Console(file=out, width=200, force_terminal=True))
+        progress.started("review", "m")
+        progress.started("security", "m")
+        progress.update("security", turn=1, usage=USAGE, tool="read_file")
+        drawn = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.getvalue())  # without the styling
+        assert (
+            "… review (m) starting\n"
+            "… security (m) turn 1 · 10.0k in (90% cached) · 1.5k out · $0.042 · running read_file"
+        ) in drawn
+        progress.finished("security", stop_reason=StopReason.END_TURN, turns=1, usage=USAGE)
+        progress.finished("review", stop_reason=StopReason.END_TURN, turns=1, usage=Usage())
+        assert "✓ security (m): end_turn after 1 turn(s)" in out.getvalue()
+        assert "✓ review (m): end_turn after 1 turn(s) · 0 in · 0 out · $0.000" in out.getvalue()
+
+    def test_nothing_is_drawn_after_close(self):
+        """Ctrl-C closed the view: an agent thread still reporting draws nothing more."""
+        out = io.StringIO()
+        progress = RichProgress(Console(file=out, width=200, force_terminal=True))
+        progress.started("review", "m")
+        progress.close()
+        before = out.getvalue()
+        progress.update("review", turn=2, usage=USAGE, tool="read_file")
+        progress.finished("review", stop_reason=StopReason.END_TURN, turns=2, usage=USAGE)
+        assert out.getvalue() == before
+
+
+class TestLogProgress:
+    def test_one_line_per_turn_at_most_every_interval(self):
+        """Off a terminal: started, a line per turn (throttled per agent), the summary."""
+        out, clock = io.StringIO(), FakeClock()
+        progress = LogProgress(out, interval=3.0, clock=clock)
+        progress.started("review", "m")
+        progress.started("security", "m")
+        for turn in (1, 2, 3):
+            for agent in ("review", "security"):
+                progress.update(agent, turn=turn, usage=USAGE)  # the answer: before its tools
+                progress.update(agent, turn=turn, usage=USAGE, tool="read_file")
+                progress.update(agent, turn=turn, usage=USAGE, tool="search_code")
+            clock.now += 2.0  # turns 2 s apart: turn 2 is within 3 s of turn 1, turn 3 is not
+        progress.finished("review", stop_reason=StopReason.FINALIZED, turns=3, usage=USAGE)
+        assert out.getvalue().splitlines() == [
+            "reviewbot: review (m) started",
+            "reviewbot: security (m) started",
+            "reviewbot: review turn 1 · 10.0k in (90% cached) · 1.5k out · $0.042 (run $0.042) · running read_file",
+            "reviewbot: security turn 1 · 10.0k in (90% cached) · 1.5k out · $0.042 (run $0.084) · running read_file",
+            "reviewbot: review turn 3 · 10.0k in (90% cached) · 1.5k out · $0.042 (run $0.084) · running read_file",
+            "reviewbot: security turn 3 · 10.0k in (90% cached) · 1.5k out · $0.042 (run $0.084) · running read_file",
+            "reviewbot: ✓ review (m): finalized after 3 turn(s) · 10.0k in (90% cached) · 1.5k out · $0.042",
+        ]
+
+    def test_a_tool_name_stays_on_its_line(self):
+        """A model-chosen tool name cannot start a new log line (no `::` workflow command)."""
+        out = io.StringIO()
+        progress = LogProgress(out, clock=FakeClock())
+        progress.started("review", "m")
+        progress.update("review", turn=1, usage=USAGE, tool="x\n::error::forged")
+        lines = out.getvalue().splitlines()
+        assert len(lines) == 2
+        assert all(line.startswith("reviewbot: ") for line in lines)
+
+    def test_a_closed_stream_does_not_stop_the_review(self):
+        stream = io.StringIO()
+        stream.close()
+        progress = LogProgress(stream)
+        progress.started("review", "m")
+        progress.finished("review", stop_reason=StopReason.END_TURN, turns=0, usage=Usage())
+        progress.close()

@@ -248,8 +248,13 @@ def open_world(
     fork: bool = False,
     permissions: Mapping[str, str] | None = None,
     tokens: frozenset[str] | None = None,
+    model: FakeMessagesAPI | None = None,
 ) -> Iterator[World]:
-    """Build the repository, seed PR #7 of octo/app from it, and serve both fakes."""
+    """Build the repository, seed PR #7 of octo/app from it, and serve both fakes.
+
+    `model`: a fake Messages API built by the test (a script per agent, latency) instead
+    of one answering `script` in order.
+    """
     root.mkdir(parents=True, exist_ok=True)
     repo = make_repo(root / "repo", base, head).path
     # Like GITHUB_TOKEN: may not ask who it is (GET /user → 403), may not approve.
@@ -258,7 +263,7 @@ def open_world(
         github, repo, "main", "feature", head_repo=FORK if fork else None, author=AUTHOR
     )
     github.repo(REPO).permissions.update(permissions or {})
-    model = FakeMessagesAPI(script)
+    model = model or FakeMessagesAPI(script)
     with ExitStack() as stack:
         github_server = stack.enter_context(LoopbackServer(github))
         model_server = stack.enter_context(

@@ -311,6 +311,8 @@ class TestMarkersPostedByAnotherWorkflow:
 # B edits another function: the finding's anchored line is unchanged, so is its fingerprint.
 ELSEWHERE = {"app.py": HEAD["app.py"] + "\n\ndef total(xs):\n    return sum(xs)\n"}
 STYLE_AND_SECURITY = (
+    # One agent at a time: the script answers the reviewers (no brief tells them apart) in order.
+    "[budget]\nmax_parallel_agents = 1\n\n"
     '[[reviewers]]\nname = "style"\ngated = false\n\n'
     '[[reviewers]]\nname = "security"\ngated = true\n'
 )

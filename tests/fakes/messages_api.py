@@ -19,6 +19,10 @@ headers, response_json)`, so the same fake serves the adapter tests (through
   API's lookback: an earlier entry further back from every breakpoint is missed —,
   writes the rest up to the last breakpoint, and pays `input_tokens` for what
   follows it.
+- Agents at the same time: with `route` (request JSON → an agent's name) each agent
+  has its own script (`scripts`), popped in that agent's order whatever the order the
+  requests arrive in; `latency` (→ seconds) delays each answer outside the fake's lock,
+  so requests overlap; `timeline` records when each request arrived and was answered.
 - Token counts use a method *different* from reviewbot's local estimator: one
   token per regex word or punctuation piece of the JSON text (`\\w+|[^\\w\\s]`), so
   comparing the API's count with the estimate means something.
@@ -31,6 +35,7 @@ import hashlib
 import itertools
 import json
 import re
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -111,6 +116,16 @@ def count_tokens(value: Any) -> int:
     return len(_PIECE.findall(raw))
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Span:
+    """One request as the fake saw it: which agent, when it arrived and was answered."""
+
+    agent: str
+    arrived: float  # time.monotonic()
+    answered: float
+    status: int
+
+
 @dataclass(slots=True)
 class CacheStats:
     requests: int = 0
@@ -131,8 +146,16 @@ class FakeMessagesAPI:
         *,
         api_key: str | None = None,
         min_cacheable_tokens: int = 0,
+        scripts: Mapping[str, Iterable[Scripted]] | None = None,
+        route: Callable[[JSON], str] | None = None,
+        latency: Callable[[], float] | None = None,
     ) -> None:
         self._script: list[Scripted] = list(script)
+        self._scripts = {agent: list(entries) for agent, entries in (scripts or {}).items()}
+        self._route = route
+        self._latency = latency
+        self._lock = threading.Lock()
+        self.timeline: list[Span] = []
         self._api_key = api_key
         self._min_cacheable = min_cacheable_tokens
         self._cache: set[str] = set()
@@ -149,15 +172,21 @@ class FakeMessagesAPI:
     def add(self, *script: Scripted) -> None:
         self._script.extend(script)
 
+    def drop_remaining(self) -> None:
+        """Agents stopped by a budget never ask for the rest of their scripts: forget it."""
+        with self._lock:
+            self._script.clear()
+            self._scripts.clear()
+
     @property
     def remaining(self) -> int:
-        return len(self._script)
+        return len(self._script) + sum(len(entries) for entries in self._scripts.values())
 
     def verify(self) -> None:
         """Fail the test on a refused request, an unexpected call or a scripted reply left."""
         problems = list(self.problems)
-        if self._script:
-            problems.append(f"{len(self._script)} scripted reply(ies) never requested")
+        if self.remaining:
+            problems.append(f"{self.remaining} scripted reply(ies) never requested")
         assert not problems, "fake Messages API: " + "; ".join(problems)
 
     # -- the API --------------------------------------------------------------------
@@ -166,11 +195,23 @@ class FakeMessagesAPI:
         self, body: Any, headers: Mapping[str, str] | None = None
     ) -> tuple[int, dict[str, str], JSON]:
         """One POST /v1/messages: request JSON → (status, headers, response JSON)."""
-        started = time.perf_counter()
-        try:
-            return self._handle(body, {k.lower(): v for k, v in (headers or {}).items()})
-        finally:
-            self.busy_seconds += time.perf_counter() - started
+        arrived = time.monotonic()
+        agent = self._route(body) if self._route is not None and isinstance(body, dict) else ""
+        with self._lock:
+            started = time.perf_counter()
+            try:
+                answer = self._handle(
+                    body, {k.lower(): v for k, v in (headers or {}).items()}, agent
+                )
+            finally:
+                self.busy_seconds += time.perf_counter() - started
+        if self._latency is not None:
+            time.sleep(self._latency())
+        with self._lock:
+            self.timeline.append(
+                Span(agent=agent, arrived=arrived, answered=time.monotonic(), status=answer[0])
+            )
+        return answer
 
     __call__ = handle
 
@@ -186,7 +227,9 @@ class FakeMessagesAPI:
 
         return httpx.MockTransport(handler)
 
-    def _handle(self, body: Any, headers: Mapping[str, str]) -> tuple[int, dict[str, str], JSON]:
+    def _handle(
+        self, body: Any, headers: Mapping[str, str], agent: str
+    ) -> tuple[int, dict[str, str], JSON]:
         number = len(self.requests) + 1
         self.requests.append(copy.deepcopy(body))
         self.headers.append(dict(headers))
@@ -197,8 +240,9 @@ class FakeMessagesAPI:
         if refused:
             self.problems.append(f"request #{number} refused: {refused}")
             return _failure(Failure(400, "invalid_request_error", refused), request_id)
-        if not self._script:
-            self.problems.append(f"request #{number} came with no scripted reply left")
+        script = self._scripts.get(agent, []) if self._route is not None else self._script
+        if not script:
+            self.problems.append(f"request #{number} ({agent}) came with no scripted reply left")
             unexpected = Failure(
                 400,
                 "invalid_request_error",
@@ -206,8 +250,16 @@ class FakeMessagesAPI:
                 {"x-should-retry": "false"},
             )
             return _failure(unexpected, request_id)
-        scripted = self._script.pop(0)
-        answer = scripted(body) if callable(scripted) else scripted
+        scripted = script.pop(0)
+        if callable(scripted):
+            # A scripted function may wait (a hanging API): the other agents' requests go on.
+            self._lock.release()
+            try:
+                answer = scripted(body)
+            finally:
+                self._lock.acquire()
+        else:
+            answer = scripted
         if isinstance(answer, Failure):
             return _failure(answer, request_id)
         return 200, _headers(request_id), self._message(body, answer)
@@ -385,3 +437,18 @@ def _headers(request_id: str) -> dict[str, str]:
 def _failure(failure: Failure, request_id: str) -> tuple[int, dict[str, str], JSON]:
     body = _error(failure.error_type, failure.message) | {"request_id": request_id}
     return failure.status, _headers(request_id) | dict(failure.headers), body
+
+
+def route_by_brief(focus: Mapping[str, str], *, default: str = "review") -> Callable[[JSON], str]:
+    """A `route` that names the agent from its own block (after the shared PR context):
+    the verifier by its role, a focused reviewer by a text of its brief (`focus`: name →
+    text), else `default`."""
+
+    def route(body: JSON) -> str:
+        first = body["messages"][0]["content"]
+        own = " ".join(b.get("text", "") for b in first[1:]) if isinstance(first, list) else ""
+        if "You are the verifier" in own:
+            return "verifier"
+        return next((name for name, text in focus.items() if text in own), default)
+
+    return route
