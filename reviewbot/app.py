@@ -22,20 +22,19 @@ from __future__ import annotations
 import logging
 import tempfile
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any
 
 from reviewbot import __version__, admission, fork_safe
 from reviewbot.agent.client import AnthropicClient
-from reviewbot.agent.crew import run_all
 from reviewbot.agent.messages import ModelClient
 from reviewbot.agent.progress import Progress
 from reviewbot.agent.providers import Provider
 from reviewbot.config import CONFIG_FILE, ReviewConfig
-from reviewbot.errors import AuthError, HeadMoved, ReviewbotError, UsageError
+from reviewbot.errors import HeadMoved, ReviewbotError, UsageError
 from reviewbot.event import (
     EventName,
     EventPlan,
@@ -45,10 +44,10 @@ from reviewbot.event import (
     plan_event_json,
 )
 from reviewbot.fork_safe import PRReference
+from reviewbot.gather import ci_of, gathered
 from reviewbot.github_api import make_client
-from reviewbot.incremental.plan import ReviewScope, decide_review, wanted_since
+from reviewbot.incremental.plan import ReviewScope, decide_review
 from reviewbot.publish.github import GitHubPublisher
-from reviewbot.publish.prior import PriorState
 from reviewbot.publish.seal import Sealer
 from reviewbot.report import PRInfo, Report
 from reviewbot.rest import GitHubClient
@@ -61,12 +60,10 @@ from reviewbot.review_target import (
     SnapshotTarget,
 )
 from reviewbot.settings import Settings
-from reviewbot.sources.ci import ci_axis, ci_not_run
-from reviewbot.sources.git_repo import local_snapshot, pr_checkout, uncommitted
+from reviewbot.sources.git_repo import local_snapshot, uncommitted
 from reviewbot.sources.github import (
     PullRequestInfo,
     fetch_base_config,
-    fetch_ci_checks,
     fetch_login,
     fetch_permission,
     fetch_pull_request,
@@ -75,10 +72,7 @@ from reviewbot.sources.github import (
 from reviewbot.sources.pr_ref import PUBLIC_HOST, PRRef, parse_pr_url, parse_repo_name
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import NoOperator, Operator
-from reviewbot.verdict.axes import AxisResult
 
-_A = TypeVar("_A")
-_B = TypeVar("_B")
 log = logging.getLogger(__name__)
 
 ACTIONS_BOT = "github-actions[bot]"
@@ -118,6 +112,14 @@ class RunOutcome:
     @property
     def every_report(self) -> tuple[Report, ...]:
         return self.reports or ((self.report,) if self.report is not None else ())
+
+    def pr_lines(self, redact: Callable[[str], str]) -> list[str]:
+        """A run over several PRs says how each ended: its verdict, or its error."""
+        verdicts = [
+            f"reviewbot: {r.pr.repo}#{r.pr.number}: verdict {r.verdict.label}" for r in self.reports
+        ]
+        errors = [f"reviewbot: error: {where}: {redact(str(exc))}" for where, exc in self.failures]
+        return verdicts + errors
 
     def skipped_report(self) -> Report:
         """`--format json` of a run that reviewed nothing: a report that says so."""
@@ -308,7 +310,7 @@ def _review(
     publisher = _publisher(github, ref, config, settings, author=info.author, still_head=still_head)
     prior = publisher.load_prior_state()
     try:
-        with _snapshot_of(client, info, config, settings, prior, publisher) as (snapshot, ci):
+        with gathered(client, info, config, settings, prior, publisher) as (snapshot, ci):
             plan = decide_review(snapshot, prior)
             with _agents(settings, job) as agents:
                 report = review_snapshot(snapshot, agents=agents, ci=ci, prior=prior, plan=plan)
@@ -353,54 +355,6 @@ def _still_head(client: GitHubClient, info: PullRequestInfo, *, posting: bool) -
     admission.still_head(info, fetch_pull_request(client, info.ref).head_sha, posting=posting)
 
 
-@contextmanager
-def _snapshot_of(
-    client: GitHubClient,
-    info: PullRequestInfo,
-    config: ReviewConfig,
-    settings: Settings,
-    prior: PriorState,
-    publisher: GitHubPublisher,
-) -> Iterator[tuple[PRSnapshot, AxisResult]]:
-    """The PR's snapshot on its checkout, and the CI axis; the checkout is removed afterwards.
-
-    The clone and GitHub's reads (files, commits, CI) are independent, so they run at the
-    same time; the reads stay one after another, as GitHub's rate-limit hygiene asks.
-    """
-    with ExitStack() as stack:
-
-        def clone() -> Path:
-            return stack.enter_context(
-                pr_checkout(
-                    info.clone_url,
-                    number=info.ref.number,
-                    head_sha=info.head_sha,
-                    token=settings.github_token,
-                    workspace=settings.workspace,
-                    # An incremental review needs the last reviewed head in the clone's history.
-                    since=wanted_since(prior, config, info.head_sha),
-                    commits=info.commits,
-                )
-            )
-
-        def read() -> tuple[PRSnapshot, AxisResult]:
-            # The publisher's reads of the PR's comments double as the model's discussion
-            # context. The checkout is set once the clone is there.
-            snapshot = fetch_snapshot(
-                client, info, checkout=Path(), config=config, comments=publisher.discussion()
-            )
-            return snapshot, _ci(client, info, config, settings)
-
-        path, (snapshot, ci) = _beside(clone, read)
-        yield replace(snapshot, checkout=path), ci
-
-
-def _beside(first: Callable[[], _A], second: Callable[[], _B]) -> tuple[_A, _B]:
-    """Both results, the two run at the same time; the first error (in this order) is raised."""
-    results = run_all([first, second], limit=2)
-    return cast(_A, results[0]), cast(_B, results[1])
-
-
 def _publisher(
     github: GitHub,
     ref: PRRef,
@@ -432,17 +386,6 @@ def _publisher(
     )
 
 
-def _ci(
-    client: GitHubClient, info: PullRequestInfo, config: ReviewConfig, settings: Settings
-) -> AxisResult:
-    """The CI axis; a token that may not read checks makes it not_run, never passed."""
-    try:
-        checks = fetch_ci_checks(client, info.ref.full_name, info.head_sha)
-    except AuthError as exc:
-        return ci_not_run(config.ci, str(exc))
-    return ci_axis(checks, config.ci, run_id=settings.run_id)
-
-
 def refold_pull(github: GitHub, ref: PRRef, settings: Settings, job: Job, emit: Emit) -> RunOutcome:
     """check_suite completed: re-judge the nodes already on the PR; no model request."""
     client = github.client
@@ -456,7 +399,7 @@ def refold_pull(github: GitHub, ref: PRRef, settings: Settings, job: Job, emit: 
         snapshot = fetch_snapshot(
             client, info, checkout=Path(empty), config=config, comments=publisher.discussion()
         )
-        report = refold(snapshot, prior=prior, ci=_ci(client, info, config, settings))
+        report = refold(snapshot, prior=prior, ci=ci_of(client, info, config, settings))
         if job.post:
             report = report.model_copy(update={"published": publisher.publish(report, snapshot)})
         emit(report, snapshot)

@@ -19,13 +19,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.core import ParameterSource
 
 import reviewbot
 from reviewbot.errors import ExitCode, ReviewbotError, UsageError, exit_code_table
+from reviewbot.exits import exit_with, fail, last_resort
 from reviewbot.gate import FAIL_NEVER, FAIL_ON_CHOICES
 from reviewbot.logs import configure_logging, inert_lines, workflow_commands_stopped
 from reviewbot.output import (
@@ -37,7 +38,6 @@ from reviewbot.output import (
     prepare_file,
     stdout_emitter,
 )
-from reviewbot.redact import Redactor
 from reviewbot.review_target import TargetFlags, parse_target
 from reviewbot.settings import Settings
 
@@ -46,7 +46,6 @@ from reviewbot.settings import Settings
 if TYPE_CHECKING:
     from reviewbot.agent.progress import LogProgress, RichProgress
     from reviewbot.app import RunOutcome
-    from reviewbot.tools.ask_user import Operator
 
     LiveProgress = RichProgress | LogProgress
 
@@ -258,8 +257,9 @@ def _review(opts: _ReviewOptions, ctx: click.Context) -> None:
         if report_path is not None:
             prepare_file(report_path, "the report")
     except ReviewbotError as exc:
-        _fail(exc, opts.verbose)
+        fail(exc, opts.verbose)
     from reviewbot.app import Clients, Job, run
+    from reviewbot.tools.ask_user import operator_for
 
     progress = _progress()
     job = Job(
@@ -268,11 +268,13 @@ def _review(opts: _ReviewOptions, ctx: click.Context) -> None:
         model=opts.model or None,
         config_path=config_path,
         config_required=config_required,
-        operator=_operator(opts.non_interactive),
+        operator=operator_for(
+            input=sys.stdin, output=sys.stderr, interactive=not opts.non_interactive
+        ),
         clients=ctx.find_object(Clients) or Clients(),
     )
     delivery = Delivery()
-    with _last_resort(opts.verbose, settings.redactor, progress):
+    with last_resort(opts.verbose, settings.redactor, progress):
         with open_stream(opts.output) as stream:
             emission = stdout_emitter(Format(opts.fmt), stream, settings, delivery)
             outcome = run(target, settings, job, emission)
@@ -329,9 +331,9 @@ def snapshot(out: Path, github_event: bool, verbose: int) -> None:
     try:
         reference = save_reference(out, settings)
     except ReviewbotError as exc:
-        _fail(exc, verbose)
+        fail(exc, verbose)
     except OSError as exc:  # --out under a file, a read-only folder: the user's path, not a bug
-        _fail(UsageError(f"cannot write the PR reference into {out}: {exc.strerror}"), verbose)
+        fail(UsageError(f"cannot write the PR reference into {out}: {exc.strerror}"), verbose)
     click.echo(
         f"reviewbot: saved {reference.repo}#{reference.number} at {reference.head_sha[:12]} in {out}",
         err=True,
@@ -418,7 +420,7 @@ def evaluate(
     )
     progress = _progress()
     interactive = sys.stderr.isatty()
-    with _last_resort(verbose, settings.redactor, progress):
+    with last_resort(verbose, settings.redactor, progress):
         code = run_evaluation(
             bench, options, settings, out=out, agent_progress=progress, interactive=interactive
         )
@@ -445,7 +447,7 @@ def config_check(path: Path) -> None:
     try:
         click.echo(effective_toml(check_file(path)), nl=False)
     except ReviewbotError as exc:
-        _fail(exc, verbose=False)
+        fail(exc, verbose=False)
     click.echo(f"reviewbot: {path} is valid", err=True)
 
 
@@ -510,36 +512,6 @@ def _config_choice(
     return path, source is ParameterSource.ENVIRONMENT and not default
 
 
-@contextmanager
-def _last_resort(
-    verbose: int, redactor: Redactor, progress: LiveProgress | None = None
-) -> Iterator[None]:
-    """A `ReviewbotError` is its one line and exit code; anything else (not Ctrl-C) exit 70.
-
-    The live progress line is stopped first in every case, so the terminal gets its cursor back.
-    """
-    try:
-        try:
-            yield
-        except BaseException:
-            if progress is not None:
-                progress.close()  # before any line is printed below it
-            raise
-    except ReviewbotError as exc:  # Ctrl-C goes on to `_manners`: 130 for every command
-        _fail(exc, verbose, redactor)
-    except Exception as exc:  # the CLI's last resort: a bug exits 70 with one line, no traceback
-        if verbose:
-            log.exception("internal error")
-        message = redactor(f"{type(exc).__name__}: {exc}")
-        click.echo(
-            inert_lines(
-                f"reviewbot: internal error: {message} (run with --verbose for the traceback)"
-            ),
-            err=True,
-        )
-        sys.exit(ExitCode.INTERNAL)
-
-
 def _finish(
     outcome: RunOutcome, settings: Settings, report_path: Path | None, fail_on: str
 ) -> None:
@@ -549,7 +521,8 @@ def _finish(
     redact = settings.redactor
     for note in outcome.notes:
         click.echo(inert_lines(f"reviewbot: {redact(note)}"), err=True)
-    _each_pr(outcome, redact)
+    for line in outcome.pr_lines(redact):  # a run over several PRs: how each ended
+        click.echo(inert_lines(line), err=True)
     if outcome.report is None:
         click.echo(
             inert_lines(
@@ -574,18 +547,7 @@ def _finish(
         return  # a push superseded the run: the newer head's run gates it (exit 0)
     failure = gate(outcome.report, fail_on)
     if failure is not None:
-        _exit(failure.message, failure.code, redact)
-
-
-def _each_pr(outcome: RunOutcome, redact: Redactor) -> None:
-    """A run over several PRs says how each ended: its verdict, or its error."""
-    if not outcome.reports and not outcome.failures:
-        return
-    for report in outcome.reports:
-        where = f"{report.pr.repo}#{report.pr.number}"
-        click.echo(f"reviewbot: {where}: verdict {report.verdict.label}", err=True)
-    for where, exc in outcome.failures:
-        click.echo(inert_lines(f"reviewbot: error: {where}: {redact(str(exc))}"), err=True)
+        exit_with(failure.message, failure.code, redact)
 
 
 def _exit_on_failure(outcome: RunOutcome) -> None:
@@ -594,31 +556,10 @@ def _exit_on_failure(outcome: RunOutcome) -> None:
         sys.exit(outcome.failures[0][1].exit_code)
 
 
-def _fail(exc: ReviewbotError, verbose: int, redactor: Redactor | None = None) -> NoReturn:
-    if verbose:
-        log.debug("error", exc_info=exc)
-    _exit(str(exc), exc.exit_code, redactor)
-
-
-def _exit(message: str, code: int, redactor: Redactor | None = None) -> NoReturn:
-    redact = redactor or Redactor()
-    click.echo(inert_lines(f"reviewbot: error: {redact(message)}"), err=True)
-    sys.exit(code)
-
-
 def _progress() -> LiveProgress:
-    from reviewbot.agent.progress import LogProgress, RichProgress
+    from reviewbot.agent.progress import progress_for
 
-    # Live lines only for a person at a terminal; a log (CI, a pipe) gets a line per turn.
-    return RichProgress() if sys.stderr.isatty() else LogProgress()
-
-
-def _operator(non_interactive: bool) -> Operator:
-    from reviewbot.tools.ask_user import NoOperator, TerminalOperator
-
-    if non_interactive or not sys.stdin.isatty():
-        return NoOperator()
-    return TerminalOperator(input=sys.stdin, output=sys.stderr)
+    return progress_for(sys.stderr)
 
 
 def main() -> None:

@@ -203,3 +203,8 @@ class LogProgress:
             stream.flush()
         except (OSError, ValueError):  # a closed log must not stop the review
             pass
+
+
+def progress_for(stream: TextIO) -> RichProgress | LogProgress:
+    """Live lines only for a person at a terminal; a log (CI, a pipe) gets a line per turn."""
+    return RichProgress() if stream.isatty() else LogProgress()

@@ -182,12 +182,7 @@ class GitHubPublisher:
         link_of = LinkBuilder(
             web_url=web_url_of(snapshot.url), repo=self.repo, head_sha=snapshot.head_sha
         )
-        plan = plan_review(
-            report.nodes,
-            snapshot.diff,
-            max_inline=self.config.max_inline_comments,
-            posted=prior.posted(),
-        )
+        plan = self._plan(report, snapshot, prior)
         # All or nothing in effect: what this report makes (the summary's marker and text, the
         # check run's, the annotations, the resolutions) is built before the first write, so
         # nothing can fail between them and leave a review without its summary and check run.
@@ -236,6 +231,15 @@ class GitHubPublisher:
             dismissed_approvals=dismissal.dismissed,
             standing_approvals=tuple(review_id for review_id, _ in dismissal.standing),
             notes=tuple(notes),
+        )
+
+    def _plan(self, report: Report, snapshot: PRSnapshot, prior: PriorState) -> ReviewPlan:
+        """Where each finding goes: inline, in the body, or nowhere (posted already)."""
+        return plan_review(
+            report.nodes,
+            snapshot.diff,
+            max_inline=self.config.max_inline_comments,
+            posted=prior.posted(),
         )
 
     def _annotations(

@@ -57,6 +57,13 @@ class TerminalOperator:
         return line.rstrip("\r\n")
 
 
+def operator_for(*, input: TextIO, output: TextIO, interactive: bool) -> Operator:
+    """A person at the terminal, when there is one and the run may ask; else nobody."""
+    if not interactive or not input.isatty():
+        return NoOperator()
+    return TerminalOperator(input=input, output=output)
+
+
 class AskUserInput(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
