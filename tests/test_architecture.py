@@ -30,6 +30,11 @@ ADAPTERS = {
     "re2": ("tools/pattern.py",),
     "requests": (),
     "httpx": ("agent/client.py",),  # only to type the injectable transport-level client
+    "procrastinate": ("serve/queue.py",),
+    "psycopg": ("serve/queue.py", "serve/web.py"),  # web.py: only to catch psycopg.Error
+    "starlette": ("serve/web.py",),
+    "uvicorn": ("serve/command.py",),
+    "prometheus_client": ("serve/metrics.py",),
 }
 PURE_CORE = ("nodes/", "verdict/")
 PURE_ALLOWED = {"pydantic", "reviewbot"}
