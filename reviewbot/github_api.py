@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import jwt  # PyGithub's own JWT library: only to name the error a bad key raises
 from github import (
     Auth,
     Github,
@@ -308,7 +309,7 @@ def check_app_key(app_id: int, private_key: str) -> None:
     """Sign one App JWT locally (no request): a key PyJWT cannot load is a UsageError."""
     try:
         Auth.AppAuth(app_id, private_key).token  # noqa: B018 (signing is the check)
-    except (ValueError, TypeError) as exc:
+    except (jwt.PyJWTError, ValueError, TypeError) as exc:
         raise UsageError(f"the App's private key cannot sign a JWT: {exc}") from exc
 
 

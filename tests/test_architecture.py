@@ -22,6 +22,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "reviewbot"
 ADAPTERS = {
     "anthropic": ("agent/client.py",),
     "github": ("github_api.py",),
+    "jwt": ("github_api.py",),  # PyGithub's App auth signs with PyJWT
     "git": ("sources/git_repo.py", "tools/git_views.py"),
     "jinja2": ("render.py",),
     "click": ("cli.py",),

@@ -91,6 +91,7 @@ class Cluster:
                 "-E",
                 "UTF8",
                 "--no-instructions",
+                *(() if self.fsync else ("--no-sync",)),
             )
         listen = "127.0.0.1" if self.port is not None else ""
         options = f"-k {self.folder} -c listen_addresses='{listen}' -p {self.port or 5432}"
