@@ -37,7 +37,7 @@ from reviewbot.serve.cluster import Cluster, find_bindir, run_as_of
 from reviewbot.serve.signature import sign
 from tests.fakes.github_api import FakeGitHub, FakePull
 from tests.fakes.github_app import FakeApp
-from tests.fakes.gitrepo import make_repo
+from tests.fakes.gitrepo import GitRepo, make_repo
 from tests.fakes.messages_api import FakeMessagesAPI, reply, tool_use
 from tests.fakes.server import LoopbackServer, json_function_handler
 from tests.fakes.world import seed_pull
@@ -52,6 +52,7 @@ ANTHROPIC_KEY = "sk-ant-" + "api03-" + "K" * 40
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 COVERAGE_VARIABLES = ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")
 WAIT = 60.0  # seconds a condition may take before the test fails (never a measured time)
+BASE = "def run(x):\n    return x\n"
 FINALIZE = reply(tool_use("finalize_review", {"summary": "Nothing found.", "verdict": "ship"}))
 
 
@@ -109,9 +110,12 @@ class Model:
         self.gate = threading.Event()
         self.gate.set()
         self.arrived = threading.Semaphore(0)
+        self.seen: list[Any] = []  # each request's body, as it arrived (before the gate)
         self._lock = threading.Lock()
 
     def __call__(self, body: Any, headers: Mapping[str, str]) -> tuple[int, Mapping[str, str], Any]:
+        with self._lock:
+            self.seen.append(body)
         self.arrived.release()
         self.gate.wait(WAIT)
         with self._lock:
@@ -129,30 +133,38 @@ class World:
     model: Model
     model_server: LoopbackServer
     pulls: dict[int, FakePull] = field(default_factory=dict)
-    repos: dict[int, Path] = field(default_factory=dict)
+    repo: GitRepo | None = None
     _deliveries: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
     def add_pull(self, number: int) -> FakePull:
-        repo = make_repo(
-            self.root / f"repo-{number}",
-            {"app.py": "def run(x):\n    return x\n"},
-            {"app.py": f"def run(x):\n    return x + {number}\n"},
-        ).path
-        pull = seed_pull(self.github, repo, "main", "feature", number=number, author="octocat")
-        self.pulls[number], self.repos[number] = pull, repo
+        """PR `number`: branch `pr-N` of the world's one repository, changing app.py."""
+        if self.repo is None:
+            self.repo = make_repo(self.root / "repo", {"app.py": BASE}, {"notes.txt": "x\n"})
+        self.repo.git("checkout", "--quiet", "-b", f"pr-{number}", "main")
+        self.repo.write_files({"app.py": BASE.replace("return x", f"return x + {number}")})
+        self.repo.git("commit", "--quiet", "-am", f"pr {number}")
+        pull = seed_pull(
+            self.github,
+            self.repo.path,
+            "main",
+            f"pr-{number}",
+            number=number,
+            author="octocat",
+            head_ref=f"pr-{number}",
+        )
+        self.pulls[number] = pull
         return pull
 
     def push(self, number: int) -> str:
-        """A new commit on the PR's head: the fake PR's head moves to it."""
-        repo = self.repos[number]
-        path = repo / "app.py"
-        path.write_text(path.read_text(encoding="utf-8") + "# pushed\n", encoding="utf-8")
-        git = ["git", "-C", str(repo)]
-        subprocess.run([*git, "commit", "-qam", "push"], check=True, env=_git_env())
-        head = subprocess.run(
-            [*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True
-        ).stdout.strip()
-        subprocess.run([*git, "update-ref", f"refs/pull/{number}/head", head], check=True)
+        """A new commit on the PR's branch: the fake PR's head moves to it."""
+        assert self.repo is not None
+        self.repo.git("checkout", "--quiet", f"pr-{number}")
+        self.repo.write_files(
+            {"app.py": BASE.replace("return x", f"return x + {number}") + "# pushed\n"}
+        )
+        self.repo.git("commit", "--quiet", "-am", "push")
+        head = self.repo.git("rev-parse", "HEAD").strip()
+        self.repo.git("update-ref", f"refs/pull/{number}/head", head)
         pull = self.pulls[number]
         pull.head_sha = head
         pull.commits = [*pull.commits, head]
@@ -337,12 +349,51 @@ def _webhook(name: str) -> dict[str, Any]:
     return copy.deepcopy(json.loads((WEBHOOKS / name).read_text(encoding="utf-8")))
 
 
-def _git_env() -> dict[str, str]:
-    return {
-        "PATH": BASE_PATH,
-        "GIT_AUTHOR_NAME": "t",
-        "GIT_AUTHOR_EMAIL": "t@example.com",
-        "GIT_COMMITTER_NAME": "t",
-        "GIT_COMMITTER_EMAIL": "t@example.com",
-        "HOME": "/nonexistent",
-    }
+# ---------------------------------------------------------------- reading the queue and the world
+
+
+def jobs(world: World) -> list[dict[str, Any]]:
+    """Every job in the queue, oldest first: id, status, PR number, head, attempts."""
+    with psycopg.connect(world.queue_url) as conn:
+        rows = conn.execute(
+            "SELECT id, status::text, (args->'args'->>'number')::int,"
+            " args->'args'->>'head_sha', attempts FROM procrastinate_jobs ORDER BY id"
+        ).fetchall()
+    names = ("id", "status", "number", "head", "attempts")
+    return [dict(zip(names, row, strict=True)) for row in rows]
+
+
+def settled(world: World) -> list[dict[str, Any]] | None:
+    """The jobs once none is queued or running (None while some are)."""
+    found = jobs(world)
+    return None if any(j["status"] in ("todo", "doing") for j in found) else found
+
+
+def reviews(world: World, number: int) -> list[dict[str, Any]]:
+    return list(world.github.repo(REPO).reviews.get(number, []))
+
+
+def model_saw(world: World, index: int) -> int:
+    """Which PR the model's `index`-th request was about (the seeded diff names its number)."""
+    text = json.dumps(world.model.seen[index])
+    return next(n for n in world.pulls if f"return x + {n}" in text)
+
+
+def arrived(world: World, count: int = 1) -> None:
+    for _ in range(count):
+        if not world.model.arrived.acquire(timeout=WAIT):
+            raise AssertionError("timed out waiting for a review to reach the model")
+
+
+def worker_pids(server: Server) -> list[int]:
+    done = subprocess.run(
+        ["ps", "-o", "pid=", "--ppid", str(server.process.pid)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return [int(pid) for pid in done.stdout.split()]
+
+
+def kill(pid: int) -> None:
+    os.kill(pid, signal.SIGKILL)
