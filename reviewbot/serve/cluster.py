@@ -118,13 +118,28 @@ class Cluster:
     def _run(self, program: str, *args: str) -> None:
         command: Sequence[str] = [str(self.bindir / program), *args]
         if self.run_as is not None:
-            command = ["runuser", "-u", self.run_as, "--", *command]
-        done = subprocess.run(command, capture_output=True, text=True, check=False)  # noqa: S603
+            command = [_runuser(), "-u", self.run_as, "--", *command]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, check=False)  # noqa: S603
+        except OSError as exc:
+            raise UsageError(
+                f"the private PostgreSQL cluster: cannot run {program}: {exc}"
+            ) from exc
         if done.returncode != 0:
             last = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
             raise UsageError(
                 f"the private PostgreSQL cluster in {self.folder}: {program} failed: {last[0]}"
             )
+
+
+def _runuser() -> str:
+    """util-linux's runuser (in /usr/sbin, often not on a service's PATH)."""
+    for candidate in (shutil.which("runuser"), "/usr/sbin/runuser", "/sbin/runuser"):
+        if candidate and Path(candidate).is_file():
+            return candidate
+    raise UsageError(
+        "PostgreSQL cannot run as root and runuser was not found: run reviewbot serve as a normal user"
+    )
 
 
 def run_as_of(env: Mapping[str, str], euid: int) -> str | None:
