@@ -61,7 +61,6 @@ def decide(event: str, delivery: str, body: bytes) -> Intake:
             repo=plan.repo,
             number=number,
             head_sha=plan.head_sha,
-            payload=payload,
         )
         for number in numbers
         if number is not None

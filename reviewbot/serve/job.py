@@ -13,6 +13,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from reviewbot import app
 from reviewbot.agent.progress import SilentProgress
@@ -39,11 +40,13 @@ class ReviewJob:
     clients: app.Clients = field(default_factory=app.Clients)
     observe: Observe = lambda outcome, seconds, report: None
 
-    def __call__(self, args: ReviewArgs, stop: Callable[[], str | None]) -> None:
+    def __call__(
+        self, args: ReviewArgs, payload: dict[str, Any], stop: Callable[[], str | None]
+    ) -> None:
         started = time.monotonic()
         reports: list[Report] = []
         try:
-            outcome = self._run(args, stop, reports.append)
+            outcome = self._run(args, payload, stop, reports.append)
         except ReviewbotError as exc:
             kind = "retry" if transient(exc) else "failed"
             log.warning(
@@ -57,9 +60,13 @@ class ReviewJob:
         self.observe("done", time.monotonic() - started, reports[-1] if reports else None)
 
     def _run(
-        self, args: ReviewArgs, stop: Callable[[], str | None], keep: Callable[[Report], None]
+        self,
+        args: ReviewArgs,
+        payload: dict[str, Any],
+        stop: Callable[[], str | None],
+        keep: Callable[[Report], None],
     ) -> str:
-        plan = plan_event(args.event, args.payload)
+        plan = plan_event(args.event, payload)
         if plan.action is PlanAction.SKIP or plan.repo != args.repo:
             return f"skipped: {plan.reason}"
         plan = replace(plan, number=args.number, numbers=(args.number,))

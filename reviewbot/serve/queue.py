@@ -2,9 +2,10 @@
 
 What it guarantees, and how:
 
-    a delivery is queued once   its id goes into `reviewbot_deliveries` in the SAME transaction
-                                as its jobs (`batch_defer_jobs_async(connection=…)`): both or
-                                neither are stored, and a redelivery finds its id and adds nothing
+    a delivery is queued once   its id and body go into `reviewbot_deliveries` in the SAME
+                                transaction as its jobs (`batch_defer_jobs_async(connection=…)`):
+                                both or neither are stored, and a redelivery finds its id and adds
+                                nothing; a job's arguments name the delivery, whose body it reads
     2xx only once durable       `enqueue` returns after that transaction committed
     one job per PR at a time    each job's procrastinate `lock` is its PR: a worker never starts
                                 a job while another job of the same lock is running
@@ -24,6 +25,7 @@ What it guarantees, and how:
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 import zlib
@@ -47,6 +49,7 @@ _DDL = """
 CREATE TABLE IF NOT EXISTS reviewbot_deliveries (
     id text PRIMARY KEY,
     event text NOT NULL,
+    body bytea NOT NULL,
     received_at timestamptz NOT NULL DEFAULT now()
 )
 """
@@ -67,7 +70,6 @@ class ReviewArgs(BaseModel):
     repo: str
     number: int
     head_sha: str | None
-    payload: dict[str, Any]
 
     @property
     def lock(self) -> str:
@@ -81,7 +83,8 @@ class SlotLimits:
     poll: float = 0.5  # seconds between tries for a free slot
 
 
-Runner = Callable[[ReviewArgs, Callable[[], str | None]], None]
+# A job, its delivery's payload, and the check "should I stop?" asked before publishing.
+Runner = Callable[[ReviewArgs, dict[str, Any], Callable[[], str | None]], None]
 
 
 class Queue:
@@ -130,14 +133,16 @@ class Queue:
 
     # ---------------------------------------------------------------- intake
 
-    async def enqueue(self, delivery: str, event: str, jobs: Sequence[ReviewArgs]) -> bool:
+    async def enqueue(
+        self, delivery: str, event: str, body: bytes, jobs: Sequence[ReviewArgs]
+    ) -> bool:
         """Store the delivery and its jobs in one transaction; False: it was already stored."""
         async with self._connection() as conn, conn.transaction():
             stored = await (
                 await conn.execute(
-                    "INSERT INTO reviewbot_deliveries (id, event) VALUES (%s, %s) "
+                    "INSERT INTO reviewbot_deliveries (id, event, body) VALUES (%s, %s, %s) "
                     "ON CONFLICT (id) DO NOTHING RETURNING id",
-                    (delivery, event),
+                    (delivery, event, body),
                 )
             ).fetchone()
             if stored is None:
@@ -154,17 +159,17 @@ class Queue:
 
     async def supersede(self, args: ReviewArgs) -> int:
         """Cancel this PR's queued jobs for other heads and ask its running ones to stop."""
-        stopped = 0
-        for status, abort in (("todo", False), ("doing", True)):
-            for job in await self.app.job_manager.list_jobs_async(
-                task=TASK, lock=args.lock, status=status
-            ):
-                older = ReviewArgs.model_validate(job.task_kwargs["args"])
-                if older.head_sha != args.head_sha and job.id is not None:
-                    stopped += await self.app.job_manager.cancel_job_by_id_async(
-                        job.id, abort=abort
-                    )
-        return stopped
+        async with self._connection() as conn:
+            rows = await (
+                await conn.execute(
+                    "SELECT id, status::text = 'doing' FROM procrastinate_jobs WHERE task_name = %s"
+                    " AND lock = %s AND status IN ('todo', 'doing')"
+                    " AND args->'args'->>'head_sha' IS DISTINCT FROM %s",
+                    (TASK, args.lock, args.head_sha),
+                )
+            ).fetchall()
+        manager = self.app.job_manager
+        return sum([await manager.cancel_job_by_id_async(i, abort=doing) for i, doing in rows])
 
     # ---------------------------------------------------------------- workers
 
@@ -185,8 +190,8 @@ class Queue:
                     return f"stopped before publishing: {context.abort_reason() or 'aborted'}"
                 return None
 
-            with self._slots(job.installation, limits, stop):
-                runner(job, stop)
+            with self._slots(job.installation, limits, stop) as conn:
+                runner(job, _payload(conn, job.delivery), stop)
             if stop() is not None:
                 raise procrastinate_errors.JobAborted(stop())
 
@@ -223,7 +228,7 @@ class Queue:
     @contextmanager
     def _slots(
         self, installation: int, limits: SlotLimits, stop: Callable[[], str | None]
-    ) -> Iterator[None]:
+    ) -> Iterator[psycopg.Connection[Any]]:
         """Hold one of `per_installation` slots of the installation and one of `total`."""
         with psycopg.connect(self.url, autocommit=True) as conn:
             for namespace, size in (
@@ -234,12 +239,22 @@ class Queue:
                     if (reason := stop()) is not None:
                         raise procrastinate_errors.JobAborted(reason)
                     time.sleep(limits.poll)
-            yield  # the locks go with the connection, on success, failure or a dead process
+            yield conn  # the locks go with the connection, on success, failure or a dead process
 
     def _connection(self) -> Any:
         connector = self.app.connector
         assert isinstance(connector, PsycopgConnector)
         return connector.pool.connection()
+
+
+def _payload(conn: psycopg.Connection[Any], delivery: str) -> dict[str, Any]:
+    row = conn.execute(
+        "SELECT body FROM reviewbot_deliveries WHERE id = %s", (delivery,)
+    ).fetchone()
+    if row is None:
+        raise LookupError(f"delivery {delivery} is not in reviewbot_deliveries")
+    payload: dict[str, Any] = json.loads(bytes(row[0]))
+    return payload
 
 
 def _take_slot(conn: psycopg.Connection[Any], namespace: int, size: int) -> bool:

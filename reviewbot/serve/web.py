@@ -77,11 +77,11 @@ class _Handlers:
         if not intake.jobs:
             log.info("delivery %s (%s): dropped — %s", delivery, event, intake.reason)
             return _answer(202, "dropped", intake.reason)
-        return await self._queue(delivery, event, intake)
+        return await self._queue(delivery, event, body, intake)
 
-    async def _queue(self, delivery: str, event: str, intake: Intake) -> Response:
+    async def _queue(self, delivery: str, event: str, body: bytes, intake: Intake) -> Response:
         try:
-            stored = await self.queue.enqueue(delivery, event, intake.jobs)
+            stored = await self.queue.enqueue(delivery, event, body, intake.jobs)
             if stored and event == "pull_request":
                 await self.queue.supersede(intake.jobs[0])
         except (psycopg.Error, OSError) as exc:
