@@ -38,7 +38,9 @@ from reviewbot.serve.signature import sign  # noqa: E402
 from tests.serve.world import SECRET, free_port, open_world, start_server  # noqa: E402
 
 
-def send_all(url: str, bodies: list[tuple[str, bytes]], clients: int) -> tuple[list[float], dict[int, int]]:
+def send_all(
+    url: str, bodies: list[tuple[str, bytes]], clients: int
+) -> tuple[list[float], dict[int, int]]:
     host, port = url.removeprefix("http://").split(":")
     latencies: list[float] = []
     statuses: dict[int, int] = {}
@@ -120,13 +122,22 @@ def main() -> None:
         run_as=run_as_of(os.environ, os.geteuid()),
     )
     server_cluster.start()
-    print("| queue | deliveries | clients | deliveries/s | p50 ms | p90 ms | p99 ms | max ms | stored |")
+    print(
+        "| queue | deliveries | clients | deliveries/s | p50 ms | p90 ms | p99 ms | max ms | stored |"
+    )
     print("|---|---|---|---|---|---|---|---|---|")
     try:
         with open_world(scratch / "world-server", server_cluster.url) as world:
             for number in range(1, 51):
                 world.add_pull(number)
-            run("PostgreSQL server (REVIEWBOT_QUEUE_URL)", world, world.env(), args.n, args.clients, world.queue_url)
+            run(
+                "PostgreSQL server (REVIEWBOT_QUEUE_URL)",
+                world,
+                world.env(),
+                args.n,
+                args.clients,
+                world.queue_url,
+            )
         with open_world(scratch / "world-private", server_cluster.url) as world:
             for number in range(1, 51):
                 world.add_pull(number)
