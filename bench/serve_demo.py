@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.serve.world import (  # noqa: E402
+from tests.serve.world import (
     REPO,
     get,
     open_world,
