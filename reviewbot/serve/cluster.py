@@ -26,7 +26,10 @@ USER = "reviewbot"
 SERVER_PROGRAMS = ("initdb", "pg_ctl", "postgres")
 
 
-def find_bindir(env: Mapping[str, str]) -> Path:
+DEBIAN_VERSIONS = Path("/usr/lib/postgresql")  # Debian's /usr/lib/postgresql/<version>/bin
+
+
+def find_bindir(env: Mapping[str, str], versions_root: Path = DEBIAN_VERSIONS) -> Path:
     """The folder of initdb, pg_ctl and postgres; a UsageError names where it looked."""
     candidates: list[Path] = []
     if given := env.get("REVIEWBOT_PG_BINDIR", "").strip():
@@ -36,9 +39,7 @@ def find_bindir(env: Mapping[str, str]) -> Path:
             [pg_config, "--bindir"], capture_output=True, text=True, check=False
         )
         candidates.append(Path(found.stdout.strip()))
-    versions = sorted(
-        Path("/usr/lib/postgresql").glob("*/bin"), key=lambda p: _version(p.parent.name)
-    )
+    versions = sorted(versions_root.glob("*/bin"), key=lambda p: _version(p.parent.name))
     candidates.extend(reversed(versions))
     if initdb := shutil.which("initdb", path=env.get("PATH")):
         candidates.append(Path(initdb).parent)
