@@ -20,6 +20,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
+from types import FrameType
 
 import uvicorn
 
@@ -64,9 +65,10 @@ def run_server(host: str, port: int, workers: int, env: Mapping[str, str]) -> No
             # uvicorn re-raises the signal that stopped it once it has shut down; with this
             # handler that returns here, so the workers and the cluster are stopped too.
             signal.signal(signal.SIGTERM, lambda *_: None)
-            uvicorn.Server(
-                uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
-            ).run()
+            config_ = uvicorn.Config(
+                app, host=host, port=port, log_level="warning", access_log=False
+            )
+            _Intake(config_, children).run()
         finally:
             _stop(children, config.shutdown_grace + STOP_MARGIN)
 
@@ -103,16 +105,36 @@ def _metrics_dir(state: Path) -> Path:
     return folder
 
 
+class _Intake(uvicorn.Server):
+    """uvicorn, telling the workers to stop taking jobs the moment it is told to stop."""
+
+    def __init__(self, config: uvicorn.Config, children: list[subprocess.Popen[bytes]]) -> None:
+        super().__init__(config)
+        self.children = children
+
+    def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+        _signal_once(self.children)
+        super().handle_exit(sig, frame)
+
+
 def _start_worker(env: Mapping[str, str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, "-m", "reviewbot.serve.worker"], env=dict(env), stdin=subprocess.DEVNULL
     )
 
 
-def _stop(children: list[subprocess.Popen[bytes]], wait: float) -> None:
+_SIGNALLED: set[int] = set()  # workers told to stop: a second SIGTERM would make them quit at once
+
+
+def _signal_once(children: list[subprocess.Popen[bytes]]) -> None:
     for child in children:
-        if child.poll() is None:
+        if child.poll() is None and child.pid not in _SIGNALLED:
+            _SIGNALLED.add(child.pid)
             child.send_signal(signal.SIGTERM)
+
+
+def _stop(children: list[subprocess.Popen[bytes]], wait: float) -> None:
+    _signal_once(children)
     for child in children:
         try:
             child.wait(timeout=wait)
