@@ -90,6 +90,9 @@ class Job:
     config_required: bool = False  # an explicit --config: a missing file is an error
     operator: Operator = field(default_factory=NoOperator)
     clients: Clients = field(default_factory=lambda: Clients())
+    # Asked right before publishing: a reason to stop (a server's job superseded or shut
+    # down) means nothing is posted. The CLI never stops.
+    stop: Callable[[], str | None] = lambda: None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -322,6 +325,8 @@ def _review(
             )
             if job.post and fork_without_secrets:
                 notes += (admission.FORK_NOT_POSTING,)
+            elif job.post and (stopped := job.stop()) is not None:  # the server superseded it
+                notes += (stopped,)
             elif job.post:
                 return _post(client, info, publisher, report, snapshot, notes, emit)
             emit(report, snapshot)
@@ -453,7 +458,14 @@ def review_local(
 
 def run_event(settings: Settings, job: Job, emit: Emit) -> RunOutcome:
     """Review, refold or skip the PR(s) of the event GitHub Actions describes."""
-    plan = read_event(settings)
+    return run_plan(read_event(settings), settings, job, emit)
+
+
+def run_plan(plan: EventPlan, settings: Settings, job: Job, emit: Emit) -> RunOutcome:
+    """Carry out an event's plan: the Action's and the server's one path from event to review.
+
+    `settings.github_token` is the token it posts with (the Action's, or an App installation's).
+    """
     log.info("event %s: %s — %s", plan.trigger, plan.action.value, plan.reason)
     if plan.action is PlanAction.SKIP or plan.repo is None:
         return RunOutcome(skipped=plan.reason)

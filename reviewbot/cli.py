@@ -452,6 +452,35 @@ def config_check(path: Path) -> None:
 
 
 @cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
+@click.option("--port", default=8080, show_default=True, type=click.IntRange(1, 65535))
+@click.option(
+    "--workers",
+    default=2,
+    show_default=True,
+    type=click.IntRange(0, 256),
+    help="Review processes on this machine (0: intake only; workers run elsewhere).",
+)
+def serve(host: str, port: int, workers: int) -> None:
+    """Run the GitHub App's webhook server and review workers (see the README's
+    "Serve a whole organisation"). Settings come from the environment: REVIEWBOT_APP_ID,
+    REVIEWBOT_APP_PRIVATE_KEY (or _FILE), REVIEWBOT_WEBHOOK_SECRET, REVIEWBOT_QUEUE_URL
+    (unset: a private PostgreSQL cluster in REVIEWBOT_STATE_DIR) and the model's.
+
+    \b
+    Example:
+      REVIEWBOT_APP_ID=123 REVIEWBOT_APP_PRIVATE_KEY_FILE=app.pem \\
+      REVIEWBOT_WEBHOOK_SECRET=… ANTHROPIC_API_KEY=… reviewbot serve --workers 4
+    """
+    from reviewbot.serve.command import run_server
+
+    try:
+        run_server(host, port, workers, os.environ)
+    except ReviewbotError as exc:
+        fail(exc, verbose=False)
+
+
+@cli.command()
 def schema() -> None:
     """Print the JSON Schema of the `--format json` report.
 

@@ -21,14 +21,24 @@ read the environment (the composition root passes `api_url` and `token` in).
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from github import Auth, Github, GithubException, GithubRetry, RateLimitExceededException
+import jwt  # PyGithub's own JWT library: only to name the error a bad key raises
+from github import (
+    Auth,
+    Github,
+    GithubException,
+    GithubIntegration,
+    GithubRetry,
+    RateLimitExceededException,
+)
 from github.GithubException import RateLimitExceededExceedsMaxWait
 from github.Requester import Requester
 
+from reviewbot.errors import UsageError
 from reviewbot.rest import (
     MAX_PAGES,
     GitHubRefusal,
@@ -290,6 +300,72 @@ class PyGithubClient:
             verb=verb,
             path=path,
         )
+
+
+# ---------------------------------------------------------------- a GitHub App's tokens
+
+
+def check_app_key(app_id: int, private_key: str) -> None:
+    """Sign one App JWT locally (no request): a key PyJWT cannot load is a UsageError."""
+    try:
+        Auth.AppAuth(app_id, private_key).token  # noqa: B018 (signing is the check)
+    except (jwt.PyJWTError, ValueError, TypeError) as exc:
+        raise UsageError(f"the App's private key cannot sign a JWT: {exc}") from exc
+
+
+def app_login(api_url: str, app_id: int, private_key: str, *, timeout: int = 30) -> str:
+    """The account the App posts as, `slug[bot]`, from `GET /app` signed with its JWT."""
+    app = _as_app(api_url, app_id, private_key, timeout, "GET", "/app", lambda i: i.get_app())
+    return f"{app.slug}[bot]"
+
+
+def installation_token(
+    api_url: str, app_id: int, private_key: str, installation_id: int, *, timeout: int = 30
+) -> tuple[str, dt.datetime]:
+    """A new installation token and when it expires: `POST /app/installations/{id}/access_tokens`
+    signed with the App's JWT (PyGithub's App auth). Errors map like every other call's."""
+    path = f"/app/installations/{installation_id}/access_tokens"
+    granted = _as_app(
+        api_url,
+        app_id,
+        private_key,
+        timeout,
+        "POST",
+        path,
+        lambda i: i.get_access_token(installation_id),
+    )
+    return granted.token, granted.expires_at
+
+
+def _as_app(
+    api_url: str,
+    app_id: int,
+    private_key: str,
+    timeout: int,
+    verb: str,
+    path: str,
+    call: Callable[[GithubIntegration], Any],
+) -> Any:
+    """One request as the App itself (its JWT, no retries: the queue retries the job)."""
+    integration = GithubIntegration(
+        auth=Auth.AppAuth(app_id, private_key), base_url=api_url, timeout=timeout, retry=None
+    )
+    try:
+        return call(integration)
+    except GithubException as exc:
+        if exc.status < 500:
+            raise _refusal(exc, verb=verb, path=path) from exc
+        reason = f"HTTP {exc.status}"
+    except OSError as exc:
+        reason = " ".join(str(exc).split())[:300] or type(exc).__name__
+    finally:
+        integration.close()
+    raise GitHubUnreachable(
+        f"GitHub at {api_url} could not be reached or kept failing: {reason}",
+        reason=reason,
+        verb=verb,
+        path=path,
+    )
 
 
 def _refusal(exc: GithubException, *, verb: str, path: str) -> GitHubRefusal:

@@ -22,6 +22,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "reviewbot"
 ADAPTERS = {
     "anthropic": ("agent/client.py",),
     "github": ("github_api.py",),
+    "jwt": ("github_api.py",),  # PyGithub's App auth signs with PyJWT
     "git": ("sources/git_repo.py", "tools/git_views.py"),
     "jinja2": ("render.py",),
     "click": ("cli.py",),
@@ -30,6 +31,11 @@ ADAPTERS = {
     "re2": ("tools/pattern.py",),
     "requests": (),
     "httpx": ("agent/client.py",),  # only to type the injectable transport-level client
+    "procrastinate": ("serve/queue.py",),
+    "psycopg": ("serve/queue.py", "serve/web.py"),  # web.py: only to catch psycopg.Error
+    "starlette": ("serve/web.py",),
+    "uvicorn": ("serve/command.py",),
+    "prometheus_client": ("serve/metrics.py",),
 }
 PURE_CORE = ("nodes/", "verdict/")
 PURE_ALLOWED = {"pydantic", "reviewbot"}

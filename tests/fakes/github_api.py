@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from tests.fakes.github_app import FakeApp
 from tests.fakes.server import Request, Response
 
 _TEMPLATE_PATH = (
@@ -295,6 +296,7 @@ class FakeGitHub:
         checks_allowed: bool = True,
         dismiss_allowed: bool = True,
         app_slug: str = "github-actions",
+        app: FakeApp | None = None,
     ) -> None:
         self.login = login
         self.user_type = user_type
@@ -305,6 +307,7 @@ class FakeGitHub:
         # False: branch protection restricts who may dismiss reviews, and not this token (403).
         self.dismiss_allowed = dismiss_allowed
         self.app_slug = app_slug
+        self.app = app  # a GitHub App: its /app routes, and only its installation tokens
         self.repos: dict[str, FakeRepo] = {}
         self._ids = itertools.count(1_000)
         self._lock = threading.RLock()
@@ -452,8 +455,10 @@ class FakeGitHub:
 
     def __call__(self, request: Request) -> Response:
         with self._lock:
-            refused = self._authenticate(request)
-            response = refused or self._route(request)
+            if self.app is not None and self.app.handles(request):
+                response = self.app(request)
+            else:
+                response = self._authenticate(request) or self._route(request)
             self._remaining = max(0, self._remaining - 1)
             headers = {
                 **response.headers,
@@ -471,6 +476,8 @@ class FakeGitHub:
         if not token or scheme.lower() not in {"token", "bearer"}:
             return Response.json(401, {"message": "Requires authentication", "status": "401"})
         if self.tokens is not None and token not in self.tokens:
+            return Response.json(401, {"message": "Bad credentials", "status": "401"})
+        if self.app is not None and not self.app.accepts(token):
             return Response.json(401, {"message": "Bad credentials", "status": "401"})
         return None
 

@@ -1,0 +1,272 @@
+"""The queue: procrastinate on PostgreSQL. The one module that imports procrastinate and psycopg.
+
+What it guarantees, and how:
+
+    a delivery is queued once   its id and body go into `reviewbot_deliveries` in the SAME
+                                transaction as its jobs (`batch_defer_jobs_async(connection=…)`):
+                                both or neither are stored, and a redelivery finds its id and adds
+                                nothing; a job's arguments name the delivery, whose body it reads
+    2xx only once durable       `enqueue` returns after that transaction committed
+    one job per PR at a time    each job's procrastinate `lock` is its PR: a worker never starts
+                                a job while another job of the same lock is running
+    newer head supersedes       `supersede` cancels the PR's queued jobs of other heads and asks
+                                running ones to abort; the pipeline's stop check refuses to publish
+    a dead worker's job reruns  workers heartbeat; each worker retries the `doing` jobs of workers
+                                whose heartbeat stopped (`get_stalled_jobs` → `retry_job`)
+    transient failures retry    `RetryLater` is retried with exponential backoff, up to
+                                `MAX_ATTEMPTS`; any other failure ends the job `failed` at once
+    concurrency limits          a running review holds a PostgreSQL advisory lock of a slot, per
+                                installation and in total: at most N such locks exist, across
+                                machines, and PostgreSQL frees them if the holder dies
+    SIGTERM                     procrastinate's worker stops fetching, waits `shutdown_grace` for
+                                running jobs, then aborts them: an abort at shutdown is retried
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import zlib
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from procrastinate import App, JobContext, PsycopgConnector, RetryStrategy
+from procrastinate import exceptions as procrastinate_errors
+from pydantic import BaseModel, ConfigDict
+
+log = logging.getLogger(__name__)
+
+TASK = "reviewbot.review"
+MAX_ATTEMPTS = 6
+BACKOFF_BASE = 2  # seconds: waits of 2, 4, 8, 16, 32 between attempts
+_TOTAL = 0  # the advisory-lock namespace of the total limit; installations use their id
+_DDL = """
+CREATE TABLE IF NOT EXISTS reviewbot_deliveries (
+    id text PRIMARY KEY,
+    event text NOT NULL,
+    body bytea NOT NULL,
+    received_at timestamptz NOT NULL DEFAULT now()
+)
+"""
+
+
+class RetryLater(Exception):
+    """A transient failure (GitHub 5xx or rate limit, an overloaded model): run the job again."""
+
+
+class ReviewArgs(BaseModel):
+    """One queued job: the delivery it came from and the PR it is for (JSON in the job row)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    delivery: str
+    event: str
+    installation: int
+    repo: str
+    number: int
+    head_sha: str | None
+
+    @property
+    def lock(self) -> str:
+        return f"pr:{self.repo}#{self.number}"
+
+
+@dataclass(frozen=True, slots=True)
+class SlotLimits:
+    total: int
+    per_installation: int
+    poll: float = 0.5  # seconds between tries for a free slot
+
+
+# A job, its delivery's payload, and the check "should I stop?" asked before publishing.
+Runner = Callable[[ReviewArgs, dict[str, Any], Callable[[], str | None]], None]
+
+
+class Queue:
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.app = App(connector=PsycopgConnector(conninfo=url, min_size=1, max_size=8))
+
+    # ---------------------------------------------------------------- both sides
+
+    async def open(self) -> None:
+        await self.app.open_async()
+
+    async def close(self) -> None:
+        await self.app.close_async()
+
+    async def migrate(self) -> None:
+        """procrastinate's schema (once) and the deliveries table; safe to run on every start."""
+        async with self._connection() as conn, conn.transaction():
+            # One migrator at a time (several machines may start together).
+            await conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (_key("migrate"),))
+            found = await (
+                await conn.execute("SELECT to_regclass('procrastinate_jobs')")
+            ).fetchone()
+            if found is None or found[0] is None:
+                await conn.execute(self.app.schema_manager.get_schema())
+            await conn.execute(_DDL)
+
+    async def healthy(self) -> bool:
+        try:
+            async with self._connection() as conn:
+                await conn.execute("SELECT 1")
+        except (psycopg.Error, OSError) as exc:
+            log.warning("queue unreachable: %s", exc)
+            return False
+        return True
+
+    async def depth(self) -> dict[str, int]:
+        """Jobs by status (todo, doing, succeeded, failed, cancelled, aborted)."""
+        async with self._connection() as conn:
+            rows = await (
+                await conn.execute(
+                    "SELECT status::text, count(*) FROM procrastinate_jobs GROUP BY status"
+                )
+            ).fetchall()
+        return {str(status): int(count) for status, count in rows}
+
+    # ---------------------------------------------------------------- intake
+
+    async def enqueue(
+        self, delivery: str, event: str, body: bytes, jobs: Sequence[ReviewArgs]
+    ) -> bool:
+        """Store the delivery and its jobs in one transaction; False: it was already stored."""
+        async with self._connection() as conn, conn.transaction():
+            stored = await (
+                await conn.execute(
+                    "INSERT INTO reviewbot_deliveries (id, event, body) VALUES (%s, %s, %s) "
+                    "ON CONFLICT (id) DO NOTHING RETURNING id",
+                    (delivery, event, body),
+                )
+            ).fetchone()
+            if stored is None:
+                return False
+            made = [
+                self.app.configure_task(name=TASK, lock=args.lock).make_new_job(
+                    args=args.model_dump(mode="json")
+                )
+                for args in jobs
+            ]
+            if made:
+                await self.app.job_manager.batch_defer_jobs_async(made, connection=conn)
+        return True
+
+    async def supersede(self, args: ReviewArgs) -> int:
+        """Cancel this PR's queued jobs for other heads and ask its running ones to stop."""
+        async with self._connection() as conn:
+            rows = await (
+                await conn.execute(
+                    "SELECT id, status::text = 'doing' FROM procrastinate_jobs WHERE task_name = %s"
+                    " AND lock = %s AND status IN ('todo', 'doing')"
+                    " AND args->'args'->>'head_sha' IS DISTINCT FROM %s",
+                    (TASK, args.lock, args.head_sha),
+                )
+            ).fetchall()
+        manager = self.app.job_manager
+        return sum([await manager.cancel_job_by_id_async(i, abort=doing) for i, doing in rows])
+
+    # ---------------------------------------------------------------- workers
+
+    def register(self, runner: Runner, limits: SlotLimits) -> None:
+        """The review task: `runner` runs one job while holding its concurrency slots."""
+        retry = RetryStrategy(
+            max_attempts=MAX_ATTEMPTS,
+            exponential_wait=BACKOFF_BASE,
+            retry_exceptions={RetryLater, procrastinate_errors.JobAborted},
+        )
+
+        @self.app.task(name=TASK, pass_context=True, retry=retry)
+        def review(context: JobContext, args: dict[str, Any]) -> None:
+            job = ReviewArgs.model_validate(args)
+
+            def stop() -> str | None:
+                if context.should_abort():
+                    return f"stopped before publishing: {context.abort_reason() or 'aborted'}"
+                return None
+
+            with self._slots(job.installation, limits, stop) as conn:
+                runner(job, _payload(conn, job.delivery), stop)
+            if stop() is not None:
+                raise procrastinate_errors.JobAborted(stop())
+
+    async def work(
+        self, *, concurrency: int, grace: float, heartbeat: float, stalled_after: float
+    ) -> None:
+        """Run a worker until SIGTERM/SIGINT, rescuing the jobs of dead workers meanwhile."""
+        rescuer = asyncio.create_task(self._rescue(every=heartbeat, stalled_after=stalled_after))
+        try:
+            await self.app.run_worker_async(
+                concurrency=concurrency,
+                shutdown_graceful_timeout=grace,
+                update_heartbeat_interval=heartbeat,
+                stalled_worker_timeout=stalled_after,
+                abort_job_polling_interval=min(heartbeat, 1.0),
+                install_signal_handlers=True,
+            )
+        finally:
+            rescuer.cancel()
+
+    async def _rescue(self, *, every: float, stalled_after: float) -> None:
+        manager = self.app.job_manager
+        while True:
+            await asyncio.sleep(every)
+            try:
+                for job in await manager.get_stalled_jobs(
+                    task_name=TASK, seconds_since_heartbeat=stalled_after
+                ):
+                    log.warning("job %s: its worker stopped answering; queued again", job.id)
+                    await manager.retry_job(job)
+            except (psycopg.Error, OSError) as exc:  # the next round tries again
+                log.warning("cannot look for stalled jobs: %s", exc)
+
+    @contextmanager
+    def _slots(
+        self, installation: int, limits: SlotLimits, stop: Callable[[], str | None]
+    ) -> Iterator[psycopg.Connection[Any]]:
+        """Hold one of `per_installation` slots of the installation and one of `total`."""
+        with psycopg.connect(self.url, autocommit=True) as conn:
+            for namespace, size in (
+                (installation, limits.per_installation),
+                (_TOTAL, limits.total),
+            ):
+                while not _take_slot(conn, namespace, size):
+                    if (reason := stop()) is not None:
+                        raise procrastinate_errors.JobAborted(reason)
+                    time.sleep(limits.poll)
+            yield conn  # the locks go with the connection, on success, failure or a dead process
+
+    def _connection(self) -> Any:
+        connector = self.app.connector
+        assert isinstance(connector, PsycopgConnector)
+        return connector.pool.connection()
+
+
+def _payload(conn: psycopg.Connection[Any], delivery: str) -> dict[str, Any]:
+    row = conn.execute(
+        "SELECT body FROM reviewbot_deliveries WHERE id = %s", (delivery,)
+    ).fetchone()
+    if row is None:
+        raise LookupError(f"delivery {delivery} is not in reviewbot_deliveries")
+    payload: dict[str, Any] = json.loads(bytes(row[0]))
+    return payload
+
+
+def _take_slot(conn: psycopg.Connection[Any], namespace: int, size: int) -> bool:
+    for slot in range(size):
+        row = conn.execute(
+            "SELECT pg_try_advisory_lock(%s, %s)", (_key(f"slot:{namespace}"), slot)
+        ).fetchone()
+        if row is not None and row[0]:
+            return True
+    return False
+
+
+def _key(name: str) -> int:
+    """A stable 32-bit advisory-lock key for a name (the two-key form takes int4s)."""
+    return zlib.crc32(name.encode("utf-8")) - 2**31

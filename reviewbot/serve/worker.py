@@ -1,0 +1,69 @@
+"""One review worker process (`python -m reviewbot.serve.worker`), started by `reviewbot serve`.
+
+It reads the same environment as the server (the server passes REVIEWBOT_QUEUE_URL and
+REVIEWBOT_BOT_LOGIN on), runs procrastinate's worker until SIGTERM, and exits 2 with one
+line on a bad setting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from dataclasses import replace
+from functools import partial
+
+from reviewbot.errors import ReviewbotError
+from reviewbot.github_api import installation_token
+from reviewbot.logs import configure_logging
+from reviewbot.serve import metrics
+from reviewbot.serve.config import ServeConfig
+from reviewbot.serve.job import ReviewJob
+from reviewbot.serve.queue import Queue, SlotLimits
+from reviewbot.serve.tokens import TokenCache
+
+
+def run_worker(config: ServeConfig, url: str, bot_login: str) -> None:
+    fetch = partial(installation_token, config.api_url, config.app_id, config.private_key)
+    runner = ReviewJob(
+        config=config,
+        tokens=TokenCache(fetch=fetch),
+        bot_login=bot_login,
+        observe=metrics.observe_job,
+    )
+    queue = Queue(url)
+    queue.register(
+        runner, SlotLimits(total=config.max_reviews, per_installation=config.max_per_installation)
+    )
+
+    async def work() -> None:
+        await queue.open()
+        try:
+            await queue.work(
+                concurrency=config.worker_concurrency,
+                grace=config.shutdown_grace,
+                heartbeat=config.heartbeat,
+                stalled_after=3 * config.heartbeat,
+            )
+        finally:
+            await queue.close()
+
+    asyncio.run(work())
+
+
+def start() -> None:
+    try:
+        config = ServeConfig.from_environ(os.environ)
+        # Our lines at INFO, redacted; procrastinate's INFO lines (each job's whole payload) not.
+        configure_logging(False, replace(config.review, in_actions=True))
+        url = config.queue_url
+        if url is None or config.bot_login is None:
+            raise ReviewbotError("a worker needs REVIEWBOT_QUEUE_URL and REVIEWBOT_BOT_LOGIN")
+        run_worker(config, url, config.bot_login)
+    except ReviewbotError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    start()
