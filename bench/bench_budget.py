@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from reviewbot.config import matches_any
+from reviewbot.config.file import matches_any
 from reviewbot.tools.paths import glob_matching
 from reviewbot.tools.pattern import LinePattern
 from tests.e2e import harness
@@ -93,7 +93,7 @@ def globs() -> None:
         after = timed(lambda path=path: glob_matching(glob)(path))
         print(f"; after (RE2) {after * 1000:.2f} ms")
     child = in_child(
-        "from reviewbot.config import matches_any; "
+        "from reviewbot.config.file import matches_any; "
         f"matches_any({'a' * 40!r}, ({glob!r},), rooted=True)"
     )
     after = timed(lambda: glob_matching(glob)("a" * 40))

@@ -35,12 +35,12 @@ from bench.synthetic import make_pr_repo
 from reviewbot.agent.messages import TokenUsage
 from reviewbot.agent.pricing import cost_of
 from reviewbot.agent.progress import SilentProgress
+from reviewbot.config.settings import Settings
 from reviewbot.eval.bench import Benchmark, BenchmarkPR
 from reviewbot.eval.judge import TOOL
 from reviewbot.eval.result import PRResult
 from reviewbot.eval.runner import EvalOptions, run_eval
-from reviewbot.run import Usage
-from reviewbot.settings import Settings
+from reviewbot.results.run import Usage
 from reviewbot.sources.diff_index import index_from_unified_diff
 from tests.fakes.github_api import FakeGitHub
 from tests.fakes.gitrepo import git

@@ -61,7 +61,7 @@ class Counts:
 
 
 def module_of(path: str) -> str:
-    """`reviewbot/publish/github.py` (wherever the report was made) → `publish/github.py`."""
+    """`reviewbot/github/publisher.py` (wherever the report was made) → `github/publisher.py`."""
     parts = Path(path).parts
     return "/".join(parts[len(parts) - 1 - parts[::-1].index(PACKAGE) + 1 :])
 

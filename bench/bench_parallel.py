@@ -41,7 +41,7 @@ from bench.synthetic import make_pr_repo
 from reviewbot.agent.client import AnthropicClient
 from reviewbot.agent.panel import run_panel
 from reviewbot.agent.progress import SilentProgress
-from reviewbot.config import BudgetConfig, ReviewConfig, ReviewerConfig, is_excluded
+from reviewbot.config.file import BudgetConfig, ReviewConfig, ReviewerConfig, is_excluded
 from reviewbot.redact import Redactor
 from reviewbot.sources.diff_index import DiffIndex, index_from_unified_diff
 from reviewbot.sources.snapshot import Origin, PRSnapshot
@@ -146,7 +146,7 @@ def panel(diff: DiffIndex, repo: Any, *, parallel: int, latency: float) -> dict[
 
 def _child(env: dict[str, str], out: Any) -> None:
     from reviewbot import app
-    from reviewbot.settings import Settings
+    from reviewbot.config.settings import Settings
 
     logging.getLogger("github").handlers.clear()
     logging.getLogger("github").setLevel(logging.ERROR)

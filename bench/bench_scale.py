@@ -192,7 +192,7 @@ def _child(env: dict[str, str], trace: bool, out: Any) -> None:
     """Run one `review_pull --post` and send back its figures (runs in a spawned process)."""
     from reviewbot import app
     from reviewbot.agent.progress import SilentProgress
-    from reviewbot.settings import Settings
+    from reviewbot.config.settings import Settings
 
     # As the CLI does: PyGithub's own stderr handler off (it logs every expected 403).
     logging.getLogger("github").handlers.clear()

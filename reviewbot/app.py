@@ -12,8 +12,8 @@ that wires PyGithub, gitpython and the Anthropic client together. The flows:
     run              the `ReviewTarget` the CLI parsed → the flow above that reviews it
 
 Must not: parse flags or print (cli.py and the `emit` callback do), decide a verdict
-(review.py), or hold a rule: who may ask for a review and when it is posted live in
-admission.py, the fork-safe checks in fork_safe.py, the CI axis in sources/ci.py. The
+(review/pipeline.py), or hold a rule: who may ask for a review and when it is posted live in
+github/admission.py, the fork-safe checks in github/fork_safe.py, the CI axis in sources/ci.py. The
 clients are made through `Clients`, so tests pass the fakes' constructors in.
 """
 
@@ -28,14 +28,24 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from reviewbot import __version__, admission, fork_safe
+from reviewbot import __version__
 from reviewbot.agent.client import AnthropicClient
 from reviewbot.agent.messages import ModelClient
 from reviewbot.agent.progress import Progress
-from reviewbot.agent.providers import Provider
-from reviewbot.config import CONFIG_FILE, ReviewConfig
+from reviewbot.config.file import CONFIG_FILE, ReviewConfig
+from reviewbot.config.providers import Provider
+from reviewbot.config.settings import Settings
+from reviewbot.config.target import (
+    EventTarget,
+    LocalTarget,
+    PullTarget,
+    ReviewTarget,
+    SnapshotTarget,
+)
 from reviewbot.errors import HeadMoved, ReviewbotError, UsageError
-from reviewbot.event import (
+from reviewbot.github import admission, fork_safe
+from reviewbot.github.client import make_client
+from reviewbot.github.event import (
     EventName,
     EventPlan,
     PlanAction,
@@ -43,25 +53,10 @@ from reviewbot.event import (
     own_repository,
     plan_event_json,
 )
-from reviewbot.fork_safe import PRReference
-from reviewbot.gather import ci_of, gathered
-from reviewbot.github_api import make_client
-from reviewbot.incremental.plan import ReviewScope, decide_review
-from reviewbot.publish.github import GitHubPublisher
-from reviewbot.publish.seal import Sealer
-from reviewbot.report import PRInfo, Report
-from reviewbot.rest import GitHubClient
-from reviewbot.review import Agents, pr_info, refold, review_snapshot
-from reviewbot.review_target import (
-    EventTarget,
-    LocalTarget,
-    PullTarget,
-    ReviewTarget,
-    SnapshotTarget,
-)
-from reviewbot.settings import Settings
-from reviewbot.sources.git_repo import local_snapshot, uncommitted
-from reviewbot.sources.github import (
+from reviewbot.github.fork_safe import PRReference
+from reviewbot.github.gather import ci_of, gathered
+from reviewbot.github.publisher import GitHubPublisher
+from reviewbot.github.reader import (
     PullRequestInfo,
     fetch_base_config,
     fetch_login,
@@ -69,6 +64,12 @@ from reviewbot.sources.github import (
     fetch_pull_request,
     fetch_snapshot,
 )
+from reviewbot.github.rest import GitHubClient
+from reviewbot.memory.seal import Sealer
+from reviewbot.results.report import PRInfo, Report
+from reviewbot.review.pipeline import Agents, pr_info, refold, review_snapshot
+from reviewbot.scope.decision import ReviewScope, decide_review
+from reviewbot.sources.git_repo import local_snapshot, uncommitted
 from reviewbot.sources.pr_ref import PUBLIC_HOST, PRRef, parse_pr_url, parse_repo_name
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import NoOperator, Operator

@@ -25,11 +25,11 @@ import click
 from click.core import ParameterSource
 
 import reviewbot
+from reviewbot.config.logs import configure_logging, inert_lines, workflow_commands_stopped
+from reviewbot.config.settings import Settings
+from reviewbot.config.target import TargetFlags, parse_target
 from reviewbot.errors import ExitCode, ReviewbotError, UsageError, exit_code_table
-from reviewbot.exits import exit_with, fail, last_resort
-from reviewbot.gate import FAIL_NEVER, FAIL_ON_CHOICES
-from reviewbot.logs import configure_logging, inert_lines, workflow_commands_stopped
-from reviewbot.output import (
+from reviewbot.output.emit import (
     Delivery,
     Format,
     default_report_path,
@@ -38,8 +38,8 @@ from reviewbot.output import (
     prepare_file,
     stdout_emitter,
 )
-from reviewbot.review_target import TargetFlags, parse_target
-from reviewbot.settings import Settings
+from reviewbot.output.exits import exit_with, fail, last_resort
+from reviewbot.review.gate import FAIL_NEVER, FAIL_ON_CHOICES
 
 # Start-up: the SDKs, pydantic, rich and git cost a second to import, and `--help`, a usage
 # error or `version` need none of them. They are imported inside the commands that do.
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
     LiveProgress = RichProgress | LogProgress
 
-CONFIG_DEFAULT = ".reviewbot.toml"  # reviewbot.config.CONFIG_FILE, without importing pydantic
+CONFIG_DEFAULT = ".reviewbot.toml"  # reviewbot.config.file.CONFIG_FILE, without importing pydantic
 log = logging.getLogger("reviewbot")
 
 
@@ -404,7 +404,7 @@ def evaluate(
       4   a PR was not found (the other PRs still run); 5 network or judge; 6 git
       70  internal error: a bug in reviewbot (run with --verbose for the traceback)
     """
-    from reviewbot.config import DEFAULT_MODEL
+    from reviewbot.config.file import DEFAULT_MODEL
     from reviewbot.eval.command import run_evaluation
     from reviewbot.eval.runner import EvalOptions
 
@@ -442,7 +442,7 @@ def config_check(path: Path) -> None:
       0   valid: the effective configuration, every key, is printed as TOML
       2   invalid: one line names the line and the key
     """
-    from reviewbot.config_check import check_file, effective_toml
+    from reviewbot.config.check import check_file, effective_toml
 
     try:
         click.echo(effective_toml(check_file(path)), nl=False)
@@ -488,7 +488,7 @@ def schema() -> None:
     Example:
       reviewbot schema > report.schema.json
     """
-    from reviewbot.report import schema_json
+    from reviewbot.results.report import schema_json
 
     click.echo(schema_json())
 
@@ -529,7 +529,7 @@ def _config_choice(
 ) -> tuple[str, bool]:
     """The config path and whether it must exist: any --config must; REVIEWBOT_CONFIG only
     when it names another file than the default (the Action always sets it)."""
-    from reviewbot.config import CONFIG_FILE, config_path_in_repo
+    from reviewbot.config.file import CONFIG_FILE, config_path_in_repo
 
     source = ctx.get_parameter_source("config_path")
     # --local resolves the path against its repository (git_repo); a PR's against the workspace.
@@ -544,8 +544,8 @@ def _config_choice(
 def _finish(
     outcome: RunOutcome, settings: Settings, report_path: Path | None, fail_on: str
 ) -> None:
-    from reviewbot.gate import gate
-    from reviewbot.output import write_actions_outputs, write_report
+    from reviewbot.output.emit import write_actions_outputs, write_report
+    from reviewbot.review.gate import gate
 
     redact = settings.redactor
     for note in outcome.notes:

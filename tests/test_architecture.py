@@ -21,13 +21,13 @@ PACKAGE = Path(__file__).resolve().parents[1] / "reviewbot"
 # library → the modules allowed to import it (paths relative to reviewbot/, prefixes allowed)
 ADAPTERS = {
     "anthropic": ("agent/client.py",),
-    "github": ("github_api.py",),
-    "jwt": ("github_api.py",),  # PyGithub's App auth signs with PyJWT
+    "github": ("github/client.py",),
+    "jwt": ("github/client.py",),  # PyGithub's App auth signs with PyJWT
     "git": ("sources/git_repo.py", "tools/git_views.py"),
     "jinja2": ("render.py",),
     "click": ("cli.py",),
     "unidiff": ("sources/diff_index.py",),
-    "rich": ("publish/terminal.py", "agent/progress.py", "eval/terminal.py", "eval/command.py"),
+    "rich": ("output/terminal.py", "agent/progress.py", "eval/terminal.py", "eval/command.py"),
     "re2": ("tools/pattern.py",),
     "requests": (),
     "httpx": ("agent/client.py",),  # only to type the injectable transport-level client

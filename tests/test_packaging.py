@@ -25,7 +25,7 @@ from packaging.utils import canonicalize_name
 from packaging.version import Version
 
 import reviewbot
-from reviewbot.publish import sarif
+from reviewbot.output import sarif
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCK = ROOT / "requirements" / "action.txt"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from reviewbot.config.settings import Settings
 from reviewbot.redact import MASK, Redactor
-from reviewbot.settings import Settings
 
 FAKE_GH = "ghs_" + "A1b2C3d4E5f6G7h8I9j0" * 2
 FAKE_KEY = "sk-ant-api03-" + "x" * 40

@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from reviewbot.cli import cli
 from reviewbot.modes.profile import Role
 from reviewbot.nodes.boundary import Discarded
-from reviewbot.report import (
+from reviewbot.results.report import (
     AgentReport,
     AxisReport,
     DiscardReport,
@@ -24,7 +24,7 @@ from reviewbot.report import (
     json_safe,
     report_schema,
 )
-from reviewbot.run import StopReason, Usage
+from reviewbot.results.run import StopReason, Usage
 from reviewbot.verdict import AxisResult, Outcome, Verdict, default_policy, finalize
 from tests.nodes.factories import make_node
 

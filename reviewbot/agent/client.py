@@ -68,7 +68,7 @@ from reviewbot.agent.messages import (
     TokenUsage,
     ToolUseBlock,
 )
-from reviewbot.agent.providers import BedrockAccess, Provider, VertexAccess, model_id
+from reviewbot.config.providers import BedrockAccess, Provider, VertexAccess, model_id
 from reviewbot.errors import (
     AuthError,
     CredentialsRefusedError,

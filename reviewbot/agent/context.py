@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from reviewbot.agent.tokens import estimate_text
 from reviewbot.redact import Redactor
 from reviewbot.render import render
-from reviewbot.run import Coverage, SkippedFile
+from reviewbot.results.run import Coverage, SkippedFile
 from reviewbot.sources.diff_index import FileDiff, FileStatus
 from reviewbot.sources.snapshot import PRComment, PRSnapshot
 from reviewbot.text import hygiene

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from reviewbot.agent.context import REASON_BUDGET, REASON_NO_PATCH, PackedContext
-from reviewbot.run import Coverage, SkippedFile, UnseenFile
+from reviewbot.results.run import Coverage, SkippedFile, UnseenFile
 from reviewbot.sources.diff_index import DiffIndex, FileDiff, FileStatus
 from reviewbot.tools.views import HeadViews
 

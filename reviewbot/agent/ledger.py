@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from reviewbot.agent import pricing
-from reviewbot.run import StopReason, Usage
+from reviewbot.results.run import StopReason, Usage
 
 MIN_RESPONSE_TOKENS = 256
 

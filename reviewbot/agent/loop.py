@@ -73,10 +73,10 @@ from reviewbot.agent.messages import (
 )
 from reviewbot.agent.progress import Progress
 from reviewbot.agent.tokens import estimate_request
-from reviewbot.config import BudgetConfig
+from reviewbot.config.file import BudgetConfig
 from reviewbot.errors import CredentialsRefusedError, ModelTimeoutError, ReviewbotError
 from reviewbot.redact import Redactor
-from reviewbot.run import StopReason, Usage
+from reviewbot.results.run import StopReason, Usage
 from reviewbot.text import hygiene
 from reviewbot.tools.toolbox import Toolbox, ToolResult
 

@@ -61,7 +61,7 @@ from reviewbot.agent.loop import Limits, ToolLoop
 from reviewbot.agent.messages import ModelClient
 from reviewbot.agent.progress import Progress
 from reviewbot.agent.prompt import focus_text, role_text, system_prompt
-from reviewbot.config import ReviewConfig, ReviewerConfig
+from reviewbot.config.file import ReviewConfig, ReviewerConfig
 from reviewbot.errors import LifecycleError
 from reviewbot.modes import Mode, Role
 from reviewbot.nodes import also_raised
@@ -69,8 +69,8 @@ from reviewbot.nodes.boundary import Discarded
 from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.redact import Redactor
 from reviewbot.render import render
-from reviewbot.report import AgentReport
-from reviewbot.run import Coverage, StopReason, Usage
+from reviewbot.results.report import AgentReport
+from reviewbot.results.run import Coverage, StopReason, Usage
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.text import hygiene
 from reviewbot.tools.ask_user import Operator

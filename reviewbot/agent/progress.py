@@ -26,7 +26,7 @@ from rich.console import Console, Group
 from rich.live import Live
 from rich.text import Text
 
-from reviewbot.run import StopReason, Usage
+from reviewbot.results.run import StopReason, Usage
 from reviewbot.text.hygiene import for_terminal
 
 MAX_TOOL_NAME = 60  # a real tool name is short; a longer one is the model's invention

@@ -21,14 +21,14 @@ from pathlib import Path
 from rich.console import Console
 
 from reviewbot.agent.progress import Progress
+from reviewbot.config.settings import Settings
 from reviewbot.errors import AuthError, ExitCode, UsageError
 from reviewbot.eval.bench import load_benchmark
 from reviewbot.eval.result import EvalResult
 from reviewbot.eval.runner import NO_KEY, EvalOptions, run_eval, select
 from reviewbot.eval.terminal import TerminalProgress, render_result
-from reviewbot.output import discard_stdout
-from reviewbot.publish.terminal import PipeConsole
-from reviewbot.settings import Settings
+from reviewbot.output.emit import discard_stdout
+from reviewbot.output.terminal import PipeConsole
 
 BAD_ENTRIES = 2
 PIPED_WIDTH = 120

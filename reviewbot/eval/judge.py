@@ -30,7 +30,7 @@ from reviewbot.nodes.boundary import explain
 from reviewbot.nodes.model import ReviewNode
 from reviewbot.redact import Redactor
 from reviewbot.render import render
-from reviewbot.run import Usage
+from reviewbot.results.run import Usage
 from reviewbot.text import hygiene
 
 TOOL = "record_judgement"

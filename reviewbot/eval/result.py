@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from reviewbot.eval.bench import Severity
 from reviewbot.eval.score import Counts, Score
 from reviewbot.nodes.model import Kind, Priority
-from reviewbot.run import Usage
+from reviewbot.results.run import Usage
 
 SCHEMA_VERSION: Literal[1] = 1
 METHOD = (

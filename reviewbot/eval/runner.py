@@ -24,6 +24,7 @@ from pathlib import Path
 from reviewbot import __version__
 from reviewbot.agent.progress import Progress
 from reviewbot.app import Job, model_client, review_pull
+from reviewbot.config.settings import Settings
 from reviewbot.errors import (
     AuthError,
     CredentialsRefusedError,
@@ -47,9 +48,8 @@ from reviewbot.eval.score import overall, score_pr
 from reviewbot.eval.terminal import EvalProgress
 from reviewbot.modes.profile import Role
 from reviewbot.nodes.model import ReviewNode
-from reviewbot.report import Report
-from reviewbot.run import StopReason, Usage
-from reviewbot.settings import Settings
+from reviewbot.results.report import Report
+from reviewbot.results.run import StopReason, Usage
 from reviewbot.tools.ask_user import NoOperator
 
 NO_KEY = (

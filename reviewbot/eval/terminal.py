@@ -21,7 +21,7 @@ from reviewbot.agent.progress import describe
 from reviewbot.eval.bench import Severity, short_name
 from reviewbot.eval.result import CountsReport, EvalResult, PRResult
 from reviewbot.redact import Redactor
-from reviewbot.run import Usage
+from reviewbot.results.run import Usage
 from reviewbot.text.hygiene import for_terminal
 
 

@@ -1,8 +1,8 @@
 """A node's history on the PR: earlier postings, human decisions, and carrying them over.
 
-Pure lifecycle logic, fed by the publisher's reading of the PR (publish/prior.py
+Pure lifecycle logic, fed by the publisher's reading of the PR (memory/prior.py
 turns sealed markers into `PriorNode`s and `/confirm` / `/dismiss` replies into
-`HumanDecision`s; sources/github.py reads the comments as `CommentRecord`s):
+`HumanDecision`s; github/reader.py reads the comments as `CommentRecord`s):
 
 - a prior node's status is rebuilt through the lifecycle (`apply`), never copied
   from a marker: its peers' confirmations (stricter only), `resolved` only from
@@ -11,7 +11,7 @@ turns sealed markers into `PriorNode`s and `/confirm` / `/dismiss` replies into
 - `carry_over` applies what earlier runs and people decided to this run's nodes;
 - `parse_command` reads a `/confirm` or `/dismiss` reply.
 
-Must not: import the wire format (publish/markers.py), redaction or GitHub.
+Must not: import the wire format (memory/markers.py), redaction or GitHub.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Findings as annotations of the `reviewbot` check run: which, at which level, what text, batches.
 
 Pure: nodes, the diff index and the run's sanitizer in, annotation payloads out. The
-publisher (github.py) sends them: the first batch with the check run it creates, the
+publisher (github/publisher.py) sends them: the first batch with the check run it creates, the
 rest with `PATCH /check-runs/{id}`, where GitHub appends them.
 
 Which nodes: every standing finding (open or confirmed) of this run's head whose
@@ -19,7 +19,7 @@ diff. Not annotated, and listed in the review and the summary as always:
 
 Level: P0 and P1 `failure` (what blocks or holds the verdict, shown red), P2 `warning`,
 P3 `notice` — the same split as the SARIF output (`error`, `warning`, `note`). The
-check's conclusion is the verdict's alone (github.py); levels do not change it.
+check's conclusion is the verdict's alone (github/publisher.py); levels do not change it.
 
 Text: GitHub shows an annotation's title, message and raw details as plain text, so
 each is model text run through `Inert.text` (redacted first, invisibles shown, URLs
@@ -49,7 +49,7 @@ from typing import Any, Literal
 from reviewbot.nodes.model import Anchor, Priority, ReviewNode, Status
 from reviewbot.publish.body import STATUS_LABEL
 from reviewbot.publish.inert import Inert
-from reviewbot.publish.plan import SIDE, priority_key
+from reviewbot.publish.placement import SIDE, priority_key
 from reviewbot.sources.diff_index import DiffIndex, FileStatus
 
 PER_REQUEST = 50  # GitHub: "No more than 50 items are allowed" per create or update request

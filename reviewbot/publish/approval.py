@@ -28,14 +28,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from reviewbot.github.answers import Review
+from reviewbot.github.rest import GitHubRefusal
+from reviewbot.github.shapes import RepoApi
+from reviewbot.memory.markers import sealed_by
+from reviewbot.memory.seal import Sealer
 from reviewbot.nodes.history import CommentRecord, Where
-from reviewbot.publish.markers import sealed_by
-from reviewbot.publish.seal import Sealer
-from reviewbot.publish.shapes import RepoApi
-from reviewbot.report import Report
-from reviewbot.rest import GitHubRefusal
-from reviewbot.run import coverage_gap
-from reviewbot.sources.answers import Review
+from reviewbot.results.report import Report
+from reviewbot.results.run import coverage_gap
 from reviewbot.verdict.lattice import Verdict
 
 

@@ -14,9 +14,9 @@ its listed findings to their title line, then leaves out whole findings from the
 end (the publisher notes them; the next run posts them), so every finding shown
 keeps its node marker and none is posted twice. Any other cut (`finish`) ends on a
 whole line, never inside an HTML comment or a code fence, so the notice saying so
-stays visible. Markers are redacted before they are escaped (see markers.py).
+stays visible. Markers are redacted before they are escaped (see memory/markers.py).
 
-Must not: call GitHub or decide placement (see `plan.py`).
+Must not: call GitHub or decide placement (see `placement.py`).
 """
 
 from __future__ import annotations
@@ -26,16 +26,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from reviewbot.memory.markers import SummaryMarker, node_marker, summary_marker
+from reviewbot.memory.seal import SEAL_ROOM
 from reviewbot.nodes.model import Anchor, Kind, Priority, ReviewNode, Status
 from reviewbot.publish.discards import not_recorded
 from reviewbot.publish.inert import Inert, RepoLinks, neutralize
-from reviewbot.publish.markers import SummaryMarker, node_marker, summary_marker
-from reviewbot.publish.plan import BodyItem, CommentTarget, LinkBuilder, ReviewPlan
-from reviewbot.publish.seal import SEAL_ROOM
+from reviewbot.publish.placement import BodyItem, CommentTarget, LinkBuilder, ReviewPlan
 from reviewbot.publish.suggestion import read_head_text, render_suggestion
 from reviewbot.redact import Redactor
 from reviewbot.render import render
-from reviewbot.report import Report, ReviewKind
+from reviewbot.results.report import Report, ReviewKind
 from reviewbot.verdict.lattice import Verdict
 
 # GitHub: comment, review and issue-comment bodies, less the room the publisher seals them in.

@@ -23,7 +23,7 @@ Commit statuses have no neutral state; the fallback passes exactly when the chec
 run would (an advisory Hold is `success`), and its description says which verdict
 it stands for.
 
-Must not: call GitHub (publish/github.py writes the check run or the status).
+Must not: call GitHub (github/publisher.py writes the check run or the status).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from typing import Literal
 from reviewbot.publish.body import VERDICT_LABEL, deciding
 from reviewbot.publish.inert import plain
 from reviewbot.redact import Redactor
-from reviewbot.report import Report
+from reviewbot.results.report import Report
 from reviewbot.verdict.lattice import Verdict
 
 MAX_STATUS_DESCRIPTION = 140  # GitHub: a commit status description

@@ -5,7 +5,7 @@ one line each: the finding's title and place as it was sent, and why it was not 
 *malformed* only when the input itself was (a missing field, a priority that does not exist, a
 marker that is not JSON); an anchor that failed a check against the code is *refused*. A finding
 refused and then sent again and recorded (same title, same agent) is not "not recorded".
-Must not: decide anything, or render (terminal.py and body.py do, each with its own escaping).
+Must not: decide anything, or render (output/terminal.py and body.py do, each with its own escaping).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reviewbot.nodes.boundary import ANCHOR_REFUSED
-from reviewbot.report import DiscardReport, Report
+from reviewbot.results.report import DiscardReport, Report
 
 _TITLE = 80
 

@@ -15,7 +15,7 @@ finding out of the prior state (it would be posted again), and an unterminated
 `<!--` would hide the rest of the comment. The old seal is stripped first: it is
 re-made over the new body by the caller, and must not count against the limit.
 
-Must not: call GitHub or seal (that is `github.py` and `markers.seal_body`).
+Must not: call GitHub or seal (that is `github/publisher.py` and `markers.seal_body`).
 """
 
 from __future__ import annotations
@@ -23,15 +23,15 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from reviewbot.memory.markers import rewrite_status, unsealed
+from reviewbot.memory.prior import PriorState
 from reviewbot.modes.profile import Role
 from reviewbot.nodes.history import OPEN_STATUSES, PriorNode
 from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.publish.body import MAX_BODY, finish
-from reviewbot.publish.markers import rewrite_status, unsealed
-from reviewbot.publish.prior import PriorState
 from reviewbot.redact import Redactor
-from reviewbot.report import AgentReport
-from reviewbot.run import Coverage
+from reviewbot.results.report import AgentReport
+from reviewbot.results.run import Coverage
 
 _OPENER, _CLOSER = "<!--", "-->"
 MAX_RESOLVE_EDITS = 10  # comments marked resolved per run; the rest on the next (writes stay O(1))

@@ -24,8 +24,8 @@ from types import FrameType
 
 import uvicorn
 
-from reviewbot.github_api import app_login, check_app_key
-from reviewbot.logs import configure_logging
+from reviewbot.config.logs import configure_logging
+from reviewbot.github.client import app_login, check_app_key
 from reviewbot.serve.cluster import Cluster, find_bindir, run_as_of
 from reviewbot.serve.config import ServeConfig
 from reviewbot.serve.queue import Queue

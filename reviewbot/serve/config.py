@@ -1,7 +1,7 @@
 """The server's settings, read from the environment once and checked before it listens.
 
 Everything the CLI reads (the model provider and key, REVIEWBOT_MARKER_KEY, GITHUB_API_URL)
-comes through `reviewbot.settings.Settings`; this adds the App's identity, the webhook
+comes through `reviewbot.config.settings.Settings`; this adds the App's identity, the webhook
 secret, the queue and the limits. A missing or malformed value is one `UsageError` line.
 """
 
@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from reviewbot.config.settings import Settings
 from reviewbot.errors import UsageError
-from reviewbot.settings import Settings
 
 PUBLIC_API = "https://api.github.com"
 MAX_BODY = 25 * 1024 * 1024  # GitHub caps webhook payloads at 25 MB

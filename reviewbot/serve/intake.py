@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reviewbot.errors import UsageError
-from reviewbot.event import EventName, PlanAction, plan_event
+from reviewbot.github.event import EventName, PlanAction, plan_event
 from reviewbot.serve.queue import ReviewArgs
 
 log = logging.getLogger(__name__)

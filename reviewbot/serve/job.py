@@ -18,10 +18,10 @@ from typing import Any
 from reviewbot import app
 from reviewbot.agent.progress import SilentProgress
 from reviewbot.errors import NetworkError, ReviewbotError
-from reviewbot.event import PlanAction, plan_event
+from reviewbot.github.event import PlanAction, plan_event
+from reviewbot.github.rest import GitHubRefusal, RateLimited
 from reviewbot.redact import Redactor
-from reviewbot.report import Report
-from reviewbot.rest import GitHubRefusal, RateLimited
+from reviewbot.results.report import Report
 from reviewbot.serve.config import ServeConfig
 from reviewbot.serve.queue import RetryLater, ReviewArgs
 from reviewbot.serve.tokens import TokenCache

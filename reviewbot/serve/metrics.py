@@ -21,7 +21,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.multiprocess import MultiProcessCollector
 from prometheus_client.registry import REGISTRY, Collector
 
-from reviewbot.report import Report
+from reviewbot.results.report import Report
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 

@@ -13,9 +13,9 @@ import sys
 from dataclasses import replace
 from functools import partial
 
+from reviewbot.config.logs import configure_logging
 from reviewbot.errors import ReviewbotError
-from reviewbot.github_api import installation_token
-from reviewbot.logs import configure_logging
+from reviewbot.github.client import installation_token
 from reviewbot.serve import metrics
 from reviewbot.serve.config import ServeConfig
 from reviewbot.serve.job import ReviewJob

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fnmatch import fnmatchcase
 
-from reviewbot.config import CIConfig
+from reviewbot.config.file import CIConfig
 from reviewbot.verdict.axes import CI_AXIS, AxisResult, Outcome
 
 # The check run (or commit status) reviewbot publishes: its verdict never counts as CI.

@@ -45,7 +45,7 @@ from urllib.parse import urlsplit
 
 from git import Blob, GitCommandError, InvalidGitRepositoryError, NoSuchPathError, Repo
 
-from reviewbot.config import (
+from reviewbot.config.file import (
     CONFIG_FILE,
     ReviewConfig,
     config_missing,

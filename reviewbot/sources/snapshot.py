@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from reviewbot.config import ReviewConfig
+from reviewbot.config.file import ReviewConfig
 from reviewbot.sources.diff_index import DiffIndex
 
 

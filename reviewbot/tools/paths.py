@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from reviewbot.config import glob_source
+from reviewbot.config.file import glob_source
 from reviewbot.text.hygiene import quoted
 from reviewbot.tools.context import ToolRetry
 from reviewbot.tools.pattern import Matches, glob_matcher

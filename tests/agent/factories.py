@@ -11,7 +11,7 @@ import httpx
 
 from reviewbot.agent.client import AnthropicClient
 from reviewbot.agent.loop import Limits
-from reviewbot.config import BudgetConfig, ReviewConfig
+from reviewbot.config.file import BudgetConfig, ReviewConfig
 from reviewbot.sources.diff_index import DiffIndex, FileDiff, FileStatus, file_diff_from_patch
 from reviewbot.sources.snapshot import Origin, PRComment, PRSnapshot
 from reviewbot.tools.toolbox import ToolResult

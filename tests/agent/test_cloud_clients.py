@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 
 from reviewbot.agent.client import AnthropicClient
-from reviewbot.agent.providers import BedrockAccess, VertexAccess
+from reviewbot.config.providers import BedrockAccess, VertexAccess
 from reviewbot.errors import AuthError, CredentialsRefusedError, ModelNotFoundError, UsageError
 from tests.agent.factories import Sleeps
 from tests.agent.test_client import request

@@ -17,9 +17,9 @@ from reviewbot.agent.context import (
 from reviewbot.agent.coverage import REMEDY_NO_PATCH, REMEDY_UNLISTED, assess
 from reviewbot.agent.panel import run_panel
 from reviewbot.agent.progress import SilentProgress
-from reviewbot.config import BudgetConfig, ReviewConfig
+from reviewbot.config.file import BudgetConfig, ReviewConfig
 from reviewbot.redact import Redactor
-from reviewbot.run import Coverage, UnseenFile
+from reviewbot.results.run import Coverage, UnseenFile
 from reviewbot.sources.diff_index import DiffIndex, FileStatus
 from reviewbot.tools.ask_user import NoOperator
 from reviewbot.tools.views import HeadViews

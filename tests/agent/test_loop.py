@@ -21,7 +21,7 @@ from reviewbot.agent.messages import ModelClient, ModelRequest, ModelResponse
 from reviewbot.agent.progress import SilentProgress
 from reviewbot.errors import ModelTimeoutError, NetworkError
 from reviewbot.redact import MASK, Redactor
-from reviewbot.run import StopReason, Usage
+from reviewbot.results.run import StopReason, Usage
 from reviewbot.tools.toolbox import ToolResult
 from tests.agent.factories import (
     MODEL,

@@ -10,7 +10,7 @@ import pytest
 
 from reviewbot.agent.panel import NO_CREDENTIALS, PanelOutcome, run_panel
 from reviewbot.agent.progress import SilentProgress
-from reviewbot.config import (
+from reviewbot.config.file import (
     DEFAULT_MODEL,
     BudgetConfig,
     ReviewConfig,
@@ -20,7 +20,7 @@ from reviewbot.config import (
 from reviewbot.nodes.lifecycle import Action, Event, apply
 from reviewbot.nodes.model import Status
 from reviewbot.redact import MASK, Redactor
-from reviewbot.run import StopReason
+from reviewbot.results.run import StopReason
 from reviewbot.tools.ask_user import NoOperator
 from reviewbot.verdict import Outcome, Verdict, finalize
 from reviewbot.verdict.axes import VERIFIER_AXIS as VERIFIER

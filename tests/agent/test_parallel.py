@@ -20,9 +20,9 @@ import pytest
 from reviewbot.agent.ledger import Ledger, Refusal, Reservation, Totals
 from reviewbot.agent.panel import PanelOutcome, run_panel
 from reviewbot.agent.progress import SilentProgress
-from reviewbot.config import BudgetConfig, ReviewConfig, ReviewerConfig
+from reviewbot.config.file import BudgetConfig, ReviewConfig, ReviewerConfig
 from reviewbot.redact import Redactor
-from reviewbot.run import StopReason, Usage
+from reviewbot.results.run import StopReason, Usage
 from reviewbot.tools.ask_user import NoOperator
 from tests.agent.factories import MODEL, FakeClock, client_for, file_diff, index, snapshot
 from tests.agent.test_panel import HEAD, PATCH, finalize_call, node

@@ -10,7 +10,7 @@ import pytest
 
 from reviewbot.agent.messages import TokenUsage
 from reviewbot.agent.pricing import PRICES, cost_of, price_of, worst_case_usd
-from reviewbot.config import DEFAULT_MODEL
+from reviewbot.config.file import DEFAULT_MODEL
 
 
 def _sdk_models() -> list[str]:

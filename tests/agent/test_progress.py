@@ -14,7 +14,7 @@ from reviewbot.agent.progress import (
     SilentProgress,
     describe,
 )
-from reviewbot.run import StopReason, Usage
+from reviewbot.results.run import StopReason, Usage
 from tests.agent.factories import FakeClock
 
 USAGE = Usage(

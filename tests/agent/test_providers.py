@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from reviewbot.agent.pricing import price_of
-from reviewbot.agent.providers import Provider, model_id
-from reviewbot.settings import Settings
+from reviewbot.config.providers import Provider, model_id
+from reviewbot.config.settings import Settings
 
 CASES = [
     # (model as configured, Bedrock id, Vertex id)

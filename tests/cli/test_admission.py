@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from reviewbot.admission import still_head
 from reviewbot.errors import ExitCode, HeadMoved
-from reviewbot.sources.github import PullRequestInfo
+from reviewbot.github.admission import still_head
+from reviewbot.github.reader import PullRequestInfo
 from reviewbot.sources.pr_ref import parse_pr_url
 
 REVIEWED, NEWER = "a" * 40, "b" * 40

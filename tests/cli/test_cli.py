@@ -19,10 +19,10 @@ import urllib3
 from click.testing import CliRunner, Result
 
 from reviewbot.cli import cli
+from reviewbot.config.logs import configure_logging
+from reviewbot.config.settings import Settings
 from reviewbot.errors import EXIT_CODES
-from reviewbot.logs import configure_logging
 from reviewbot.redact import MASK
-from reviewbot.settings import Settings
 from tests.e2e.harness import ANTHROPIC_KEY, GITHUB_TOKEN, World, open_world
 from tests.fakes.gitrepo import GitRepo, make_repo
 from tests.fakes.messages_api import Scripted, reply, text, tool_use
@@ -857,7 +857,7 @@ class TestLogRedaction:
 class TestUnknownStreamEncoding:
     def test_json_to_a_stream_of_an_unknown_encoding_is_ascii_escaped(self):
         """An encoding Python does not know is treated as not Unicode: the same JSON, escaped."""
-        from reviewbot.output import Format, emitter
+        from reviewbot.output.emit import Format, emitter
         from reviewbot.redact import Redactor
         from tests.publish.conftest import make_report, node
 

@@ -8,7 +8,7 @@ import tomllib
 
 import pytest
 
-from reviewbot.config import ReviewConfig, load_config
+from reviewbot.config.file import ReviewConfig, load_config
 from tests.e2e.harness import SOURCE_ROOT
 
 

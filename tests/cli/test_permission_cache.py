@@ -5,7 +5,7 @@ from __future__ import annotations
 import responses
 
 from reviewbot.app import GitHub
-from reviewbot.github_api import make_client
+from reviewbot.github.client import make_client
 
 API = "https://api.github.com:443"  # how PyGithub spells it
 REPO = "octo/app"

@@ -6,10 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from reviewbot.errors import ExitCode, UsageError
-from reviewbot.gate import gate
-from reviewbot.report import AgentReport
-from reviewbot.review_target import (
+from reviewbot.config.target import (
     EventTarget,
     LocalTarget,
     PullTarget,
@@ -17,7 +14,10 @@ from reviewbot.review_target import (
     TargetFlags,
     parse_target,
 )
-from reviewbot.run import StopReason
+from reviewbot.errors import ExitCode, UsageError
+from reviewbot.results.report import AgentReport
+from reviewbot.results.run import StopReason
+from reviewbot.review.gate import gate
 from reviewbot.verdict.lattice import Verdict
 from tests.test_report import sample_report
 

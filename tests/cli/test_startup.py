@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from reviewbot import cli as cli_module
-from reviewbot.config import CONFIG_FILE
+from reviewbot.config.file import CONFIG_FILE
 
 ROOT = Path(__file__).resolve().parents[2]
 HEAVY = ("anthropic", "github", "pydantic", "rich", "git", "jinja2", "httpx")

@@ -77,7 +77,7 @@ class Run:
     @property
     def said(self) -> list[str]:
         """stderr's non-empty lines, less the workflow-command fence a run in Actions prints
-        first and last (`::stop-commands::TOKEN` … `::TOKEN::`, see reviewbot/logs.py)."""
+        first and last (`::stop-commands::TOKEN` … `::TOKEN::`, see reviewbot/config/logs.py)."""
         lines = [line for line in self.stderr.splitlines() if line.strip()]
         if lines and lines[0].startswith("::stop-commands::"):
             token = lines[0].removeprefix("::stop-commands::")

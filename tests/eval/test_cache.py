@@ -9,7 +9,7 @@ from reviewbot.eval.bench import BenchmarkPR
 from reviewbot.eval.cache import CacheKey, EvalCache
 from reviewbot.eval.result import PRResult, ScoreReport
 from reviewbot.eval.score import EMPTY
-from reviewbot.run import Usage
+from reviewbot.results.run import Usage
 
 URL = "https://github.com/octo/app/pull/7"
 PR = BenchmarkPR(pr_title="t", url=URL, comments=({"comment": "bug", "severity": "High"},))

@@ -15,7 +15,7 @@ import pytest
 
 from reviewbot.agent.messages import TokenUsage
 from reviewbot.agent.pricing import cost_of
-from reviewbot.config import DEFAULT_MODEL
+from reviewbot.config.file import DEFAULT_MODEL
 from tests.e2e.harness import Run, World
 from tests.eval.world import (
     BENCH,

@@ -10,7 +10,7 @@ from reviewbot.eval.result import PRResult, ScoreReport
 from reviewbot.eval.score import EMPTY
 from reviewbot.eval.terminal import TerminalProgress
 from reviewbot.redact import Redactor
-from reviewbot.run import Usage
+from reviewbot.results.run import Usage
 
 URL = "https://github.com/octo/app/pull/7"
 RESULT = PRResult(

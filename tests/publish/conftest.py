@@ -10,14 +10,21 @@ from typing import Any
 
 import pytest
 
-from reviewbot.config import ReviewConfig
+from reviewbot.config.file import ReviewConfig
+from reviewbot.memory.markers import seal_body
+from reviewbot.memory.prior import Trust
+from reviewbot.memory.seal import Sealer
 from reviewbot.nodes import Kind, Priority, ReviewNode, Status
 from reviewbot.nodes.history import CommentRecord
-from reviewbot.publish.markers import seal_body
-from reviewbot.publish.prior import Trust
-from reviewbot.publish.seal import Sealer
-from reviewbot.report import AgentReport, AxisReport, DiscardReport, PRInfo, ReasonReport, Report
-from reviewbot.run import Coverage, SkippedFile, StopReason, Usage
+from reviewbot.results.report import (
+    AgentReport,
+    AxisReport,
+    DiscardReport,
+    PRInfo,
+    ReasonReport,
+    Report,
+)
+from reviewbot.results.run import Coverage, SkippedFile, StopReason, Usage
 from reviewbot.sources.diff_index import DiffIndex, FileStatus, file_diff_from_patch
 from reviewbot.sources.snapshot import Origin, PRSnapshot
 from reviewbot.verdict.axes import Outcome

@@ -8,6 +8,18 @@ import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
 
+from reviewbot.memory.markers import (
+    MAX_AXIS_DETAIL,
+    NODE_TAG,
+    SUMMARY_TAG,
+    AxisMarker,
+    SummaryMarker,
+    find_markers,
+    node_marker,
+    rewrite_status,
+    summary_marker,
+)
+from reviewbot.memory.prior import PriorState, read_prior
 from reviewbot.nodes import Priority, ReviewNode, Status
 from reviewbot.nodes.history import CommentRecord, Where
 from reviewbot.publish.body import (
@@ -26,21 +38,9 @@ from reviewbot.publish.body import (
     review_text,
     summary_body,
 )
-from reviewbot.publish.markers import (
-    MAX_AXIS_DETAIL,
-    NODE_TAG,
-    SUMMARY_TAG,
-    AxisMarker,
-    SummaryMarker,
-    find_markers,
-    node_marker,
-    rewrite_status,
-    summary_marker,
-)
-from reviewbot.publish.plan import CommentTarget, LinkBuilder, plan_review
-from reviewbot.publish.prior import PriorState, read_prior
+from reviewbot.publish.placement import CommentTarget, LinkBuilder, plan_review
 from reviewbot.redact import MASK, Redactor
-from reviewbot.run import SkippedFile, UnseenFile
+from reviewbot.results.run import SkippedFile, UnseenFile
 from tests.publish.conftest import (
     HEAD,
     REPO,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from reviewbot.publish.discards import not_recorded
-from reviewbot.report import DiscardReport
+from reviewbot.results.report import DiscardReport
 from tests.publish.conftest import make_report, node
 
 REFUSED = (

@@ -7,20 +7,20 @@ import json
 
 import pytest
 
-from reviewbot.config import PublishConfig
+from reviewbot.config.file import PublishConfig
 from reviewbot.errors import AuthError, GitHubAPIError
-from reviewbot.github_api import make_client
+from reviewbot.github import publisher as github_module
+from reviewbot.github import review_write as review_write_module
+from reviewbot.github.client import make_client
+from reviewbot.github.publisher import GitHubPublisher
+from reviewbot.memory.markers import node_marker, seal_body
 from reviewbot.nodes import Priority, Status
 from reviewbot.nodes.history import carry_over
-from reviewbot.publish import github as github_module
-from reviewbot.publish import review_write as review_write_module
 from reviewbot.publish.body import MAX_BODY, SEAL_ROOM
 from reviewbot.publish.conclusion import check_conclusion
-from reviewbot.publish.github import GitHubPublisher
-from reviewbot.publish.markers import node_marker, seal_body
 from reviewbot.redact import MASK, Redactor
-from reviewbot.report import AgentReport, Report
-from reviewbot.run import Coverage, StopReason, UnseenFile
+from reviewbot.results.report import AgentReport, Report
+from reviewbot.results.run import Coverage, StopReason, UnseenFile
 from tests.fakes.github_api import unprocessable
 from tests.fakes.server import LoopbackServer, Lost, Response
 from tests.publish.conftest import (

@@ -18,15 +18,15 @@ from pathlib import Path
 
 import pytest
 
+from reviewbot.config.settings import Settings
+from reviewbot.memory.markers import NODE_TAG, SUMMARY_TAG, find_markers
 from reviewbot.nodes import Kind, Priority, ReviewNode, Status
-from reviewbot.output import write_actions_outputs
+from reviewbot.output.emit import write_actions_outputs
+from reviewbot.output.markdown import summary_markdown
 from reviewbot.publish.inert import RepoLinks, plain
-from reviewbot.publish.markdown import summary_markdown
-from reviewbot.publish.markers import NODE_TAG, SUMMARY_TAG, find_markers
 from reviewbot.redact import Redactor
-from reviewbot.report import ReasonReport, Report
-from reviewbot.run import Coverage, SkippedFile, UnseenFile
-from reviewbot.settings import Settings
+from reviewbot.results.report import ReasonReport, Report
+from reviewbot.results.run import Coverage, SkippedFile, UnseenFile
 from reviewbot.verdict.fold import Source
 from tests.fakes import hostile
 from tests.fakes.github_markdown import assert_inert, render

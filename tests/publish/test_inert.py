@@ -6,8 +6,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from reviewbot.memory.markers import NODE_TAG, find_markers
 from reviewbot.publish.inert import Inert, RepoLinks, code_span, fence, plain, visible
-from reviewbot.publish.markers import NODE_TAG, find_markers
 from reviewbot.redact import MASK, Redactor
 from tests.fakes import hostile
 from tests.fakes.github_markdown import assert_inert, render

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from reviewbot.output.markdown import summary_markdown
 from reviewbot.publish.body import summary_body
-from reviewbot.publish.markdown import summary_markdown
 from reviewbot.redact import Redactor
-from reviewbot.report import Published
+from reviewbot.results.report import Published
 from tests.publish.conftest import every_kind, make_report, make_snapshot
 
 

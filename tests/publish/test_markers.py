@@ -7,10 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from reviewbot.nodes import Status
-from reviewbot.nodes.history import CommentRecord, Where, carry_over
-from reviewbot.publish.inert import neutralize
-from reviewbot.publish.markers import (
+from reviewbot.memory.markers import (
     MAX_UNSEEN_MARKED,
     NODE_TAG,
     SummaryMarker,
@@ -19,10 +16,13 @@ from reviewbot.publish.markers import (
     rewrite_status,
     summary_marker,
 )
-from reviewbot.publish.prior import read_prior
-from reviewbot.publish.seal import Sealer
+from reviewbot.memory.prior import read_prior
+from reviewbot.memory.seal import Sealer
+from reviewbot.nodes import Status
+from reviewbot.nodes.history import CommentRecord, Where, carry_over
+from reviewbot.publish.inert import neutralize
 from reviewbot.redact import MASK, Redactor
-from reviewbot.run import UnseenFile
+from reviewbot.results.run import UnseenFile
 from reviewbot.verdict.axes import Outcome
 from tests.publish.conftest import BOT, HEAD, TRUST, make_report, node, sealed
 

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from reviewbot.nodes.history import PriorNode, Where
-from reviewbot.publish.markers import (
+from reviewbot.memory.markers import (
     NODE_TAG,
     SummaryMarker,
     find_markers,
     node_marker,
     seal_body,
 )
-from reviewbot.publish.prior import PriorState, PriorSummary
+from reviewbot.memory.prior import PriorState, PriorSummary
+from reviewbot.nodes.history import PriorNode, Where
 from reviewbot.publish.resolution import MAX_RESOLVE_EDITS, resolution, resolved_body
 from reviewbot.redact import Redactor
-from reviewbot.report import AgentReport
-from reviewbot.run import Coverage, StopReason, UnseenFile
+from reviewbot.results.report import AgentReport
+from reviewbot.results.run import Coverage, StopReason, UnseenFile
 from tests.nodes.factories import make_node
 from tests.publish.conftest import SEALER, every_kind
 

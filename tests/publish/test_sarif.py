@@ -9,8 +9,8 @@ import jsonschema
 import pytest
 
 from reviewbot.nodes import Priority, Status
+from reviewbot.output.sarif import FINGERPRINT_KEY, to_sarif
 from reviewbot.publish.inert import Inert, RepoLinks
-from reviewbot.publish.sarif import FINGERPRINT_KEY, to_sarif
 from reviewbot.redact import MASK, Redactor
 from tests.publish.conftest import HEAD, REPO, every_kind, make_report, node
 

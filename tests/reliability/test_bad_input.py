@@ -14,12 +14,12 @@ import tracemalloc
 
 import pytest
 
-from reviewbot.admission import NO_KEY_HINT, NO_KEY_REMEDY
 from reviewbot.agent.context import (
     REASON_BINARY,
     REASON_EXCLUDED,
     REASON_SUBMODULE,
 )
+from reviewbot.github.admission import NO_KEY_HINT, NO_KEY_REMEDY
 from tests.fakes.github_api import FakeFile, FakeGitHub
 from tests.fakes.messages_api import reply, text, tool_use
 from tests.fakes.server import Request, Response

@@ -1,6 +1,6 @@
 """A dropped connection (no HTTP status at all) is one line and exit 5, on a read or on any write.
 
-GitHub is reached through one adapter (reviewbot/github_api.py), so a connection that is
+GitHub is reached through one adapter (reviewbot/github/client.py), so a connection that is
 reset, closed before the answer, or cut mid-body ends the run the same way wherever it
 happens: one `reviewbot: error:` line, exit 5 (NetworkError), no traceback, and nothing
 posted twice. Each write case drops the write AND its read-back, so the publisher can

@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 from reviewbot import app
 from reviewbot.cli import cli
 from reviewbot.errors import EXIT_CODES, ExitCode
-from reviewbot.github_api import make_client
+from reviewbot.github.client import make_client
 from tests.reliability.world import REPO, World
 
 WEBHOOKS = Path(__file__).resolve().parents[1] / "data" / "github-webhooks"

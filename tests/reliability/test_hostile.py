@@ -24,16 +24,16 @@ from urllib.parse import quote
 
 import pytest
 
-from reviewbot.nodes.model import Finding, Status
-from reviewbot.nodes.stamp import stamp
-from reviewbot.publish.inert import RepoLinks, plain
-from reviewbot.publish.markers import (
+from reviewbot.memory.markers import (
     NODE_TAG,
     SummaryMarker,
     find_markers,
     node_marker,
     summary_marker,
 )
+from reviewbot.nodes.model import Finding, Status
+from reviewbot.nodes.stamp import stamp
+from reviewbot.publish.inert import RepoLinks, plain
 from tests.fakes import hostile
 from tests.fakes.github_markdown import assert_inert, render
 from tests.fakes.gitrepo import git

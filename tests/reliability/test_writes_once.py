@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from reviewbot.publish.markers import NODE_TAG, find_markers
+from reviewbot.memory.markers import NODE_TAG, find_markers
 from tests.fakes.github_api import bad_gateway
 from tests.fakes.messages_api import reply, tool_use
 from tests.fakes.server import Fault, Hangup, Lost, Request, Response

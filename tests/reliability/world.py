@@ -36,9 +36,9 @@ from click.testing import CliRunner
 from reviewbot import app
 from reviewbot.agent.messages import ModelClient
 from reviewbot.cli import cli
-from reviewbot.github_api import make_client
-from reviewbot.rest import GitHubClient
-from reviewbot.settings import Settings
+from reviewbot.config.settings import Settings
+from reviewbot.github.client import make_client
+from reviewbot.github.rest import GitHubClient
 from reviewbot.sources.pr_ref import PRRef
 from tests.fakes.github_api import FakeGitHub, FakePull
 from tests.fakes.gitrepo import make_repo

@@ -5,10 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from reviewbot.config import ReviewConfig, ReviewerConfig
-from reviewbot.nodes.history import CommentRecord, Where
-from reviewbot.nodes.model import Priority, Status
-from reviewbot.publish.markers import (
+from reviewbot.config.file import ReviewConfig, ReviewerConfig
+from reviewbot.memory.markers import (
     SUMMARY_TAG,
     SummaryMarker,
     dumps_marker,
@@ -16,10 +14,12 @@ from reviewbot.publish.markers import (
     seal_body,
     summary_marker,
 )
-from reviewbot.publish.prior import Trust, read_prior
-from reviewbot.publish.seal import Sealer
-from reviewbot.review import build_report, refold
-from reviewbot.run import Coverage, Usage
+from reviewbot.memory.prior import Trust, read_prior
+from reviewbot.memory.seal import Sealer
+from reviewbot.nodes.history import CommentRecord, Where
+from reviewbot.nodes.model import Priority, Status
+from reviewbot.results.run import Coverage, Usage
+from reviewbot.review.pipeline import build_report, refold
 from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.lattice import Verdict
 from tests.agent.factories import HEAD_SHA, index, snapshot

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from reviewbot.memory.markers import NodeState, SummaryMarker
+from reviewbot.memory.prior import PriorState, PriorSummary
 from reviewbot.nodes import Priority, ReviewNode, Status
 from reviewbot.nodes.history import HumanDecision, PriorNode, Where
 from reviewbot.nodes.lifecycle import Action, Event
-from reviewbot.publish.markers import NodeState, SummaryMarker
-from reviewbot.publish.prior import PriorState, PriorSummary
-from reviewbot.review import unseen_standing
-from reviewbot.run import Coverage, UnseenFile
+from reviewbot.results.run import Coverage, UnseenFile
+from reviewbot.review.pipeline import unseen_standing
 from tests.nodes.factories import make_node
 
 UNSEEN = Coverage(

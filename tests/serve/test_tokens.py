@@ -7,8 +7,8 @@ import datetime as dt
 
 import pytest
 
-from reviewbot.github_api import app_login, installation_token
-from reviewbot.rest import RefusedAuth, RefusedNotFound
+from reviewbot.github.client import app_login, installation_token
+from reviewbot.github.rest import RefusedAuth, RefusedNotFound
 from reviewbot.serve.signature import sign, verify
 from reviewbot.serve.tokens import RENEW_BEFORE, TokenCache
 from tests.fakes.github_api import FakeGitHub

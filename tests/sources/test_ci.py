@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reviewbot.config import CIConfig
+from reviewbot.config.file import CIConfig
 from reviewbot.sources.ci import CheckKind, CheckState, CheckStatus, ci_axis, ci_not_run
 from reviewbot.verdict.axes import Outcome
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reviewbot.config import (
+from reviewbot.config.file import (
     DEFAULT_EXCLUDE,
     PathsConfig,
     ReviewConfig,

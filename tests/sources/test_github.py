@@ -15,7 +15,7 @@ import requests
 import responses
 from responses import matchers
 
-from reviewbot.config import ReviewConfig
+from reviewbot.config.file import ReviewConfig
 from reviewbot.errors import (
     AuthError,
     ConfigError,
@@ -24,15 +24,15 @@ from reviewbot.errors import (
     NotFoundError,
     UsageError,
 )
-from reviewbot.github_api import make_client
-from reviewbot.sources.ci import CheckKind, CheckStatus
-from reviewbot.sources.diff_index import FileStatus
-from reviewbot.sources.github import (
+from reviewbot.github.client import make_client
+from reviewbot.github.reader import (
     fetch_base_config,
     fetch_ci_checks,
     fetch_pull_request,
     fetch_snapshot,
 )
+from reviewbot.sources.ci import CheckKind, CheckStatus
+from reviewbot.sources.diff_index import FileStatus
 from reviewbot.sources.pr_ref import PRRef, parse_pr_url
 from reviewbot.sources.snapshot import Origin, PRComment
 

@@ -8,9 +8,9 @@ import pytest
 import responses
 
 from reviewbot.errors import UsageError
-from reviewbot.github_api import make_client
-from reviewbot.rest import api_path, repo_path
-from reviewbot.sources.github import fetch_permission
+from reviewbot.github.client import make_client
+from reviewbot.github.reader import fetch_permission
+from reviewbot.github.rest import api_path, repo_path
 from reviewbot.sources.pr_ref import is_login
 
 API = "https://api.github.com"

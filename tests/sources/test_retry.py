@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from reviewbot.github_api import WriteOnceRetry, _rate_limit_wait
+from reviewbot.github.client import WriteOnceRetry, _rate_limit_wait
 
 
 @pytest.mark.parametrize(

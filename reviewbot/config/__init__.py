@@ -1,0 +1,1 @@
+"""What a run is asked to do: the `.reviewbot.toml`, the environment, the target."""

@@ -1,0 +1,1 @@
+"""GitHub, the first forge: client, REST, answers, readers, events, admission, writers."""

@@ -1,0 +1,1 @@
+"""What reviewbot recorded on a pull request, and how it trusts it when read back."""

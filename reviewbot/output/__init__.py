@@ -1,0 +1,1 @@
+"""A finished review on this machine: terminal, JSON, SARIF, markdown, Actions outputs."""

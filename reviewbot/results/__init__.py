@@ -1,0 +1,1 @@
+"""What a review produced and measured: the JSON report and the run's figures."""

@@ -1,0 +1,378 @@
+"""One review, start to verdict: snapshot → agents → boundary → axes → fold → report.
+
+`review_snapshot` runs the agents over a PR snapshot; `refold` re-judges the
+nodes already on a PR with fresh CI results and makes no model request. Both end
+in `finalize`, so the published verdict is the strictest of the agents'
+proposals, every axis and every node — nothing here can loosen it. An earlier
+finding in a file this run did not see stands in the new report (`unseen_standing`):
+nobody looked, so nothing says it is fixed. An incremental review (`reviewbot.scope`)
+gives the agents the changes since the reviewed head, carries forward the earlier findings
+on unchanged lines and joins the coverage with the earlier review's.
+
+Must not: read the environment, build clients or publish (that is `app.py`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from functools import cache
+
+from reviewbot import __version__
+from reviewbot.agent.context import PackedContext
+from reviewbot.agent.context_since import pack_since
+from reviewbot.agent.messages import ModelClient
+from reviewbot.agent.panel import Carry, run_panel
+from reviewbot.agent.progress import Progress
+from reviewbot.config.file import is_excluded
+from reviewbot.memory.prior import PriorState
+from reviewbot.nodes.assessment import stricter
+from reviewbot.nodes.boundary import Discarded
+from reviewbot.nodes.history import carry_over
+from reviewbot.nodes.model import ReviewNode, Status
+from reviewbot.publish.resolution import resolution
+from reviewbot.redact import Redactor
+from reviewbot.results.report import (
+    AgentReport,
+    AxisReport,
+    DiscardReport,
+    PRInfo,
+    Report,
+    ReviewRun,
+)
+from reviewbot.results.run import Coverage, Usage, coverage_gap
+from reviewbot.scope.carry import Carried, carry_forward
+from reviewbot.scope.coverage import joined
+from reviewbot.scope.decision import Increment, ReviewScope
+from reviewbot.scope.patches import digests
+from reviewbot.sources.git_repo import lines_at
+from reviewbot.sources.snapshot import PRSnapshot
+from reviewbot.tools.ask_user import Operator
+from reviewbot.verdict.axes import AxisResult, Outcome
+from reviewbot.verdict.fold import axis_outcome, finalize
+from reviewbot.verdict.lattice import Verdict
+from reviewbot.verdict.policy import NodePolicy
+
+_STANDING = frozenset({Status.OPEN, Status.CONSENSUS_READY})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Agents:
+    """What the agents need besides the snapshot; `client` is None without credentials."""
+
+    client: ModelClient | None
+    operator: Operator
+    redactor: Redactor
+    progress: Progress
+
+
+def review_snapshot(
+    snapshot: PRSnapshot,
+    *,
+    agents: Agents,
+    ci: AxisResult | None = None,
+    prior: PriorState | None = None,
+    plan: ReviewScope | None = None,
+) -> Report:
+    """Run the reviewers and the verifier over `snapshot` and fold everything into a report.
+
+    `plan` says full or incremental (`scope.decision.decide_review`); None is full.
+    """
+    config = snapshot.config
+    plan = plan or ReviewScope.full("no earlier review to build on", config=config)
+    increment = plan.increment
+
+    def excluded(path: str) -> bool:
+        return is_excluded(path, config.paths)
+
+    carried = _carried(snapshot, increment) if increment is not None else None
+    packed = None
+    if increment is not None and carried is not None:
+        packed = _packed_since(snapshot, increment, carried, excluded, agents.redactor)
+    panel = run_panel(
+        snapshot,
+        config,
+        client=agents.client,
+        operator=agents.operator,
+        redactor=agents.redactor,
+        progress=agents.progress,
+        excluded=excluded,
+        # Human /confirm and /dismiss replies, and earlier peers' confirmations, are peers
+        # too: applied before the reviewer axes are judged, so a /dismiss can unblock.
+        # Carried-forward findings count for their raisers' axes like this run's own.
+        carry=_carry(prior, carried),
+        packed=packed,
+    )
+    coverage = _coverage(panel.coverage, snapshot, increment)
+    nodes = panel.nodes
+    owed: tuple[ReviewNode, ...] = ()
+    if prior is not None:
+        nodes = (*nodes, *unseen_standing(prior, nodes, coverage))
+        owed = owed_standing(prior, nodes, coverage, panel.agents, head_sha=snapshot.head_sha)
+    axes = (*panel.axes, ci) if ci is not None else panel.axes
+    discarded = (*panel.discarded, *(prior.discarded if prior else ()))
+    run = _run_of(plan, carried, snapshot)
+    return build_report(
+        snapshot,
+        proposed=panel.proposed,
+        axes=axes,
+        nodes=(*nodes, *owed),
+        discarded=discarded,
+        agents=panel.agents,
+        usage=panel.usage,
+        coverage=coverage,
+        run=run.model_copy(update={"resolve_later": tuple(n.fingerprint for n in owed)}),
+    )
+
+
+def _run_of(plan: ReviewScope, carried: Carried | None, snapshot: PRSnapshot) -> ReviewRun:
+    # The PR as this review saw it, so the next one knows which files' diffs are new.
+    seen = {"base_sha": snapshot.base_sha, "patches": digests(snapshot.diff)}
+    if carried is None:
+        return plan.run.model_copy(update=seen)
+    return plan.run.model_copy(
+        update={
+            **seen,
+            "carried": len(carried.kept),
+            "rejudged": len(carried.rejudge),
+            "carried_ids": tuple(node.id for node in carried.kept),
+        }
+    )
+
+
+def _coverage(seen: Coverage, snapshot: PRSnapshot, increment: Increment | None) -> Coverage:
+    """This run's coverage; an incremental run's joined with the earlier review's (unchanged files)."""
+    if increment is None:
+        return seen
+    return joined(
+        seen,
+        earlier=increment.earlier,
+        pr=snapshot.diff,
+        changed=increment.changed,
+        since=increment.since,
+        entered=increment.entered,
+    )
+
+
+def _carried(snapshot: PRSnapshot, increment: Increment) -> Carried:
+    checkout, push = snapshot.checkout, increment.push
+    return carry_forward(
+        increment.nodes,
+        moved=push.moved,
+        since=push.since,
+        old_lines=cache(lambda path: lines_at(checkout, push.since, path)),
+        new_lines=cache(lambda path: lines_at(checkout, push.head, path)),
+        posted_at=increment.posted_at,
+    )
+
+
+def _packed_since(
+    snapshot: PRSnapshot,
+    increment: Increment,
+    carried: Carried,
+    excluded: Callable[[str], bool],
+    redactor: Redactor,
+) -> PackedContext:
+    return pack_since(
+        snapshot,
+        since=increment.since,
+        changed=increment.changed,
+        rejudge=carried.rejudge,
+        budget_tokens=snapshot.config.budget.context_tokens,
+        excluded=excluded,
+        redactor=redactor,
+    )
+
+
+def _carry(prior: PriorState | None, carried: Carried | None) -> Carry | None:
+    """What the panel applies to its nodes before the axes: earlier decisions, carried nodes."""
+    if prior is None and carried is None:
+        return None
+
+    carried_nodes = (*carried.kept, *(r.node for r in carried.rejudge)) if carried else ()
+    earlier = {n.fingerprint: n for n in carried_nodes}
+
+    def apply(found: Sequence[ReviewNode]) -> tuple[ReviewNode, ...]:
+        nodes = carry_over(found, prior) if prior is not None else tuple(found)
+        # Raised again: this run's node stands, never weighing less than the one it replaces.
+        nodes = tuple(stricter(n, *_of(earlier, n.fingerprint)) for n in nodes)
+        again = {node.fingerprint for node in nodes}
+        kept = (n for n in (carried.kept if carried else ()) if n.fingerprint not in again)
+        return (*nodes, *kept)
+
+    return apply
+
+
+def _of(nodes: dict[str, ReviewNode], fingerprint: str) -> tuple[ReviewNode, ...]:
+    node = nodes.get(fingerprint)
+    return (node,) if node is not None else ()
+
+
+def refold(
+    snapshot: PRSnapshot,
+    *,
+    prior: PriorState,
+    ci: AxisResult | None,
+) -> Report:
+    """Re-judge the nodes already on the PR with fresh CI results: no model request.
+
+    The reviewer axes and the agents' proposal are those the last published summary
+    recorded for THIS head. A summary of another head (a push the new head's review has
+    not published yet, or that crashed or was cancelled) says nothing about this one,
+    and neither does no summary: each reviewer axis is then `not_run` — absence of
+    evidence never turns a gate green. Nodes found on earlier heads still count (they
+    can only make the verdict stricter). A recorded axis is judged again from the nodes
+    it was folded from, with today's human decisions applied first.
+    """
+    config = snapshot.config
+    head = snapshot.head_sha
+    remembered = {axis.name: axis for axis in prior.axes(head)}
+    policy = config.policy.node_policy()
+    reviewer_axes = tuple(
+        _judged_again(remembered[r.name], prior, head, policy)
+        if r.name in remembered
+        else AxisResult(
+            name=r.name, gated=r.gated, outcome=Outcome.NOT_RUN, detail=_unreviewed(prior, head)
+        )
+        for r in config.all_reviewers
+    )
+    axes = (*reviewer_axes, ci) if ci is not None else reviewer_axes
+    return build_report(
+        snapshot,
+        proposed=prior.proposed(head),
+        axes=axes,
+        nodes=prior.review_nodes(head),
+        discarded=prior.discarded,
+        agents=(),
+        usage=Usage(),
+        coverage=prior.coverage(head),
+        run=prior.recorded_run(head),
+    )
+
+
+def unseen_standing(
+    prior: PriorState, nodes: Sequence[ReviewNode], coverage: Coverage
+) -> tuple[ReviewNode, ...]:
+    """Earlier open findings this run did not repeat and could not have: their file was unseen.
+
+    Nobody looked, so nothing says they are fixed: they stand in this run's report, with
+    their last status (human decisions applied), and count for its verdict: as the last
+    review judged them (its summary records priorities and confirmations a finding already
+    on the PR does not get in its old comment). Their ids get the reviewed head as a prefix
+    so they never collide with this run's ids.
+    """
+    current = {node.fingerprint for node in nodes}
+    out = []
+    owed = prior.owed()  # the last review found them fixed: they resolve, they do not stand
+    for node in prior.review_nodes(prior.reviewed_head()):
+        path = node.anchor.path if node.anchor else None
+        if node.fingerprint in current or node.status not in _STANDING or coverage.covers(path):
+            continue
+        if node.fingerprint in owed:
+            continue
+        head = (node.commit_sha or "earlier")[:12]
+        note = f"carried from the review of {head}: this run did not see where it is"
+        out.append(
+            node.model_copy(update={"id": f"{head}:{node.id}"[:100], "notes": (*node.notes, note)})
+        )
+    return tuple(out)
+
+
+def owed_standing(
+    prior: PriorState,
+    nodes: Sequence[ReviewNode],
+    coverage: Coverage,
+    agents: Sequence[AgentReport],
+    *,
+    head_sha: str,
+) -> tuple[ReviewNode, ...]:
+    """Earlier findings this run found fixed past the comments a run marks resolved.
+
+    They are not resolved by this run (their comments still say open), so they stand in
+    its report, as the last review judged them, and count for its verdict; the summary
+    records them as owed and the next run marks them resolved on this run's evidence.
+    """
+    later = resolution(nodes, coverage, agents, prior=prior, head_sha=head_sha).later
+    wanted = {p.node.fingerprint for p in later}
+    note = (
+        "found fixed by this run, past the comments a run marks resolved: it stands until "
+        "the next run marks it"
+    )
+    return tuple(
+        node.model_copy(
+            update={
+                "id": f"{(node.commit_sha or 'earlier')[:12]}:{node.id}"[:100],
+                "notes": (*node.notes, note),
+            }
+        )
+        for node in prior.review_nodes(prior.reviewed_head())
+        if node.fingerprint in wanted
+    )
+
+
+def _unreviewed(prior: PriorState, head: str) -> str:
+    reviewed = prior.reviewed_head()
+    if reviewed is None:
+        return "no earlier review of this PR recorded this axis"
+    return (
+        f"the last review recorded was of {reviewed[:12]}; {head[:12]} has not been reviewed "
+        "(its review is still running, failed or was cancelled)"
+    )
+
+
+def _judged_again(axis: AxisResult, prior: PriorState, head: str, policy: NodePolicy) -> AxisResult:
+    """A recorded reviewer axis, its outcome recomputed from its nodes after human decisions.
+
+    Only a verified human decision on one of the axis's nodes may change the recorded
+    outcome (a /dismiss can unblock): without one, the outcome the review recorded is the
+    strictest evidence there is, and rebuilt nodes must not loosen it. An axis that could
+    not run stays so; one whose nodes were not recorded keeps its outcome.
+    """
+    nodes = prior.axis_nodes(head, axis.name)
+    if axis.outcome is Outcome.NOT_RUN or nodes is None:
+        return axis
+    decided = {decision.fingerprint for decision in prior.decisions}
+    if decided.isdisjoint(node.fingerprint for node in nodes):
+        return axis
+    return replace(axis, outcome=axis_outcome(nodes, policy))
+
+
+def build_report(
+    snapshot: PRSnapshot,
+    *,
+    proposed: Verdict | None,
+    axes: Sequence[AxisResult],
+    nodes: Sequence[ReviewNode],
+    discarded: Sequence[Discarded],
+    agents: Sequence[AgentReport],
+    usage: Usage,
+    coverage: Coverage | None,
+    run: ReviewRun | None = None,
+) -> Report:
+    policy = snapshot.config.policy.node_policy()
+    decision = finalize(proposed, axes, nodes, policy, coverage_gap=coverage_gap(coverage))
+    return Report(
+        tool_version=__version__,
+        verdict=decision.verdict,
+        reasons=Report.reasons_of(decision),
+        axes=tuple(AxisReport.of(axis) for axis in decision.axes),
+        nodes=tuple(nodes),
+        discarded=tuple(DiscardReport.of(d) for d in discarded),
+        usage=usage,
+        agents=tuple(agents),
+        coverage=coverage,
+        pr=pr_info(snapshot),
+        review=run,
+    )
+
+
+def pr_info(snapshot: PRSnapshot) -> PRInfo:
+    return PRInfo(
+        origin=snapshot.origin.value,
+        url=snapshot.url,
+        repo=snapshot.repo,
+        number=snapshot.number,
+        title=snapshot.title,
+        base_sha=snapshot.base_sha,
+        head_sha=snapshot.head_sha,
+    )

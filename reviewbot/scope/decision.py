@@ -1,0 +1,196 @@
+"""Full or incremental: which review this run does, and why (issue 15, item 2).
+
+Incremental needs everything below; the first rule that fails names the full review's
+reason, which the summary and the JSON report show:
+
+1. `[review] incremental` is true in the base branch's config (the default);
+2. the PR has a review by reviewbot (its sealed summary marker), of another head;
+3. no `/review full` by someone entitled to decide findings (write access, not the PR's
+   author, not the bot; the `/confirm` rule) was posted after that review read the PR
+   (checked first, so the reason names it; a review of the same head again is full too);
+4. the effective config is the one that review ran with (its digest is recorded);
+5. that review completed: every reviewer of today's config has a recorded axis that ran;
+6. it recorded its nodes (with their lines: every summary with a config digest does) and
+   which files it did not see;
+7. GitHub listed every changed file;
+8. it recorded each file's PR patch (a digest per file, scope/patches.py);
+9. its head is in the clone's history and an ancestor of the new head: anything else
+   is a rewritten branch (a force-push), and nothing of that review maps onto this one.
+
+Must not: call GitHub or the model (the clone is read through `git_repo`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from reviewbot.config.file import ReviewConfig
+from reviewbot.memory.markers import SummaryMarker, UnseenMarker
+from reviewbot.memory.prior import PriorState
+from reviewbot.nodes.model import ReviewNode, Status
+from reviewbot.results.report import ReviewKind, ReviewRun
+from reviewbot.results.run import Coverage
+from reviewbot.scope.changes import authored
+from reviewbot.scope.patches import entered, shown_again
+from reviewbot.sources.diff_index import DiffIndex
+from reviewbot.sources.git_repo import Push, push_since
+from reviewbot.sources.snapshot import PRSnapshot
+from reviewbot.verdict.axes import Outcome
+
+_STANDING = frozenset({Status.OPEN, Status.CONSENSUS_READY})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Increment:
+    """An incremental review's inputs: the push, the author's changes, what was reviewed."""
+
+    push: Push
+    changed: DiffIndex  # the author's changes since the reviewed head, on the PR's files,
+    # and the whole PR patch of each file whose patch that review did not see (patches.py)
+    entered: tuple[str, ...]  # files in `changed` the push did not touch: their PR diff is new
+    earlier: Coverage  # the reviewed head's coverage, as its summary recorded it
+    nodes: tuple[ReviewNode, ...]  # its standing findings, human decisions applied
+    posted_at: Mapping[str, str]  # fingerprint → the path it was posted at (its fingerprint's)
+
+    @property
+    def since(self) -> str:
+        return self.push.since
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReviewScope:
+    run: ReviewRun
+    increment: Increment | None = None
+
+    @classmethod
+    def full(
+        cls, reason: str, *, config: ReviewConfig, last_comment: int | None = None
+    ) -> ReviewScope:
+        return cls(
+            run=ReviewRun(
+                kind=ReviewKind.FULL,
+                reason=reason,
+                config_digest=config_digest(config),
+                last_comment=last_comment,
+            )
+        )
+
+
+def config_digest(config: ReviewConfig) -> str:
+    """16 hex digits of the effective config (the base branch's file and the CLI's overrides)."""
+    canonical = json.dumps(_canonical(config.model_dump(mode="python")), sort_keys=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def _canonical(value: object) -> object:
+    """JSON-ready, with sets sorted: a set's order differs between processes (hash seeds)."""
+    match value:
+        case dict():
+            return {str(key): _canonical(item) for key, item in value.items()}
+        case set() | frozenset():
+            return sorted(str(_canonical(item)) for item in value)
+        case list() | tuple():
+            return [_canonical(item) for item in value]
+        case StrEnum():
+            return value.value
+    return value
+
+
+def wanted_since(prior: PriorState, config: ReviewConfig, head_sha: str) -> str | None:
+    """The head an incremental review would start from, so the clone can fetch its history."""
+    marker = prior.summary_marker()
+    if not config.review.incremental or marker is None or marker.head_sha == head_sha:
+        return None
+    return marker.head_sha
+
+
+def decide_review(snapshot: PRSnapshot, prior: PriorState | None) -> ReviewScope:
+    config = snapshot.config
+    last = prior.newest_comment if prior is not None else None
+    marker = prior.summary_marker() if prior is not None else None
+    if prior is None or marker is None:
+        return ReviewScope.full("no earlier review of this PR", config=config, last_comment=last)
+    why = _why_full(snapshot, prior, marker)
+    if why is not None:
+        return ReviewScope.full(why, config=config, last_comment=last)
+    push = push_since(snapshot.checkout, marker.head_sha, snapshot.head_sha)
+    if isinstance(push, str):
+        return ReviewScope.full(push, config=config, last_comment=last)
+    earlier = prior.coverage(marker.head_sha)
+    if earlier is None:  # (_why_full refuses a review without a recorded coverage)
+        return ReviewScope.full("no coverage recorded", config=config, last_comment=last)
+    owed = prior.owed()  # found fixed by that review past its edits: this run marks them
+    nodes = tuple(
+        node
+        for node in prior.review_nodes(marker.head_sha)
+        if node.status in _STANDING
+        and node.fingerprint in _recorded(marker)
+        and node.fingerprint not in owed
+    )
+    own = authored(push.moved, snapshot.diff, merged=push.merged)
+    recorded = marker.patches or ()
+    base_moved = push.merged or marker.base_sha != snapshot.base_sha
+    increment = Increment(
+        push=push,
+        changed=shown_again(own, snapshot.diff, recorded=recorded, base_moved=base_moved),
+        entered=entered(own, snapshot.diff, recorded=recorded),
+        earlier=earlier,
+        nodes=nodes,
+        posted_at=prior.posted_at(),
+    )
+    run = ReviewRun(
+        kind=ReviewKind.INCREMENTAL,
+        since=push.since,
+        reason=f"the push since {push.since[:12]} only added commits",
+        config_digest=config_digest(config),
+        last_comment=last,
+    )
+    return ReviewScope(run=run, increment=increment)
+
+
+def _recorded(marker: SummaryMarker) -> frozenset[str]:
+    return frozenset(state.fingerprint for state in marker.nodes or ())
+
+
+def _why_full(snapshot: PRSnapshot, prior: PriorState, marker: SummaryMarker) -> str | None:
+    config = snapshot.config
+    since = marker.head_sha[:12]
+    if not config.review.incremental:
+        return "`[review] incremental = false` in the base branch's config"
+    asked = [
+        c for c in prior.full_requests if marker.last_comment is None or c > marker.last_comment
+    ]
+    if asked:
+        return f"`/review full` was asked (comment {asked[-1]}) after the review of {since}"
+    if marker.head_sha == snapshot.head_sha:
+        return f"{since} was reviewed before: reviewing the same head again is a full review"
+    if marker.config_digest != config_digest(config):
+        return f"the effective config differs from the one the review of {since} ran with"
+    recorded = {axis.name: axis.outcome for axis in marker.axes}
+    for reviewer in config.all_reviewers:
+        outcome = recorded.get(reviewer.name)
+        if outcome is None or outcome is Outcome.NOT_RUN:
+            return f"the review of {since} has no completed `{reviewer.name}` axis to build on"
+    if marker.nodes is None:  # (a summary with a config digest also records the lines)
+        return f"the review of {since} did not record where each of its findings is"
+    coverage = marker.coverage
+    if coverage is None or coverage.files_unlisted or coverage.files_unseen > len(coverage.unseen):
+        return f"the review of {since} did not record which files it did not see"
+    if snapshot.diff.listing_truncated:
+        return "GitHub did not list every changed file"
+    if _inexact(coverage.unseen, snapshot.diff):
+        # A marker keeps paths redacted and cut: an unseen file it cannot name exactly
+        # (a token-shaped or very long name, or one renamed since) cannot be carried.
+        return f"the review of {since} recorded an unseen file this PR has under no such name"
+    if marker.patches is None:  # (more files than it records, or a summary from before)
+        return f"the review of {since} did not record the PR's diff it reviewed"
+    return None
+
+
+def _inexact(unseen: Sequence[UnseenMarker], diff: DiffIndex) -> bool:
+    paths = {*diff.files, *(f.old_path for f in diff.files.values() if f.old_path)}
+    return any(f.path not in paths for f in unseen)

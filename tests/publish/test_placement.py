@@ -1,0 +1,171 @@
+"""Placement: inline only where GitHub accepts it, narrowing by rule, nothing ever dropped."""
+
+from __future__ import annotations
+
+import pytest
+
+from reviewbot.nodes import Anchor, Priority, Status
+from reviewbot.publish.placement import BodyReason, CommentTarget, LinkBuilder, locate, plan_review
+from reviewbot.sources.diff_index import DiffIndex, FileStatus, file_diff_from_patch
+from tests.publish.conftest import HEAD, REPO, every_kind, make_diff, node
+
+LINKS = LinkBuilder(web_url="https://github.com", repo=REPO, head_sha=HEAD)
+
+
+def anchor(start: int, end: int, path: str = "src/app.py") -> Anchor:
+    return Anchor(path=path, start_line=start, end_line=end, quote="")
+
+
+class TestLocate:
+    @pytest.mark.parametrize(
+        ("lines", "expected"),
+        [
+            ((3, 3), CommentTarget(path="src/app.py", line=3)),
+            ((3, 6), CommentTarget(path="src/app.py", line=6, start_line=3)),
+            ((1, 8), CommentTarget(path="src/app.py", line=8, start_line=1)),
+            ((7, 10), CommentTarget(path="src/app.py", line=8, start_line=7, narrowed=True)),
+            ((19, 21), CommentTarget(path="src/app.py", line=21, start_line=20, narrowed=True)),
+            ((8, 8), CommentTarget(path="src/app.py", line=8)),
+            ((6, 20), CommentTarget(path="src/app.py", line=8, start_line=6, narrowed=True)),
+            ((10, 21), BodyReason.OUTSIDE_DIFF),
+            ((12, 14), BodyReason.OUTSIDE_DIFF),
+            ((15, 20), BodyReason.OUTSIDE_DIFF),
+            ((9, 9), BodyReason.OUTSIDE_DIFF),
+        ],
+        ids=[
+            "one-line",
+            "range-in-hunk",
+            "whole-hunk",
+            "narrowed-overlap-holds-first-line",
+            "narrowed-overlap-covers-half",
+            "last-line-of-hunk",
+            "spans-two-hunks-narrowed-to-the-first-line",
+            "late-small-overlap",
+            "between-hunks",
+            "overlap-too-small",
+            "just-after-hunk",
+        ],
+    )
+    def test_target_for_anchor(self, lines, expected):
+        """Lines of one hunk are inline; a partial overlap narrows only by the documented rule."""
+        assert locate(anchor(*lines), make_diff()) == expected
+
+    def test_file_not_in_the_diff(self):
+        """An anchor in an unchanged file cannot be commented inline."""
+        assert locate(anchor(1, 1, "README.md"), make_diff()) is BodyReason.FILE_NOT_IN_DIFF
+
+
+# A hunk that deletes base lines 2–3 and adds head line 2: base 1–4 are LEFT lines, head 1–3 RIGHT.
+DELETING = "@@ -1,4 +1,3 @@\n x1 = 1\n-x2 = 2\n-x3 = 3\n+x2 = 20\n x4 = 4\n"
+
+
+def deleting_diff() -> DiffIndex:
+    app = file_diff_from_patch("src/app.py", DELETING, status=FileStatus.MODIFIED)
+    return DiffIndex(files={"src/app.py": app}, total_files=1)
+
+
+def left(start: int, end: int) -> Anchor:
+    return Anchor(path="src/app.py", start_line=start, end_line=end, quote="", side="LEFT")
+
+
+class TestLocateOnTheBaseSide:
+    @pytest.mark.parametrize(
+        ("lines", "expected"),
+        [
+            ((2, 3), CommentTarget(path="src/app.py", line=3, start_line=2, side="LEFT")),
+            ((4, 4), CommentTarget(path="src/app.py", line=4, side="LEFT")),
+            (
+                (3, 6),
+                CommentTarget(path="src/app.py", line=4, start_line=3, side="LEFT", narrowed=True),
+            ),
+            ((9, 9), BodyReason.OUTSIDE_DIFF),
+        ],
+        ids=["deleted-range", "context-line", "narrowed", "outside"],
+    )
+    def test_left_anchors_are_placed_on_left_lines(self, lines, expected):
+        """A LEFT anchor is placed on deleted or context lines of one hunk, numbered as in the base."""
+        assert locate(left(*lines), deleting_diff()) == expected
+
+    def test_a_deleted_line_number_is_not_a_head_line(self):
+        """Base line 4 is commentable on the left; head line 4 does not exist in the hunk."""
+        right = Anchor(path="src/app.py", start_line=4, end_line=4, quote="")
+        assert locate(right, deleting_diff()) is BodyReason.OUTSIDE_DIFF
+
+    def test_deleted_lines_get_no_head_link(self):
+        """A link to the head would show other lines: LEFT anchors are named, not linked."""
+        assert LINKS(left(2, 3)) is None
+        assert LINKS(anchor(2, 3)) is not None
+
+
+class TestPlanReview:
+    def test_every_node_lands_somewhere(self):
+        """Each node of every kind is inline, in the body, or quiet: none is lost."""
+        plan = plan_review(every_kind(), make_diff(), max_inline=30)
+        inline = {item.node.id: item.target for item in plan.inline}
+        body = {item.node.id: item.reason for item in plan.body}
+        assert inline == {
+            "review-1": CommentTarget(path="src/app.py", line=4, start_line=3),
+            "review-2": CommentTarget(path="src/app.py", line=8, start_line=7, narrowed=True),
+        }
+        assert body == {
+            "review-3": BodyReason.OUTSIDE_DIFF,
+            "review-4": BodyReason.NO_ANCHOR,
+            "review-5": BodyReason.FILE_NOT_IN_DIFF,
+        }
+        assert [n.id for n in plan.quiet] == ["review-6"]
+
+    @pytest.mark.parametrize(
+        ("target", "expected"),
+        [
+            (anchor(12, 14), f"https://github.com/{REPO}/blob/{HEAD}/src/app.py#L12-L14"),
+            (
+                anchor(3, 3, "docs/a b.md"),
+                f"https://github.com/{REPO}/blob/{HEAD}/docs/a%20b.md#L3",
+            ),
+            (None, None),
+        ],
+        ids=["range", "one-line-quoted-path", "no-anchor"],
+    )
+    def test_link_to_the_head_lines(self, target, expected):
+        """The body links an anchored node to its lines at the head commit; no anchor, no link."""
+        assert LINKS(target) == expected
+
+    def test_inline_limit_keeps_the_most_severe_then_most_confident(self):
+        """Over the limit, P0 beats P1 and higher confidence wins; the rest go to the body."""
+        nodes = (
+            node(id="low", priority=Priority.P2, title="a", lines=(3, 3)),
+            node(id="sure", priority=Priority.P1, confidence=0.95, title="b", lines=(4, 4)),
+            node(id="unsure", priority=Priority.P1, confidence=0.4, title="c", lines=(5, 5)),
+            node(id="p0", priority=Priority.P0, confidence=0.3, title="d", lines=(6, 6)),
+        )
+        plan = plan_review(nodes, make_diff(), max_inline=2)
+        assert [item.node.id for item in plan.inline] == ["p0", "sure"]
+        assert [(item.node.id, item.reason) for item in plan.body] == [
+            ("unsure", BodyReason.OVER_LIMIT),
+            ("low", BodyReason.OVER_LIMIT),
+        ]
+
+    def test_already_posted_fingerprints_are_not_posted_again(self):
+        """A node whose fingerprint is on the PR is neither inline nor in the body."""
+        nodes = every_kind()
+        posted = frozenset({nodes[0].fingerprint, nodes[3].fingerprint})
+        plan = plan_review(nodes, make_diff(), max_inline=30, posted=posted)
+        assert [n.id for n in plan.already_posted] == ["review-1", "review-4"]
+        placed = {i.node.id for i in plan.inline} | {i.node.id for i in plan.body}
+        assert placed == {"review-2", "review-3", "review-5"}
+
+    @pytest.mark.parametrize(
+        "status", [Status.RESOLVED, Status.DISMISSED], ids=["resolved", "dismissed"]
+    )
+    def test_closed_nodes_are_never_inline(self, status):
+        """Resolved and dismissed nodes stay out of the review."""
+        plan = plan_review((node(id="n", status=status),), make_diff(), max_inline=30)
+        assert (plan.inline, plan.body, [n.id for n in plan.quiet]) == ((), (), ["n"])
+
+    def test_rejected_comments_move_to_the_body(self):
+        """Comments GitHub refused become body items, keeping the others inline."""
+        plan = plan_review(every_kind(), make_diff(), max_inline=30)
+        moved = plan.reject(["review-2"])
+        assert [i.node.id for i in moved.inline] == ["review-1"]
+        assert (moved.body[-1].node.id, moved.body[-1].reason) == ("review-2", BodyReason.REJECTED)
+        assert moved.body[:-1] == plan.body
