@@ -60,10 +60,10 @@ from reviewbot.memory.markers import (
     seal_body,
     summary_marker,
 )
+from reviewbot.memory.postings import PriorNode
 from reviewbot.memory.prior import PriorState, Trust, prior_notes, read_prior
 from reviewbot.memory.seal import Sealer
 from reviewbot.nodes.boundary import read_boundary
-from reviewbot.nodes.history import CommentRecord, PriorNode, Where, location
 from reviewbot.nodes.model import ReviewNode
 from reviewbot.publish.annotations import (
     PER_REQUEST,
@@ -87,17 +87,13 @@ from reviewbot.publish.conclusion import (
     status_description,
 )
 from reviewbot.publish.inert import plain
-from reviewbot.publish.placement import LinkBuilder, ReviewPlan, plan_review, web_url_of
-from reviewbot.publish.resolution import (
-    MAX_RESOLVE_EDITS,
-    Resolution,
-    owed_note,
-    resolution,
-    resolved_body,
-)
+from reviewbot.publish.placement import LinkBuilder, Placement, place_nodes, web_url_of
+from reviewbot.publish.resolution import resolved_body
 from reviewbot.redact import Redactor
 from reviewbot.results.report import Published, PublishedComment, Report
+from reviewbot.review.resolution import MAX_RESOLVE_EDITS, Resolution, owed_note, resolution
 from reviewbot.sources.ci import CHECK_NAME
+from reviewbot.sources.comments import CommentRecord, Where, location
 from reviewbot.sources.snapshot import PRComment, PRSnapshot
 
 APPEND_ATTEMPTS = 3  # lost answers in a row to an annotations PATCH before the run gives up
@@ -233,9 +229,9 @@ class GitHubPublisher:
             notes=tuple(notes),
         )
 
-    def _plan(self, report: Report, snapshot: PRSnapshot, prior: PriorState) -> ReviewPlan:
+    def _plan(self, report: Report, snapshot: PRSnapshot, prior: PriorState) -> Placement:
         """Where each finding goes: inline, in the body, or nowhere (posted already)."""
-        return plan_review(
+        return place_nodes(
             report.nodes,
             snapshot.diff,
             max_inline=self.config.max_inline_comments,
@@ -256,7 +252,7 @@ class GitHubPublisher:
     def _post_review(
         self,
         report: Report,
-        plan: ReviewPlan,
+        plan: Placement,
         snapshot: PRSnapshot,
         prior: PriorState,
         link_of: LinkBuilder,
@@ -277,7 +273,7 @@ class GitHubPublisher:
             self._api, self.number, ids, head_sha=head_sha, verdict=report.verdict
         )
 
-    def _review_needed(self, report: Report, plan: ReviewPlan, prior: PriorState) -> bool:
+    def _review_needed(self, report: Report, plan: Placement, prior: PriorState) -> bool:
         """Skip the review when it would say nothing new: no new finding, same verdict as before."""
         if plan.new_count:
             return True
@@ -373,7 +369,7 @@ class GitHubPublisher:
     def _upsert_summary(
         self,
         report: Report,
-        plan: ReviewPlan,
+        plan: Placement,
         resolved: Sequence[ReviewNode],
         marker: SummaryMarker,
         link_of: LinkBuilder,
@@ -402,7 +398,7 @@ class GitHubPublisher:
     def _summary_text(
         self,
         report: Report,
-        plan: ReviewPlan,
+        plan: Placement,
         resolved: Sequence[ReviewNode],
         marker: SummaryMarker,
         link_of: LinkBuilder,
@@ -421,7 +417,7 @@ class GitHubPublisher:
     def _check_output(
         self,
         report: Report,
-        plan: ReviewPlan,
+        plan: Placement,
         link_of: LinkBuilder,
         annotations: Annotations,
         dismissal: Dismissal,
@@ -449,7 +445,7 @@ class GitHubPublisher:
         self,
         report: Report,
         head_sha: str,
-        plan: ReviewPlan,
+        plan: Placement,
         link_of: LinkBuilder,
         annotations: Annotations,
         dismissal: Dismissal,

@@ -43,8 +43,8 @@ from reviewbot.errors import ConfigError, NetworkError, NotFoundError
 from reviewbot.github.answers import IssueComment, Review, ReviewComment, Shape, User, shapes
 from reviewbot.github.rest import GitHubClient, GitHubRefusal, RefusedNotFound, repo_path
 from reviewbot.nodes.boundary import explain
-from reviewbot.nodes.history import CommentRecord, Where
 from reviewbot.sources.ci import CheckKind, CheckState, CheckStatus
+from reviewbot.sources.comments import CommentRecord, Where
 from reviewbot.sources.diff_index import DiffIndex, FileDiff, FileStatus, file_diff_from_patch
 from reviewbot.sources.pr_ref import PRRef, is_login
 from reviewbot.sources.snapshot import Origin, PRComment, PRCommit, PRSnapshot

@@ -32,7 +32,7 @@ from reviewbot.memory.seal import Sealer
 from reviewbot.nodes.model import ReviewNode
 from reviewbot.publish.approval import approvable
 from reviewbot.publish.body import HeadReader, checkout_reader, inline_body, review_text
-from reviewbot.publish.placement import CommentTarget, LinkBuilder, ReviewPlan
+from reviewbot.publish.placement import CommentTarget, LinkBuilder, Placement
 from reviewbot.redact import Redactor
 from reviewbot.results.report import Report
 from reviewbot.sources.snapshot import PRSnapshot
@@ -57,7 +57,7 @@ _APPROVAL_REFUSALS = (
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Posted:
     review: Created | None
-    plan: ReviewPlan
+    plan: Placement
     event: ReviewEvent | None
     notes: tuple[str, ...]
 
@@ -88,7 +88,7 @@ class ReviewWriter:
         return user is not None and user.login.casefold() == self.bot_login.casefold()
 
     def post(
-        self, report: Report, plan: ReviewPlan, snapshot: PRSnapshot, link_of: LinkBuilder
+        self, report: Report, plan: Placement, snapshot: PRSnapshot, link_of: LinkBuilder
     ) -> Posted:
         verdict = report.verdict
         event: ReviewEvent = _EVENTS[verdict]
@@ -232,12 +232,12 @@ class ReviewWriter:
         return True
 
 
-def _without(plan: ReviewPlan, left_out: Sequence[str]) -> ReviewPlan:
+def _without(plan: Placement, left_out: Sequence[str]) -> Placement:
     """`plan` minus the listed findings the review body had no room for (not posted at all)."""
     if not left_out:
         return plan
     body = tuple(item for item in plan.body if item.node.id not in set(left_out))
-    return ReviewPlan(
+    return Placement(
         inline=plan.inline, body=body, already_posted=plan.already_posted, quiet=plan.quiet
     )
 

@@ -66,11 +66,12 @@ from reviewbot.config.file import MAX_REVIEWERS
 from reviewbot.memory.seal import Sealer
 from reviewbot.nodes.assessment import stricter
 from reviewbot.nodes.boundary import Discarded, admit
-from reviewbot.nodes.history import CommentRecord, Judged
+from reviewbot.nodes.history import Judged
 from reviewbot.nodes.model import Priority, ReviewNode, Status
 from reviewbot.redact import Redactor
 from reviewbot.results.report import AxisReport, Report, ReviewKind
 from reviewbot.results.run import Coverage
+from reviewbot.sources.comments import CommentRecord
 from reviewbot.verdict.axes import Outcome
 from reviewbot.verdict.fold import Source
 from reviewbot.verdict.lattice import Label

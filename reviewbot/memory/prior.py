@@ -27,19 +27,14 @@ from reviewbot.memory.markers import (
     find_markers,
     sealed_by,
 )
+from reviewbot.memory.postings import NodeHistory, PriorNode, apply_decisions, decisions_of
 from reviewbot.memory.seal import Sealer
 from reviewbot.nodes.boundary import Discarded, read_boundary
 from reviewbot.nodes.history import (
-    CommentRecord,
     IgnoredCommand,
     Judged,
-    NodeHistory,
-    PriorNode,
-    Where,
     apply_all,
-    carry_over,
     confirmations,
-    decisions_of,
     fresh,
     recorded,
 )
@@ -47,6 +42,7 @@ from reviewbot.nodes.lifecycle import Action
 from reviewbot.nodes.model import ReviewNode
 from reviewbot.results.report import ReviewRun
 from reviewbot.results.run import Coverage, UnseenFile
+from reviewbot.sources.comments import CommentRecord, Where
 from reviewbot.verdict.axes import AxisResult
 from reviewbot.verdict.lattice import Verdict
 
@@ -164,7 +160,7 @@ class PriorState(NodeHistory):
                 return None
             peers = confirmations(state.confirmed_by)
             rebuilt.append(apply_all(fresh(state.as_judged(prior.node)), peers))
-        return carry_over(rebuilt, self)
+        return apply_decisions(rebuilt, self)
 
     def coverage(self, head_sha: str) -> Coverage | None:
         """The coverage the review of `head_sha` recorded; None for another head (never full)."""
@@ -208,7 +204,7 @@ class PriorState(NodeHistory):
             for fp, prior in self.by_fingerprint().items()
         ]
         out = []
-        for node in carry_over(latest, self, keep_status=True):
+        for node in apply_decisions(latest, self, keep_status=True):
             state = recorded.get(node.fingerprint)
             peers = state.confirmed_by if state else ()
             out.append(apply_all(node, confirmations(peers)))

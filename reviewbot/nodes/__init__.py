@@ -5,7 +5,7 @@ Pure core: imports only the standard library and pydantic.
 
 from reviewbot.nodes.boundary import BoundaryResult, Discarded, admit, read_boundary
 from reviewbot.nodes.fingerprint import fingerprint
-from reviewbot.nodes.lifecycle import Action, Event, also_raised, apply
+from reviewbot.nodes.lifecycle import Action, Transition, also_raised, apply
 from reviewbot.nodes.model import Anchor, Dispute, Finding, Kind, Priority, ReviewNode, Status
 
 __all__ = [
@@ -14,12 +14,12 @@ __all__ = [
     "BoundaryResult",
     "Discarded",
     "Dispute",
-    "Event",
     "Finding",
     "Kind",
     "Priority",
     "ReviewNode",
     "Status",
+    "Transition",
     "admit",
     "also_raised",
     "apply",

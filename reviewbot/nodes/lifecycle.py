@@ -38,7 +38,7 @@ class Action(StrEnum):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Event:
+class Transition:
     action: Action
     by: str
     reason: str = ""
@@ -63,7 +63,7 @@ TRANSITIONS: dict[tuple[Status, Action], Status] = {
 }
 
 
-def apply(node: ReviewNode, event: Event) -> ReviewNode:
+def apply(node: ReviewNode, event: Transition) -> ReviewNode:
     """Return the node after `event`; raise `LifecycleError` for an illegal move."""
     target = TRANSITIONS.get((node.status, event.action))
     if target is None:

@@ -8,7 +8,7 @@ on a PR with no earlier reviews. Must not: call GitHub.
 from __future__ import annotations
 
 from reviewbot.publish.body import summary_body
-from reviewbot.publish.placement import LinkBuilder, ReviewPlan, plan_review, web_url_of
+from reviewbot.publish.placement import LinkBuilder, Placement, place_nodes, web_url_of
 from reviewbot.redact import Redactor
 from reviewbot.results.report import Report
 from reviewbot.sources.snapshot import PRSnapshot
@@ -25,14 +25,14 @@ def summary_markdown(
     Links name the PR's own host, as the posted summary does (GitHub Enterprise included).
     """
     redact = redactor if redactor is not None else Redactor()
-    plan: ReviewPlan | None = None
+    plan: Placement | None = None
     link_of: LinkBuilder | None = None
     if snapshot is not None:
         if snapshot.repo is not None:
             web_url = web_url_of(snapshot.url)
             link_of = LinkBuilder(web_url=web_url, repo=snapshot.repo, head_sha=snapshot.head_sha)
         if report.published is not None:  # a "Posted" column only when something was posted
-            plan = plan_review(
+            plan = place_nodes(
                 report.nodes, snapshot.diff, max_inline=snapshot.config.publish.max_inline_comments
             )
     return summary_body(report, plan=plan, link_of=link_of, redactor=redact)

@@ -33,9 +33,9 @@ from reviewbot.github.rest import GitHubRefusal
 from reviewbot.github.shapes import RepoApi
 from reviewbot.memory.markers import sealed_by
 from reviewbot.memory.seal import Sealer
-from reviewbot.nodes.history import CommentRecord, Where
 from reviewbot.results.report import Report
 from reviewbot.results.run import coverage_gap
+from reviewbot.sources.comments import CommentRecord, Where
 from reviewbot.verdict.lattice import Verdict
 
 

@@ -31,7 +31,7 @@ from reviewbot.memory.seal import SEAL_ROOM
 from reviewbot.nodes.model import Anchor, Kind, Priority, ReviewNode, Status
 from reviewbot.publish.discards import not_recorded
 from reviewbot.publish.inert import Inert, RepoLinks, neutralize
-from reviewbot.publish.placement import BodyItem, CommentTarget, LinkBuilder, ReviewPlan
+from reviewbot.publish.placement import BodyItem, CommentTarget, LinkBuilder, Placement
 from reviewbot.publish.suggestion import read_head_text, render_suggestion
 from reviewbot.redact import Redactor
 from reviewbot.render import render
@@ -252,7 +252,7 @@ def deciding(report: Report) -> list[str]:
 
 def review_body(
     report: Report,
-    plan: ReviewPlan,
+    plan: Placement,
     *,
     link_of: LinkBuilder | None,
     head: HeadReader = no_head,
@@ -277,7 +277,7 @@ class ReviewText:
 
 def review_text(
     report: Report,
-    plan: ReviewPlan,
+    plan: Placement,
     *,
     link_of: LinkBuilder | None,
     head: HeadReader = no_head,
@@ -357,7 +357,7 @@ class _Row:
     placed: str
 
 
-def _placements(plan: ReviewPlan | None) -> dict[str, str]:
+def _placements(plan: Placement | None) -> dict[str, str]:
     if plan is None:
         return {}
     placed = {item.node.id: "inline" for item in plan.inline}
@@ -539,7 +539,7 @@ def _agent_rows(report: Report, inert: Inert) -> list[dict[str, object]]:
 def summary_body(
     report: Report,
     *,
-    plan: ReviewPlan | None = None,
+    plan: Placement | None = None,
     resolved: Sequence[ReviewNode] = (),
     marker: SummaryMarker | None = None,
     link_of: LinkBuilder | None = None,

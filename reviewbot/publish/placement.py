@@ -1,6 +1,6 @@
 """Where each review node goes: an inline comment, the review body, or the summary only.
 
-Pure: nodes + the diff index in, a `ReviewPlan` out. GitHub accepts an inline comment
+Pure: nodes + the diff index in, a `Placement` out. GitHub accepts an inline comment
 only on lines of one hunk of one side — RIGHT (the head: added or context lines,
 the default) or LEFT (the base: deleted or context lines, for a node anchored on
 code the PR deletes) — and one bad comment fails the whole review, so placement is
@@ -84,7 +84,7 @@ class BodyItem:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ReviewPlan:
+class Placement:
     inline: tuple[InlineItem, ...] = ()
     body: tuple[BodyItem, ...] = ()
     already_posted: tuple[ReviewNode, ...] = ()
@@ -94,7 +94,7 @@ class ReviewPlan:
     def new_count(self) -> int:
         return len(self.inline) + len(self.body)
 
-    def reject(self, node_ids: Iterable[str]) -> ReviewPlan:
+    def reject(self, node_ids: Iterable[str]) -> Placement:
         """Move inline items GitHub refused into the body: nothing is lost."""
         refused = set(node_ids)
         moved = tuple(
@@ -103,7 +103,7 @@ class ReviewPlan:
             if item.node.id in refused
         )
         kept = tuple(item for item in self.inline if item.node.id not in refused)
-        return ReviewPlan(
+        return Placement(
             inline=kept,
             body=(*self.body, *moved),
             already_posted=self.already_posted,
@@ -183,13 +183,13 @@ def _target(path: str, start: int, end: int, *, side: Side, narrowed: bool) -> C
     )
 
 
-def plan_review(
+def place_nodes(
     nodes: Sequence[ReviewNode],
     diff: DiffIndex,
     *,
     max_inline: int,
     posted: frozenset[str] = frozenset(),
-) -> ReviewPlan:
+) -> Placement:
     """Place every node; see the module docstring for the rules."""
     inline: list[InlineItem] = []
     body: list[BodyItem] = []
@@ -212,6 +212,6 @@ def plan_review(
             body.append(BodyItem(node=node, reason=BodyReason.OVER_LIMIT))
         else:
             inline.append(InlineItem(node=node, target=place))
-    return ReviewPlan(
+    return Placement(
         inline=tuple(inline), body=tuple(body), already_posted=tuple(already), quiet=tuple(quiet)
     )

@@ -25,12 +25,11 @@ from reviewbot.agent.messages import ModelClient
 from reviewbot.agent.panel import Carry, run_panel
 from reviewbot.agent.progress import Progress
 from reviewbot.config.file import is_excluded
+from reviewbot.memory.postings import apply_decisions
 from reviewbot.memory.prior import PriorState
 from reviewbot.nodes.assessment import stricter
 from reviewbot.nodes.boundary import Discarded
-from reviewbot.nodes.history import carry_over
 from reviewbot.nodes.model import ReviewNode, Status
-from reviewbot.publish.resolution import resolution
 from reviewbot.redact import Redactor
 from reviewbot.results.report import (
     AgentReport,
@@ -41,6 +40,7 @@ from reviewbot.results.report import (
     ReviewRun,
 )
 from reviewbot.results.run import Coverage, Usage, coverage_gap
+from reviewbot.review.resolution import resolution
 from reviewbot.scope.carry import Carried, carry_forward
 from reviewbot.scope.coverage import joined
 from reviewbot.scope.decision import Increment, ReviewScope
@@ -193,7 +193,7 @@ def _carry(prior: PriorState | None, carried: Carried | None) -> Carry | None:
     earlier = {n.fingerprint: n for n in carried_nodes}
 
     def apply(found: Sequence[ReviewNode]) -> tuple[ReviewNode, ...]:
-        nodes = carry_over(found, prior) if prior is not None else tuple(found)
+        nodes = apply_decisions(found, prior) if prior is not None else tuple(found)
         # Raised again: this run's node stands, never weighing less than the one it replaces.
         nodes = tuple(stricter(n, *_of(earlier, n.fingerprint)) for n in nodes)
         again = {node.fingerprint for node in nodes}

@@ -26,8 +26,8 @@ from reviewbot.nodes import (
     Action,
     Anchor,
     Discarded,
-    Event,
     Finding,
+    Transition,
     admit,
     also_raised,
     apply,
@@ -180,7 +180,7 @@ def confirm_review_node(ctx: ToolContext, args: NodeJudgementInput) -> ToolResul
             f"refused: you raised {node.id}, and a node's author never confirms it; only "
             f"another agent's confirmation moves it to consensusReady (it stays {node.status.value})"
         )
-    after = _apply(node, Event(action=Action.CONFIRM, by=ctx.agent, reason=args.reason))
+    after = _apply(node, Transition(action=Action.CONFIRM, by=ctx.agent, reason=args.reason))
     if after == node:
         return _judged(ctx, f"no change: you already confirmed {node.id}")
     ctx.store.replace(after)
@@ -189,7 +189,7 @@ def confirm_review_node(ctx: ToolContext, args: NodeJudgementInput) -> ToolResul
 
 def dispute_review_node(ctx: ToolContext, args: NodeJudgementInput) -> ToolResult:
     node = _node(ctx, args.id)
-    after = _apply(node, Event(action=Action.DISPUTE, by=ctx.agent, reason=args.reason))
+    after = _apply(node, Transition(action=Action.DISPUTE, by=ctx.agent, reason=args.reason))
     ctx.store.replace(after)
     return _judged(
         ctx,
@@ -227,7 +227,7 @@ def _node(ctx: ToolContext, id: str) -> ReviewNode:
     return node
 
 
-def _apply(node: ReviewNode, event: Event) -> ReviewNode:
+def _apply(node: ReviewNode, event: Transition) -> ReviewNode:
     try:
         return apply(node, event)
     except LifecycleError as exc:

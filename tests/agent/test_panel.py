@@ -17,7 +17,7 @@ from reviewbot.config.file import (
     ReviewerConfig,
     VerifierConfig,
 )
-from reviewbot.nodes.lifecycle import Action, Event, apply
+from reviewbot.nodes.lifecycle import Action, Transition, apply
 from reviewbot.nodes.model import Status
 from reviewbot.redact import MASK, Redactor
 from reviewbot.results.run import StopReason
@@ -356,7 +356,7 @@ class TestVerifier:
             reply(text("One bug.")),
             reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "b unchecked"})),
         )
-        dismiss = Event(action=Action.DISMISS, by="human:maintainer", reason="intended")
+        dismiss = Transition(action=Action.DISMISS, by="human:maintainer", reason="intended")
         outcome = review(checkout, fake, carry=lambda found: [apply(n, dismiss) for n in found])
         assert [n.status for n in outcome.nodes] == [Status.DISMISSED]
         assert outcome.axes[0].outcome is Outcome.PASSED

@@ -6,17 +6,12 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
+from reviewbot.memory.postings import NodeHistory, PriorNode, apply_decisions
 from reviewbot.nodes import Priority, Status
 from reviewbot.nodes.assessment import stricter
-from reviewbot.nodes.history import (
-    HumanDecision,
-    Judged,
-    NodeHistory,
-    PriorNode,
-    Where,
-    carry_over,
-)
-from reviewbot.nodes.lifecycle import Action, Event
+from reviewbot.nodes.history import HumanDecision, Judged
+from reviewbot.nodes.lifecycle import Action, Transition
+from reviewbot.sources.comments import Where
 from tests.nodes.factories import make_node
 
 P0, P1, P3 = Priority.P0, Priority.P1, Priority.P3
@@ -61,7 +56,7 @@ class TestAcrossRuns:
             update={"status": Status.CONSENSUS_READY, "confirmed_by": ("verifier",)}
         )
         again = make_node(priority=P3, confidence=0.2)
-        (node,) = carry_over([again], NodeHistory(nodes=(posted(earlier),)))
+        (node,) = apply_decisions([again], NodeHistory(nodes=(posted(earlier),)))
         assert (node.priority, node.confidence, node.status) == (P0, 0.95, Status.CONSENSUS_READY)
 
     def test_a_humans_confirm_does_not_confirm_a_lower_weight(self):
@@ -69,12 +64,12 @@ class TestAcrossRuns:
         earlier = make_node(priority=P0, confidence=0.9)
         confirm = HumanDecision(
             fingerprint=earlier.fingerprint,
-            event=Event(action=Action.CONFIRM, by="human:maintainer"),
+            event=Transition(action=Action.CONFIRM, by="human:maintainer"),
             comment_id=11,
             login="maintainer",
         )
         history = NodeHistory(nodes=(posted(earlier),), decisions=(confirm,))
-        (node,) = carry_over([make_node(priority=P3, confidence=0.1)], history)
+        (node,) = apply_decisions([make_node(priority=P3, confidence=0.1)], history)
         assert (node.priority, node.status) == (P0, Status.CONSENSUS_READY)
 
     def test_the_strictest_posting_and_recorded_assessment_count(self):
@@ -91,10 +86,10 @@ class TestAcrossRuns:
         earlier = make_node(priority=P0, confidence=0.9)
         dismiss = HumanDecision(
             fingerprint=earlier.fingerprint,
-            event=Event(action=Action.DISMISS, by="human:maintainer", reason="intended"),
+            event=Transition(action=Action.DISMISS, by="human:maintainer", reason="intended"),
             comment_id=11,
             login="maintainer",
         )
         history = NodeHistory(nodes=(posted(earlier),), decisions=(dismiss,))
-        (node,) = carry_over([make_node(priority=P1)], history)
+        (node,) = apply_decisions([make_node(priority=P1)], history)
         assert (node.priority, node.status) == (P0, Status.DISMISSED)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reviewbot.errors import LifecycleError
-from reviewbot.nodes import Action, Event, Priority, Status, also_raised, apply
+from reviewbot.nodes import Action, Priority, Status, Transition, also_raised, apply
 from tests.nodes.factories import make_node
 
 O, C, R, D = Status.OPEN, Status.CONSENSUS_READY, Status.RESOLVED, Status.DISMISSED  # noqa: E741 - the four states, as in the docstring diagram
@@ -45,7 +45,7 @@ class TestTransitions:
     def test_legal_moves(self, start, action, by, end):
         """Each legal move lands in the state the table says."""
         node = make_node(status=start)
-        assert apply(node, Event(action=action, by=by, reason="because")).status is end
+        assert apply(node, Transition(action=action, by=by, reason="because")).status is end
 
     @pytest.mark.parametrize(("start", "action"), ILLEGAL, ids=[f"{s}-{a}" for s, a in ILLEGAL])
     def test_illegal_moves_are_refused_clearly(self, start, action):
@@ -55,30 +55,31 @@ class TestTransitions:
             LifecycleError,
             match=rf"cannot {action.value} review node review-1: it is {start.value}",
         ):
-            apply(node, Event(action=action, by="someone"))
+            apply(node, Transition(action=action, by="someone"))
 
 
 class TestConsensus:
     def test_author_confirming_its_own_node_changes_nothing(self):
         """A worker never confirms its own work: status and confirmed_by stay as they were."""
         node = make_node(author="review")
-        assert apply(node, Event(action=Action.CONFIRM, by="review")) == node
+        assert apply(node, Transition(action=Action.CONFIRM, by="review")) == node
 
     def test_peer_confirmation_is_recorded(self):
         """A peer's confirmation moves the node and names the peer."""
-        node = apply(make_node(), Event(action=Action.CONFIRM, by="verifier"))
+        node = apply(make_node(), Transition(action=Action.CONFIRM, by="verifier"))
         assert node.status is C
         assert node.confirmed_by == ("verifier",)
 
     def test_confirming_twice_records_the_peer_once(self):
         """The same peer confirming again adds nothing."""
-        once = apply(make_node(), Event(action=Action.CONFIRM, by="verifier"))
-        assert apply(once, Event(action=Action.CONFIRM, by="verifier")) == once
+        once = apply(make_node(), Transition(action=Action.CONFIRM, by="verifier"))
+        assert apply(once, Transition(action=Action.CONFIRM, by="verifier")) == once
 
     def test_disputes_are_kept(self):
         """A dispute keeps the node open and keeps the reason."""
         node = apply(
-            make_node(), Event(action=Action.DISPUTE, by="verifier", reason="the guard covers it")
+            make_node(),
+            Transition(action=Action.DISPUTE, by="verifier", reason="the guard covers it"),
         )
         assert node.status is O
         assert [(d.by, d.reason) for d in node.disputes] == [("verifier", "the guard covers it")]
@@ -118,7 +119,7 @@ class TestAlsoRaised:
     def test_a_raiser_confirming_changes_nothing(self):
         """Every raiser is one of the node's workers: its confirmation is a no-op."""
         node = also_raised(make_node(author="style"), "security", make_node())
-        assert apply(node, Event(action=Action.CONFIRM, by="security")) == node
+        assert apply(node, Transition(action=Action.CONFIRM, by="security")) == node
 
     @pytest.mark.parametrize(
         ("confirmers", "status"),
@@ -129,7 +130,7 @@ class TestAlsoRaised:
         """A confirmation by the new raiser stops counting; others keep the node consensusReady."""
         node = make_node(author="style")
         for peer in confirmers:
-            node = apply(node, Event(action=Action.CONFIRM, by=peer))
+            node = apply(node, Transition(action=Action.CONFIRM, by=peer))
         after = also_raised(node, "security", node)
         assert (after.status, after.confirmed_by) == (status, confirmers[1:])
 

@@ -15,7 +15,6 @@ from reviewbot.memory.markers import seal_body
 from reviewbot.memory.prior import Trust
 from reviewbot.memory.seal import Sealer
 from reviewbot.nodes import Kind, Priority, ReviewNode, Status
-from reviewbot.nodes.history import CommentRecord
 from reviewbot.results.report import (
     AgentReport,
     AxisReport,
@@ -25,6 +24,7 @@ from reviewbot.results.report import (
     Report,
 )
 from reviewbot.results.run import Coverage, SkippedFile, StopReason, Usage
+from reviewbot.sources.comments import CommentRecord
 from reviewbot.sources.diff_index import DiffIndex, FileStatus, file_diff_from_patch
 from reviewbot.sources.snapshot import Origin, PRSnapshot
 from reviewbot.verdict.axes import Outcome

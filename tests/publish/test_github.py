@@ -14,8 +14,8 @@ from reviewbot.github import review_write as review_write_module
 from reviewbot.github.client import make_client
 from reviewbot.github.publisher import GitHubPublisher
 from reviewbot.memory.markers import node_marker, seal_body
+from reviewbot.memory.postings import apply_decisions
 from reviewbot.nodes import Priority, Status
-from reviewbot.nodes.history import carry_over
 from reviewbot.publish.body import MAX_BODY, SEAL_ROOM
 from reviewbot.publish.conclusion import check_conclusion
 from reviewbot.redact import MASK, Redactor
@@ -427,7 +427,7 @@ class TestRerun:
             "/dismiss intended", login="carol", association="OWNER", in_reply_to=first_comment
         )
         prior = publisher().load_prior_state()
-        (after,) = carry_over([nodes[0]], prior)
+        (after,) = apply_decisions([nodes[0]], prior)
         assert (after.status, prior.decisions[0].event.by) == (Status.DISMISSED, "human:carol")
 
     def test_prior_reads_follow_pagination(self, served, fake, publisher, checkout):

@@ -16,13 +16,14 @@ from reviewbot.memory.markers import (
     rewrite_status,
     summary_marker,
 )
+from reviewbot.memory.postings import apply_decisions
 from reviewbot.memory.prior import read_prior
 from reviewbot.memory.seal import Sealer
 from reviewbot.nodes import Status
-from reviewbot.nodes.history import CommentRecord, Where, carry_over
 from reviewbot.publish.inert import neutralize
 from reviewbot.redact import MASK, Redactor
 from reviewbot.results.run import UnseenFile
+from reviewbot.sources.comments import CommentRecord, Where
 from reviewbot.verdict.axes import Outcome
 from tests.publish.conftest import BOT, HEAD, TRUST, make_report, node, sealed
 
@@ -413,7 +414,7 @@ class TestHumanDecisions:
         reply = inline(101, "/confirm", author="bob", reply_to=100)
         state = read_prior([self.bot_comment, reply], PEOPLE)
         fresh = node(id="review-9", title="Leak")
-        (after,) = carry_over([fresh], state)
+        (after,) = apply_decisions([fresh], state)
         assert (after.id, after.status, after.confirmed_by) == (
             "review-9",
             Status.CONSENSUS_READY,
@@ -427,14 +428,14 @@ class TestHumanDecisions:
             inline(102, "/confirm", author="bob", reply_to=100),
         ]
         state = read_prior([self.bot_comment, *replies], PEOPLE)
-        (after,) = carry_over([node(id="review-9", title="Leak")], state)
+        (after,) = apply_decisions([node(id="review-9", title="Leak")], state)
         assert after.status is Status.DISMISSED
 
     def test_unrelated_nodes_are_unchanged(self):
         """A node with another fingerprint is left as the reviewer produced it."""
         state = read_prior([self.bot_comment], PEOPLE)
         other = node(id="review-2", title="Different")
-        assert carry_over([other], state) == (other,)
+        assert apply_decisions([other], state) == (other,)
 
     def test_review_nodes_refold_prior_state(self):
         """Prior nodes come back with their statuses and the human decisions applied."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reviewbot.nodes import Anchor, Priority, Status
-from reviewbot.publish.placement import BodyReason, CommentTarget, LinkBuilder, locate, plan_review
+from reviewbot.publish.placement import BodyReason, CommentTarget, LinkBuilder, locate, place_nodes
 from reviewbot.sources.diff_index import DiffIndex, FileStatus, file_diff_from_patch
 from tests.publish.conftest import HEAD, REPO, every_kind, make_diff, node
 
@@ -100,7 +100,7 @@ class TestLocateOnTheBaseSide:
 class TestPlanReview:
     def test_every_node_lands_somewhere(self):
         """Each node of every kind is inline, in the body, or quiet: none is lost."""
-        plan = plan_review(every_kind(), make_diff(), max_inline=30)
+        plan = place_nodes(every_kind(), make_diff(), max_inline=30)
         inline = {item.node.id: item.target for item in plan.inline}
         body = {item.node.id: item.reason for item in plan.body}
         assert inline == {
@@ -138,7 +138,7 @@ class TestPlanReview:
             node(id="unsure", priority=Priority.P1, confidence=0.4, title="c", lines=(5, 5)),
             node(id="p0", priority=Priority.P0, confidence=0.3, title="d", lines=(6, 6)),
         )
-        plan = plan_review(nodes, make_diff(), max_inline=2)
+        plan = place_nodes(nodes, make_diff(), max_inline=2)
         assert [item.node.id for item in plan.inline] == ["p0", "sure"]
         assert [(item.node.id, item.reason) for item in plan.body] == [
             ("unsure", BodyReason.OVER_LIMIT),
@@ -149,7 +149,7 @@ class TestPlanReview:
         """A node whose fingerprint is on the PR is neither inline nor in the body."""
         nodes = every_kind()
         posted = frozenset({nodes[0].fingerprint, nodes[3].fingerprint})
-        plan = plan_review(nodes, make_diff(), max_inline=30, posted=posted)
+        plan = place_nodes(nodes, make_diff(), max_inline=30, posted=posted)
         assert [n.id for n in plan.already_posted] == ["review-1", "review-4"]
         placed = {i.node.id for i in plan.inline} | {i.node.id for i in plan.body}
         assert placed == {"review-2", "review-3", "review-5"}
@@ -159,12 +159,12 @@ class TestPlanReview:
     )
     def test_closed_nodes_are_never_inline(self, status):
         """Resolved and dismissed nodes stay out of the review."""
-        plan = plan_review((node(id="n", status=status),), make_diff(), max_inline=30)
+        plan = place_nodes((node(id="n", status=status),), make_diff(), max_inline=30)
         assert (plan.inline, plan.body, [n.id for n in plan.quiet]) == ((), (), ["n"])
 
     def test_rejected_comments_move_to_the_body(self):
         """Comments GitHub refused become body items, keeping the others inline."""
-        plan = plan_review(every_kind(), make_diff(), max_inline=30)
+        plan = place_nodes(every_kind(), make_diff(), max_inline=30)
         moved = plan.reject(["review-2"])
         assert [i.node.id for i in moved.inline] == ["review-1"]
         assert (moved.body[-1].node.id, moved.body[-1].reason) == ("review-2", BodyReason.REJECTED)

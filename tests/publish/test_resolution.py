@@ -9,12 +9,14 @@ from reviewbot.memory.markers import (
     node_marker,
     seal_body,
 )
+from reviewbot.memory.postings import PriorNode
 from reviewbot.memory.prior import PriorState, PriorSummary
-from reviewbot.nodes.history import PriorNode, Where
-from reviewbot.publish.resolution import MAX_RESOLVE_EDITS, resolution, resolved_body
+from reviewbot.publish.resolution import resolved_body
 from reviewbot.redact import Redactor
 from reviewbot.results.report import AgentReport
 from reviewbot.results.run import Coverage, StopReason, UnseenFile
+from reviewbot.review.resolution import MAX_RESOLVE_EDITS, resolution
+from reviewbot.sources.comments import Where
 from tests.nodes.factories import make_node
 from tests.publish.conftest import SEALER, every_kind
 

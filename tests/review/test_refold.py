@@ -16,10 +16,10 @@ from reviewbot.memory.markers import (
 )
 from reviewbot.memory.prior import Trust, read_prior
 from reviewbot.memory.seal import Sealer
-from reviewbot.nodes.history import CommentRecord, Where
 from reviewbot.nodes.model import Priority, Status
 from reviewbot.results.run import Coverage, Usage
 from reviewbot.review.pipeline import build_report, refold
+from reviewbot.sources.comments import CommentRecord, Where
 from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.lattice import Verdict
 from tests.agent.factories import HEAD_SHA, index, snapshot

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from reviewbot.memory.markers import NodeState, SummaryMarker
+from reviewbot.memory.postings import PriorNode
 from reviewbot.memory.prior import PriorState, PriorSummary
 from reviewbot.nodes import Priority, ReviewNode, Status
-from reviewbot.nodes.history import HumanDecision, PriorNode, Where
-from reviewbot.nodes.lifecycle import Action, Event
+from reviewbot.nodes.history import HumanDecision
+from reviewbot.nodes.lifecycle import Action, Transition
 from reviewbot.results.run import Coverage, UnseenFile
 from reviewbot.review.pipeline import unseen_standing
+from reviewbot.sources.comments import Where
 from tests.nodes.factories import make_node
 
 UNSEEN = Coverage(
@@ -24,7 +26,7 @@ def prior(*nodes: ReviewNode) -> PriorState:
     # A marker never says "dismissed": a writer's /dismiss reply does (see markers.py).
     dismissal = HumanDecision(
         fingerprint=DISMISSED.fingerprint,
-        event=Event(action=Action.DISMISS, by="human:carol"),
+        event=Transition(action=Action.DISMISS, by="human:carol"),
         comment_id=99,
         login="carol",
     )

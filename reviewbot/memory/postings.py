@@ -1,0 +1,163 @@
+"""A node's postings on the PR, folded into one per fingerprint, and the decisions on them.
+
+- one node per fingerprint over all its sealed postings (`NodeHistory.by_fingerprint`);
+- `decisions_of` reads the `/confirm` and `/dismiss` replies to sealed inline comments;
+- `apply_decisions` applies what earlier runs and people decided to this run's nodes (not to
+  be confused with carrying a finding forward to its new lines: scope/carry.py).
+
+Must not: import the wire format (memory/markers.py), redaction or a forge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+
+from reviewbot.nodes.assessment import stricter
+from reviewbot.nodes.history import (
+    OPEN_STATUSES,
+    HumanDecision,
+    IgnoredCommand,
+    Judged,
+    apply_all,
+    confirmations,
+    fresh,
+    parse_command,
+)
+from reviewbot.nodes.lifecycle import Action, Transition
+from reviewbot.nodes.model import ReviewNode, Status
+from reviewbot.sources.comments import CommentRecord, Where
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PriorNode:
+    """A node found in a sealed marker, with the comment that carries it."""
+
+    node: ReviewNode  # its status rebuilt through the lifecycle, never copied from the marker
+    comment_id: int
+    where: Where
+    body: str  # the comment's full body, to edit it in place when the node is resolved
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NodeHistory:
+    """Every sealed posting of a node on the PR, and what people decided about them."""
+
+    nodes: tuple[PriorNode, ...] = ()  # every sealed posting, in the order GitHub listed them
+    decisions: tuple[HumanDecision, ...] = ()
+    judged: tuple[Judged, ...] = ()  # the last recorded review's assessments (its summary)
+
+    def by_fingerprint(self) -> dict[str, PriorNode]:
+        """One prior node per fingerprint, its status folded through the lifecycle.
+
+        Its peers are everyone who confirmed any posting of it; it is `resolved` only
+        when every posting carries reviewbot's resolution record (a finding found again
+        after it was resolved is posted again, and that posting stands). The comment
+        kept is the latest standing posting, the one a resolution would edit. Its priority
+        and confidence are the strictest any posting or recorded review gave it
+        (`assessment.stricter`): across runs a finding only gets stricter.
+        """
+        groups: dict[str, list[PriorNode]] = {}
+        for prior in self.nodes:
+            groups.setdefault(prior.node.fingerprint, []).append(prior)
+        judged: dict[str, list[Judged]] = {}
+        for assessment in self.judged:
+            judged.setdefault(assessment.fingerprint, []).append(assessment)
+        out = {}
+        for fingerprint, postings in groups.items():
+            standing = [p for p in postings if p.node.status is not Status.RESOLVED]
+            kept = (standing or postings)[-1]
+            peers = dict.fromkeys(peer for p in postings for peer in p.node.confirmed_by)
+            events = confirmations(peers)
+            if not standing:
+                events.append(Transition(action=Action.RESOLVE, by="reviewbot"))
+            node = stricter(kept.node, *(p.node for p in postings), *judged.get(fingerprint, ()))
+            out[fingerprint] = replace(kept, node=apply_all(fresh(node), events))
+        return out
+
+    def posted_at(self) -> dict[str, str]:
+        """Fingerprint → the path of the comment each anchored finding is on (its fingerprint's)."""
+        return {
+            fp: prior.node.anchor.path
+            for fp, prior in self.by_fingerprint().items()
+            if prior.node.anchor is not None
+        }
+
+    def posted(self) -> frozenset[str]:
+        """Fingerprints already on the PR and still standing (a resolved one may be posted again)."""
+        return frozenset(
+            fp for fp, prior in self.by_fingerprint().items() if prior.node.status in OPEN_STATUSES
+        )
+
+
+def decisions_of(
+    records: Sequence[CommentRecord],
+    nodes: Sequence[PriorNode],
+    not_entitled: Callable[[str], str | None],
+) -> tuple[tuple[HumanDecision, ...], tuple[IgnoredCommand, ...]]:
+    """`/confirm` and `/dismiss` replies to sealed inline comments, in the order written.
+
+    `not_entitled(login)` says why an account may not decide (None: it may).
+    """
+    inline = {p.comment_id: p.node.fingerprint for p in nodes if p.where is Where.INLINE}
+    decisions: list[HumanDecision] = []
+    ignored: list[IgnoredCommand] = []
+    for record in records:
+        if record.in_reply_to not in inline or not record.author:
+            continue
+        command = parse_command(record.body)
+        if command is None:
+            continue
+        why = not_entitled(record.author)
+        if why is not None:
+            ignored.append(IgnoredCommand(login=record.author, comment_id=record.id, why=why))
+            continue
+        action, reason = command
+        event = Transition(action=action, by=f"human:{record.author}", reason=reason)
+        decisions.append(
+            HumanDecision(
+                fingerprint=inline[record.in_reply_to],
+                event=event,
+                comment_id=record.id,
+                login=record.author,
+            )
+        )
+    return tuple(decisions), tuple(ignored)
+
+
+def apply_decisions(
+    nodes: Iterable[ReviewNode], history: NodeHistory, *, keep_status: bool = False
+) -> tuple[ReviewNode, ...]:
+    """Apply what earlier runs and people decided to this run's nodes, matched by fingerprint.
+
+    Peers who confirmed a node earlier (the verifier or a human) still count; `/confirm`
+    and `/dismiss` replies are applied in the order they were written. The node's priority
+    and confidence are never below what earlier runs gave it (`assessment.stricter`): a
+    re-raise at a lower priority does not downgrade a finding, nor inherit its confirmations
+    at the lower weight. Illegal moves
+    (confirming a dismissed node) are skipped: a stale reply must not end the run. With
+    `keep_status`, the prior node's own status (e.g. resolved) is kept as well (used when
+    re-folding prior nodes).
+    """
+    earlier = history.by_fingerprint()
+    decided: dict[str, list[Transition]] = {}
+    for decision in history.decisions:
+        decided.setdefault(decision.fingerprint, []).append(decision.event)
+    out = []
+    for node in nodes:
+        before = earlier.get(node.fingerprint)
+        if before is not None:
+            node = stricter(node, before.node)
+        events = list(_prior_events(before.node, keep_status) if before else ())
+        events.extend(decided.get(node.fingerprint, ()))
+        if keep_status and before is not None:
+            node = fresh(node)
+        out.append(apply_all(node, events))
+    return tuple(out)
+
+
+def _prior_events(node: ReviewNode, keep_status: bool) -> list[Transition]:
+    events = confirmations(node.confirmed_by)
+    if keep_status and node.status is Status.RESOLVED:
+        events.append(Transition(action=Action.RESOLVE, by="prior"))
+    return events
