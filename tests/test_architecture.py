@@ -1,5 +1,6 @@
 """Layout rules: each third-party library is imported by its adapter only; the core is pure;
-no import cycle between reviewbot's packages; each public name is defined once.
+reviewbot's packages import only the layers below them (so no cycle); each public name is
+defined once.
 
 The graph checks read the source with `ast`, so they count every import: runtime,
 function-local and `if TYPE_CHECKING:` ones (a type-only import still couples two
@@ -41,6 +42,23 @@ PURE_CORE = ("nodes/", "verdict/")
 PURE_ALLOWED = {"pydantic", "reviewbot"}
 # what the pure core may import from reviewbot (itself, each other, the error tree)
 PURE_REVIEWBOT = ("reviewbot.nodes", "reviewbot.verdict", "reviewbot.errors")
+
+# The layers, lowest first. A unit (a top-level package or module of reviewbot) imports only
+# units listed before it, so data flows one way: sources → memory → scope → review → publish,
+# with the shared vocabulary below and the forge, the composition root and the commands above.
+# A new package or top-level module must be placed here (docs/ARCHITECTURE.md says where).
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("foundation", ("errors", "redact", "render", "nodes", "verdict", "modes")),
+    ("config", ("config",)),
+    ("results", ("results",)),
+    ("sources", ("sources", "text")),
+    ("memory", ("memory",)),
+    ("scope", ("scope",)),
+    ("review", ("tools", "agent", "review")),
+    ("publish", ("publish", "output")),
+    ("forge", ("github",)),
+    ("entry", ("app", "eval", "cli", "__main__")),
+)
 
 # Public names defined in two modules that are tolerated: none. Each public name means one
 # thing in the project.
@@ -134,6 +152,21 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def layer_violations(
+    graph: dict[str, set[str]], layers: tuple[tuple[str, tuple[str, ...]], ...]
+) -> list[str]:
+    """Each import of a unit listed later by one listed earlier (`"sources → publish"`), and
+    each unit no layer lists (`"serve: in no layer"`)."""
+    order = [unit for _, units in layers for unit in units]
+    rank = {unit: index for index, unit in enumerate(order)}
+    found = [f"{unit}: in no layer" for unit in sorted(graph) if unit not in rank]
+    for unit, targets in sorted(graph.items()):
+        for target in sorted(targets):
+            if unit in rank and target in rank and rank[target] > rank[unit]:
+                found.append(f"{unit} → {target}")
+    return found
+
+
 def impure_imports(path: Path, package: Path) -> set[str]:
     """What a pure-core module imports beyond the standard library, pydantic and PURE_REVIEWBOT."""
     allowed = tuple(f"{package.name}{name.removeprefix('reviewbot')}" for name in PURE_REVIEWBOT)
@@ -209,6 +242,10 @@ class TestImports:
     def test_no_cycle_between_packages(self):
         """reviewbot's top-level packages and modules import each other without a cycle."""
         assert cycles(package_graph(PACKAGE)) == []
+
+    def test_each_package_imports_only_the_layers_below(self):
+        """Every unit is in LAYERS and imports only units listed before it."""
+        assert layer_violations(package_graph(PACKAGE), LAYERS) == []
 
     @pytest.mark.parametrize(
         "path",
@@ -296,6 +333,28 @@ class TestChecksCanFail:
             },
         )
         assert cycles(package_graph(package)) == [["app", "nodes"]]
+
+    def test_an_import_up_the_layers_and_an_unplaced_unit_are_found(self, tmp_path):
+        """scope → publish goes up the layers (even under TYPE_CHECKING); serve is in no layer."""
+        package = _write(
+            tmp_path / "reviewbot",
+            {
+                "__init__.py": "",
+                "sources/snapshot.py": "",
+                "scope/plan.py": (
+                    "from reviewbot.sources.snapshot import S\n"
+                    "from typing import TYPE_CHECKING\n"
+                    "if TYPE_CHECKING:\n    from reviewbot.publish import body\n"
+                ),
+                "publish/body.py": "from reviewbot.scope.plan import P\n",
+                "serve/app.py": "from reviewbot.publish.body import B\n",
+            },
+        )
+        layers = (("sources", ("sources",)), ("scope", ("scope",)), ("publish", ("publish",)))
+        assert layer_violations(package_graph(package), layers) == [
+            "serve: in no layer",
+            "scope → publish",
+        ]
 
     def test_the_core_importing_the_app_is_found(self, tmp_path):
         """`nodes → app` breaks purity, though `app` is reviewbot's own."""
