@@ -263,7 +263,7 @@ class TestNames:
         assert duplicates(PACKAGE, TOLERATED_DUPLICATES) == {}
 
 
-MODULE_LIMIT = 600  # lines of one module (issue 14; bench/bench_layout.py prints the figures)
+MODULE_LIMIT = 600  # lines of one module (bench/bench_layout.py prints the figures)
 FUNCTION_LIMIT = 60  # lines of one function, from its `def` to its last line
 
 

@@ -69,7 +69,7 @@ class TestReport:
         assert Report.model_validate_json(report.model_dump_json()) == report
 
     def test_schema_command_prints_the_schema(self):
-        """`reviewbot schema` prints valid JSON with the SPEC 8 fields."""
+        """`reviewbot schema` prints valid JSON with the report's fields."""
         result = CliRunner().invoke(cli, ["schema"])
         assert result.exit_code == 0
         schema = json.loads(result.output)

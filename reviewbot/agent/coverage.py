@@ -1,4 +1,4 @@
-"""Coverage: what the reviewers actually saw of the PR's changed files (SPEC 7).
+"""Coverage: what the reviewers actually saw of the PR's changed files.
 
 Built after the reviewers ran, from the packed context (whose patches the model got
 whole) and the reviewers' `HeadViews` (which head lines their read tools showed in

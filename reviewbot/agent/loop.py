@@ -393,7 +393,7 @@ class ToolLoop:
             return ToolResult(content=OUT_OF_TIME, is_error=True)
         try:
             return self._toolbox.call(call.name, call.input, timeout=timeout)
-        except Exception as exc:  # the tool-call boundary (STYLE 17): a crashing tool costs one is_error result, never the review
+        except Exception as exc:  # the tool-call boundary, one of the two broad excepts: a crashing tool costs one is_error result, never the review
             log.exception("tool %s crashed", call.name)
             return ToolResult(
                 content=f"the tool {call.name} failed unexpectedly ({type(exc).__name__}); "

@@ -1,4 +1,4 @@
-"""The review panel: reviewers, then a verifier, orchestrated in plain code (SPEC 5).
+"""The review panel: reviewers, then a verifier, orchestrated in plain code: the agent that raised a finding never confirms it.
 
 Owns the order of the agents, what each is given, and how each reviewer's run
 becomes its axis. There is no coordinator agent: this module decides who runs,
@@ -40,7 +40,7 @@ seen (`coverage.Unreached`), whatever was packed.
 A reviewer's axis is `not_run` when there is no model client (no credentials) or
 its loop stopped on an error, a budget, the timeout or a refusal; otherwise it is
 `axis_outcome` over its nodes — a reviewer that ended normally without nodes or
-without `finalize_review` passes (review mode has no completion contract, SPEC 4.4).
+without `finalize_review` passes (review mode requires no output verb: a clean PR has no nodes).
 Turns are budgeted per agent; tokens, cost and wall time for the whole panel.
 This module must not publish, fold the final verdict or import `anthropic`.
 """

@@ -1,4 +1,4 @@
-"""The system prompt, generated from the surface an agent actually has (SPEC 2); a role and a focus.
+"""The system prompt, generated from the surface an agent actually has (its mode's profile); a role and a focus.
 
 A capability preamble listing each tool of the materialised surface with its
 one-line purpose, the mode's guidance and the rules for untrusted input. It never

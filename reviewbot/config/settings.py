@@ -1,7 +1,7 @@
 """Run settings from the environment: the one place that reads environment variables.
 
-Everything else receives these values as arguments (STYLE: no env reads in every
-layer). Secrets are kept here only to hand them to the clients and the Redactor.
+Everything else receives these values as arguments (no layer reads the
+environment itself). Secrets are kept here only to hand them to the clients and the Redactor.
 """
 
 from __future__ import annotations

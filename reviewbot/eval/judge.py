@@ -1,6 +1,6 @@
 """The LLM judge: does one finding describe the same issue as one of the PR's golden comments?
 
-A separate conversation from the reviewers (SPEC 5: the worker is not the judge), on
+A separate conversation from the reviewers (the worker is not the judge), on
 the same `ModelClient` seam: its own system prompt (strict; when in doubt, none), its
 own single tool, and `tool_choice` forcing that tool, so the answer is a schema-checked
 value — the matched golden comment's number or null, and why — never free text to

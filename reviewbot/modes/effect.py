@@ -59,6 +59,6 @@ _PHRASES: dict[Effect, str] = {
     Effect.SECRET_READ: "reading secrets",
 }
 
-# What every read-only mode denies (SPEC 2). Network reads and secret access are
+# What every read-only mode denies. Network reads and secret access are
 # deliberately absent: investigation is what a read-only mode is for.
 READ_ONLY_DENIED: frozenset[Effect] = frozenset(Effect) - {Effect.NETWORK_READ, Effect.SECRET_READ}

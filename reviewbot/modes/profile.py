@@ -1,4 +1,4 @@
-"""Capability profiles: everything a mode guarantees, declared once (SPEC 2).
+"""Capability profiles: everything a mode guarantees, declared once.
 
 The tool surface (`reviewbot.tools.surface`), the action guard
 (`reviewbot.tools.guard`) and the system prompt (`reviewbot.agent.prompt`) are all
@@ -98,7 +98,7 @@ PROFILES: dict[Mode, CapabilityProfile] = {
         allow=frozenset({*READ_TOOLS, *REVIEW_VERBS, *JUDGE_VERBS, ASK_USER}),
         denied_effects=READ_ONLY_DENIED,
         worktree="read_only",
-        required_verbs=(),  # no completion contract: a clean PR has no nodes (SPEC 4.4)
+        required_verbs=(),  # no completion contract: a clean PR has no nodes
         pinned_verbs=frozenset({*REVIEW_VERBS, *JUDGE_VERBS, ASK_USER}),
         guidance=_REVIEW_GUIDANCE,
     ),

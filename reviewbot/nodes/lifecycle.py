@@ -9,7 +9,7 @@
       └──dismiss──▶ dismissed ◀─dismiss───┘   (dismissed is final: a human said no)
 
 A dispute never changes the status; it is recorded on the node and shown. The
-rule that a worker never confirms its own work (SPEC 5) lives here, in the type
+rule that a worker never confirms its own work lives here, in the type
 of transition, not in any prompt. Every agent that raised a finding is one of its
 workers: when a second agent raises the same finding (`also_raised`), the node
 counts for that agent's axis too, and that agent's confirmation never counts (a

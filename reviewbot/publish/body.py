@@ -497,7 +497,7 @@ def _not_recorded_line(report: Report) -> str:
 
 
 def _kind(report: Report, inert: Inert) -> str:
-    """Which kind of review ran, and since which head (issue 15: incremental on push)."""
+    """Which kind of review ran, and since which head (an incremental review of a push)."""
     run = report.review
     if run is None:
         return ""

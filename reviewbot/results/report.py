@@ -1,4 +1,4 @@
-"""The JSON report (SPEC 8): maps a finished run to the machine-readable result of one review.
+"""The JSON report (`--format json`): maps a finished run to the machine-readable result of one review.
 
 A stable, documented schema: `reviewbot schema` prints its JSON Schema. Bump
 `SCHEMA_VERSION` on any change that could break a consumer.
@@ -114,7 +114,7 @@ class ReviewKind(StrEnum):
 
 
 class ReviewRun(_Model):
-    """Which kind of review ran, and why (issue 15: incremental review on push)."""
+    """Which kind of review ran, and why: full, or incremental since an earlier head."""
 
     kind: ReviewKind
     since: str | None = Field(

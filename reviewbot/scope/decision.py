@@ -1,4 +1,4 @@
-"""Full or incremental: which review this run does, and why (issue 15, item 2).
+"""Full or incremental: which review this run does, and why.
 
 Incremental needs everything below; the first rule that fails names the full review's
 reason, which the summary and the JSON report show:

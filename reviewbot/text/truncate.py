@@ -1,7 +1,7 @@
 """Large tool outputs, cut to a budget: head and tail kept, the middle replaced by a note.
 
 The note says how many lines were left out and how to read them, so the model
-can ask for exactly the rest instead of guessing (SPEC 6). Also the small cuts
+can ask for exactly the rest instead of guessing. Also the small cuts
 every read tool shares: one long line (`clip`), a numbered line (`numbered`) and
 an error's first line (`first_line`). Pure functions.
 """

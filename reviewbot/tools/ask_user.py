@@ -1,4 +1,4 @@
-"""`ask_user`: the agent's question to a person, pinned in every mode (SPEC 2).
+"""`ask_user`: the agent's question to a person, pinned in every mode's surface.
 
 An `Operator` answers, or returns None when nobody is there. With no operator
 (CI, `--non-interactive`, stdin not a TTY — the caller decides which operator to

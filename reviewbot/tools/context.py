@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 _SHA = re.compile(r"^[0-9a-f]{7,64}$")
 
 
-class ToolRetry(Exception):  # a signal to the model, named as a verb (STYLE 9)
+class ToolRetry(Exception):  # a signal to the model, named as a verb (not an error)
     """Raised by a handler: the message goes back to the model as an `is_error` result.
 
     `data` is PR text the message refers to (the lines an anchor really points at),

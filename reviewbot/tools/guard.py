@@ -2,7 +2,7 @@
 
 Decisions are values (`Allow | Reject | Halt`) and the run goes on after a
 `Reject`: the model reads the message as an `is_error` tool result. The guard
-enforces checkable facts only (STYLE 16, SPEC 2): is the tool on the surface,
+enforces checkable facts only, each decision a value: is the tool on the surface,
 does its input validate. It never reads the input's meaning. A `Halt` means the
 surface and the profile disagree — a tool with a denied effect reached the
 surface — and the run must stop rather than run it. The guard runs nothing.

@@ -1,6 +1,6 @@
 """Paths the model names, held inside the checkout; file listing and glob matching.
 
-The second copy of the read-only posture (SPEC 2): even a read tool must never
+The second copy of the read-only posture (the first: the mode's surface): even a read tool must never
 show a byte from outside the checkout. Every path is resolved (symlinks
 included) and refused unless the result lies inside the checkout. git's own
 storage (`.git`) is refused too: it holds configuration, and in CI possibly a

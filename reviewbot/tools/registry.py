@@ -3,7 +3,7 @@
 It includes the write and execute tools of other modes (`other_modes.py`), so
 that computing a surface means excluding something real. A tool's schema for the
 model is generated from its pydantic input model; `add_review_node` uses
-`Finding`, the model the read boundary validates with (STYLE 11). The schema is
+`Finding`, the model the read boundary validates with (one node model, one schema). The schema is
 made self-contained (`self_contained`: every `$ref` inlined, no `$defs`), so the
 model reads each field's type where the field is. This module decides nothing
 about modes: that is `reviewbot.tools.surface`.
@@ -36,7 +36,7 @@ class ToolSpec:
     effects: frozenset[Effect] = frozenset()
     handler: Handler
     # True: the handler admits the raw input through the read boundary itself, so a
-    # malformed input is recorded as a discard (SPEC 3) instead of refused by the guard.
+    # malformed input is recorded as a discard (with its reason, in the report) instead of refused by the guard.
     boundary: bool = False
 
     def param(self) -> dict[str, Any]:

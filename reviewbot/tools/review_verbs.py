@@ -2,8 +2,8 @@
 
 `add_review_node` takes the model's raw input through the one read boundary
 (`reviewbot.nodes.admit`), so a malformed node costs a recorded discard and an
-error the model can act on. Then it enforces checkable facts about the anchor
-(SPEC 2): the file exists in the PR head, the agent has seen it in this run, the
+error the model can act on. Then it enforces checkable facts about the anchor:
+the file exists in the PR head, the agent has seen it in this run, the
 lines exist, and the quote is what those lines say (re-located when it is found
 elsewhere). The model copies quotes from tool output and patches, which show the
 file through `reviewbot.text.hygiene` (hidden characters revealed, delimiters

@@ -4,7 +4,7 @@ It satisfies `reviewbot.tools.toolbox.Toolbox`: the loop offers the model
 `tool_params()` and hands every call to `call()`, which records the guard's
 decision and runs the tool only on `Allow`. Tool signals (`ToolRetry`, refusals)
 become `is_error` results here; anything else a tool raises is a crash, which
-propagates to the one tool-call boundary in the loop (STYLE 17), where it becomes
+propagates to the one tool-call boundary in the loop (one of the two broad excepts), where it becomes
 an `is_error` result too and never ends the run.
 """
 

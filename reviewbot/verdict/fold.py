@@ -1,4 +1,4 @@
-"""Folding axes, nodes and the agent's proposal into one verdict (SPEC 4.2, 4.3).
+"""Folding axes, nodes and the agent's proposal into one verdict, never looser than the evidence.
 
 Every function here returns a `Decision`: the verdict and the reasons that raised
 it, so the summary can say which axis or node decided. Folding is `strictest`;

@@ -72,7 +72,7 @@ class NodePolicy:
 
 
 def default_policy(min_confidence: float = DEFAULT_MIN_CONFIDENCE) -> NodePolicy:
-    """SPEC 4.2: a confirmed P0 fails its axis; an open P0 or a confirmed P1 holds."""
+    """The default: a confirmed P0 fails its axis; an open P0 or a confirmed P1 holds."""
     p0, p1 = frozenset({Priority.P0}), frozenset({Priority.P1})
     ready, open_ = Status.CONSENSUS_READY, Status.OPEN
     return NodePolicy(

@@ -1,4 +1,4 @@
-"""Incremental review on push, end to end (issue 15, item 2).
+"""Incremental review on push, end to end.
 
 Each flow runs the real CLI twice or more against the loopback GitHub and Messages API
 fakes, on heads pushed to a real repository:

@@ -1,4 +1,4 @@
-"""What reviewbot trusts from a PR's earlier comments, end to end (issue 11, items 2, 4 and 5).
+"""What reviewbot trusts from a PR's earlier comments, end to end: the seal, human decisions, what earlier runs did not see.
 
 Each flow runs the real CLI against the loopback GitHub and Messages API fakes:
 

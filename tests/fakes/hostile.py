@@ -1,6 +1,6 @@
 """What a prompt-injected PR makes an obeying model write, for every text reviewbot posts.
 
-Each payload is one way untrusted markdown could turn live on GitHub (issue 12):
+Each payload is one way untrusted markdown could turn live on GitHub:
 an image (a channel out of the repository: GitHub fetches it), a link, raw HTML,
 a mention (a notification), a reference (a backlink), structure that escapes its
 table cell, list item or quote, a code span or fence closed early, or invisible

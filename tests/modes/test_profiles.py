@@ -1,4 +1,4 @@
-"""The capability profiles: one declaration per mode, consistent with the registry and SPEC 2."""
+"""The capability profiles: one declaration per mode, consistent with the registry."""
 
 from __future__ import annotations
 

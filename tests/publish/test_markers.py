@@ -266,7 +266,7 @@ class TestTrust:
 
 
 class TestSeal:
-    """Only bodies reviewbot sealed count, whatever account posted them (SPEC 7)."""
+    """Only bodies reviewbot sealed count, whatever account posted them."""
 
     def _bot(self, id, body, where=Where.INLINE):
         return CommentRecord(id=id, where=where, author=BOT, body=body)

@@ -235,7 +235,7 @@ def _stored(world: World, step_summary: Path) -> tuple[list[str], list[str]]:
 
 
 class TestObeyingModelMarkdown:
-    """Whatever markdown the obeying model writes, nothing it posts renders live (issue 12)."""
+    """Whatever markdown the obeying model writes, nothing it posts renders live."""
 
     @pytest.mark.parametrize("checks", [True, False], ids=["check-run", "commit-status"])
     def test_posted_text_is_inert(self, world: World, checks: bool) -> None:

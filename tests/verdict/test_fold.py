@@ -81,7 +81,7 @@ class TestFoldAxes:
         ("axes", "expected"), [r[1:] for r in FOLD_RULES], ids=[r[0] for r in FOLD_RULES]
     )
     def test_rules(self, axes, expected):
-        """Each SPEC 4.2 rule, one row each."""
+        """Each rule of the gated-axis fold, one row each."""
         assert fold_axes(axes).verdict is expected
 
     def test_reasons_name_the_deciding_axis(self):
@@ -113,7 +113,7 @@ class TestNodePolicy:
         ids=[r[0] for r in NODE_POLICY],
     )
     def test_default_policy(self, status, priority, confidence, expected):
-        """The default policy of SPEC 4.2, one row per case."""
+        """The default node policy, one row per case."""
         node = make_node(status=status, priority=priority, confidence=confidence)
         assert fold_nodes([node], default_policy(0.7)).verdict is expected
 
