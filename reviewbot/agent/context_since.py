@@ -1,6 +1,6 @@
 """What the agents of an incremental review get: the changes since the reviewed head.
 
-The changes (`changes.authored`) are packed by the same packer as a full review
+The changes (`scope.changes.authored`) are packed by the same packer as a full review
 (`agent.context.pack_context`, over a snapshot whose diff is the changes), so budget,
 ranking, listing and hygiene are the packer's. After it, in the same shared context
 block (every agent reads the same bytes): which head was reviewed, the PR's other

@@ -6,8 +6,8 @@
     score.py     precision, recall and F1 (pure), overall and by severity
     cache.py     finished PRs on disk, so an interrupted run resumes
     result.py    the JSON result (`--out`)
-    table.py     the terminal tables
-    progress.py  what the run shows while it works
+    terminal.py  the terminal tables and what the run shows while it works
+    command.py   the command: options → runner → tables, result file and exit code
 
 Must not: post anything to GitHub (every review is a dry run), or let the reviewers judge
 their own findings (the judge is a separate conversation with its own prompt and tool).

@@ -269,7 +269,7 @@ class SummaryMarker(_Marker):
     proposed: Label | None = None
     # The nodes as this review folded them (None: too many to record, the axes are kept as is).
     nodes: tuple[NodeState, ...] | None = None
-    # Which kind of review this was (scope.py decides the next one from these).
+    # Which kind of review this was (scope/decision.py decides the next one from these).
     kind: ReviewKind | None = None
     since: str | None = Field(default=None, pattern=r"^[0-9a-f]{7,64}$")
     config_digest: str | None = Field(default=None, pattern=r"^[0-9a-f]{16}$")

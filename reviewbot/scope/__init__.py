@@ -1,6 +1,6 @@
 """Incremental review on push: review what changed since the last review.
 
-decision.py      full or incremental, and why: the last review's summary marker, the
+decision.py  full or incremental, and why: the last review's summary marker, the
              config digest, `/review full`, and the clone's history (force-push)
 changes.py   the author's changes since the reviewed head, on the PR's files
              (what a merge of the base branch brought in is left out)
@@ -8,8 +8,8 @@ patches.py   a digest of each file's PR patch against the base: a file whose dif
              last review did not see is shown again (a merge that reverts the base)
 carry.py     earlier findings on unchanged lines carried forward (re-anchored, checked
              by quote and fingerprint); those on changed lines, to re-judge
-agent/context_since.py   the agents' context: the changes packed by the usual packer, plus the
-             PR's other files and the findings to re-judge
 coverage.py  this run's coverage of the changes joined with the earlier review's
              coverage of the files that did not change
+
+The agents' context of an incremental review is packed in agent/context_since.py.
 """
