@@ -53,8 +53,9 @@ from reviewbot.github.event import (
     own_repository,
     plan_event_json,
 )
+from reviewbot.github.forge import GitHubReader
 from reviewbot.github.fork_safe import PRReference
-from reviewbot.github.gather import ci_of, gathered
+from reviewbot.github.gather import gathered
 from reviewbot.github.publisher import GitHubPublisher
 from reviewbot.github.reader import (
     PullRequestInfo,
@@ -62,12 +63,13 @@ from reviewbot.github.reader import (
     fetch_login,
     fetch_permission,
     fetch_pull_request,
-    fetch_snapshot,
 )
 from reviewbot.github.rest import GitHubClient
+from reviewbot.memory.read import Memory, read_memory
 from reviewbot.memory.seal import Sealer
 from reviewbot.results.report import PRInfo, Report
 from reviewbot.review.pipeline import Agents, pr_info, refold, review_snapshot
+from reviewbot.review.pull import review_on_forge
 from reviewbot.scope.decision import ReviewScope, decide_review
 from reviewbot.sources.git_repo import local_snapshot, uncommitted
 from reviewbot.sources.pr_ref import PUBLIC_HOST, PRRef, parse_pr_url, parse_repo_name
@@ -312,16 +314,20 @@ def _review(
         return RunOutcome(skipped=refusal)
     still_head = partial(_still_head, client, info, posting=True)  # asked while posting
     publisher = _publisher(github, ref, config, settings, author=info.author, still_head=still_head)
-    prior = publisher.load_prior_state()
+    reader = GitHubReader(client=client, info=info, run_id=settings.run_id)
+    # Read once, before the review: the scope, the review and the publisher build on it,
+    # and its comments double as the model's discussion context.
+    memory = read_memory(reader.comments(), publisher.trust)
     try:
-        with gathered(client, info, config, settings, prior, publisher) as (snapshot, ci):
-            plan = decide_review(snapshot, prior)
-            with _agents(settings, job) as agents:
-                report = review_snapshot(snapshot, agents=agents, ci=ci, prior=prior, plan=plan)
-            fork_without_secrets = check_fork and snapshot.fork and agents.client is None
+        with gathered(reader, config, settings, memory) as (snapshot, ci):
+            reviewed = review_on_forge(
+                snapshot, memory=memory, agents=_agents(settings, job), axes=(lambda _: ci,)
+            )
+            report = reviewed.report
+            fork_without_secrets = check_fork and snapshot.fork and not reviewed.has_model
             notes = admission.review_notes(
                 fork_without_secrets=fork_without_secrets,
-                has_model=agents.client is not None,
+                has_model=reviewed.has_model,
                 in_actions=settings.in_actions,
             )
             if job.post and fork_without_secrets:
@@ -329,7 +335,7 @@ def _review(
             elif job.post and (stopped := job.stop()) is not None:  # the server superseded it
                 notes += (stopped,)
             elif job.post:
-                return _post(client, info, publisher, report, snapshot, notes, emit)
+                return _post(client, info, publisher, report, snapshot, memory, notes, emit)
             emit(report, snapshot)
             return RunOutcome(report=report, notes=notes)
     except HeadMoved as moved:  # at the checkout: the fetched head is not the one listed
@@ -342,6 +348,7 @@ def _post(
     publisher: GitHubPublisher,
     report: Report,
     snapshot: PRSnapshot,
+    memory: Memory,
     notes: tuple[str, ...],
     emit: Emit,
 ) -> RunOutcome:
@@ -350,7 +357,8 @@ def _post(
     superseded = False
     try:
         _still_head(client, info, posting=False)
-        report = report.model_copy(update={"published": publisher.publish(report, snapshot)})
+        published = publisher.publish(report, snapshot, memory)
+        report = report.model_copy(update={"published": published})
     except HeadMoved as moved:
         notes, superseded = (*notes, str(moved)), True
     emit(report, snapshot)
@@ -400,14 +408,16 @@ def refold_pull(github: GitHub, ref: PRRef, settings: Settings, job: Job, emit: 
     # checkout is an empty folder, so nothing can read the wrong tree's files.
     config = _configured(_base_config(client, info, job), job)
     publisher = _publisher(github, ref, config, settings, author=info.author)
-    prior = publisher.load_prior_state()
+    reader = GitHubReader(client=client, info=info, run_id=settings.run_id)
+    memory = read_memory(reader.comments(), publisher.trust)
     with tempfile.TemporaryDirectory(prefix="reviewbot-refold-") as empty:
-        snapshot = fetch_snapshot(
-            client, info, checkout=Path(empty), config=config, comments=publisher.discussion()
+        snapshot = reader.snapshot(
+            checkout=Path(empty), config=config, discussion=memory.discussion()
         )
-        report = refold(snapshot, prior=prior, ci=ci_of(client, info, config, settings))
+        report = refold(snapshot, prior=memory.prior, ci=reader.ci(config))
         if job.post:
-            report = report.model_copy(update={"published": publisher.publish(report, snapshot)})
+            published = publisher.publish(report, snapshot, memory)
+            report = report.model_copy(update={"published": published})
         emit(report, snapshot)
         return RunOutcome(report=report)
 

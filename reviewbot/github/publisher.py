@@ -61,7 +61,8 @@ from reviewbot.memory.markers import (
     summary_marker,
 )
 from reviewbot.memory.postings import PriorNode
-from reviewbot.memory.prior import PriorState, Trust, prior_notes, read_prior
+from reviewbot.memory.prior import PriorState, Trust, prior_notes
+from reviewbot.memory.read import Memory, read_memory
 from reviewbot.memory.seal import Sealer
 from reviewbot.nodes.boundary import read_boundary
 from reviewbot.nodes.model import ReviewNode
@@ -93,8 +94,8 @@ from reviewbot.redact import Redactor
 from reviewbot.results.report import Published, PublishedComment, Report
 from reviewbot.review.resolution import MAX_RESOLVE_EDITS, Resolution, owed_note, resolution
 from reviewbot.sources.ci import CHECK_NAME
-from reviewbot.sources.comments import CommentRecord, Where, location
-from reviewbot.sources.snapshot import PRComment, PRSnapshot
+from reviewbot.sources.comments import Where, location
+from reviewbot.sources.snapshot import PRSnapshot
 
 APPEND_ATTEMPTS = 3  # lost answers in a row to an annotations PATCH before the run gives up
 
@@ -137,44 +138,32 @@ class GitHubPublisher:
             sealer=sealer,
             bot_login=bot_login,
         )
-        self._prior: PriorState | None = None
-        self._read: list[CommentRecord] = []
+        self._memory: Memory | None = None
 
     # -- reading -------------------------------------------------------------------------------
 
-    def load_prior_state(self) -> PriorState:
-        """What earlier runs and people left on the PR (read once, then cached)."""
-        if self._prior is None:
-            records = fetch_comment_records(self._api.client, self.repo, self.number)
-            self._prior = read_prior(records, self.trust)
-            self._read = records
-        return self._prior
+    def remember(self) -> Memory:
+        """What earlier runs and people left on the PR, read once, then cached.
 
-    def discussion(self) -> tuple[PRComment, ...]:
-        """The PR's comments for the model's context, from the reads of `load_prior_state`.
-
-        Reading them once for both purposes saves the snapshot two listings per run.
+        A run reads it before the review (`memory.read.read_memory`) and hands it to
+        `publish`; this is for callers that publish without reading first.
         """
-        self.load_prior_state()
-        issue = [r for r in self._read if r.where is Where.ISSUE]
-        inline = [r for r in self._read if r.where is Where.INLINE]
-        return tuple(
-            PRComment(
-                id=r.id,
-                author=r.author or "ghost",
-                body=r.body,
-                path=r.path,
-                line=r.line,
-                in_reply_to=r.in_reply_to,
-            )
-            for r in (*issue, *inline)
-        )
+        if self._memory is None:
+            records = fetch_comment_records(self._api.client, self.repo, self.number)
+            self._memory = read_memory(records, self.trust)
+        return self._memory
+
+    def load_prior_state(self) -> PriorState:
+        return self.remember().prior
 
     # -- writing -------------------------------------------------------------------------------
 
-    def publish(self, report: Report, snapshot: PRSnapshot) -> Published:
-        """Post the review, mark vanished findings resolved, update the summary, set the check."""
-        prior = self.load_prior_state()
+    def publish(
+        self, report: Report, snapshot: PRSnapshot, memory: Memory | None = None
+    ) -> Published:
+        """Post the review, resolve vanished findings, update the summary, set the check."""
+        self._memory = memory or self.remember()  # what the run read before its review
+        prior = self._memory.prior
         link_of = LinkBuilder(
             web_url=web_url_of(snapshot.url), repo=self.repo, head_sha=snapshot.head_sha
         )
@@ -268,7 +257,7 @@ class GitHubPublisher:
         """reviewbot's own earlier approvals stop counting once a head is not a clean Ship."""
         if approvable(report):
             return Dismissal()
-        ids = own_approvals(self._read, bot_login=self.bot_login, sealer=self.trust.sealer)
+        ids = own_approvals(self.remember().comments, bot_login=self.bot_login, sealer=self.trust.sealer)
         return dismiss_approvals(
             self._api, self.number, ids, head_sha=head_sha, verdict=report.verdict
         )
