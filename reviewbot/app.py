@@ -414,7 +414,7 @@ def refold_pull(github: GitHub, ref: PRRef, settings: Settings, job: Job, emit: 
         snapshot = reader.snapshot(
             checkout=Path(empty), config=config, discussion=memory.discussion()
         )
-        report = refold(snapshot, prior=memory.prior, ci=reader.ci(config))
+        report = refold(snapshot, prior=memory.prior, axes=(reader.ci,))
         if job.post:
             published = publisher.publish(report, snapshot, memory)
             report = report.model_copy(update={"published": published})

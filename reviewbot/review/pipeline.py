@@ -45,6 +45,7 @@ from reviewbot.scope.carry import Carried, carry_forward
 from reviewbot.scope.coverage import joined
 from reviewbot.scope.decision import Increment, ReviewScope
 from reviewbot.scope.patches import digests
+from reviewbot.sources.forge import AxisSource
 from reviewbot.sources.git_repo import lines_at
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import Operator
@@ -70,15 +71,17 @@ def review_snapshot(
     snapshot: PRSnapshot,
     *,
     agents: Agents,
-    ci: AxisResult | None = None,
+    axes: Sequence[AxisSource] = (),
     prior: PriorState | None = None,
     plan: ReviewScope | None = None,
 ) -> Report:
     """Run the reviewers and the verifier over `snapshot` and fold everything into a report.
 
-    `plan` says full or incremental (`scope.decision.decide_review`); None is full.
+    `plan` says full or incremental (`scope.decision.decide_review`); None is full. `axes`
+    are the axes from outside the agents (the forge's CI), folded with the reviewers'.
     """
     config = snapshot.config
+    external = tuple(source(config) for source in axes)  # read before the agents run
     plan = plan or ReviewScope.full("no earlier review to build on", config=config)
     increment = plan.increment
 
@@ -109,13 +112,12 @@ def review_snapshot(
     if prior is not None:
         nodes = (*nodes, *unseen_standing(prior, nodes, coverage))
         owed = owed_standing(prior, nodes, coverage, panel.agents, head_sha=snapshot.head_sha)
-    axes = (*panel.axes, ci) if ci is not None else panel.axes
     discarded = (*panel.discarded, *(prior.discarded if prior else ()))
     run = _run_of(plan, carried, snapshot)
     return build_report(
         snapshot,
         proposed=panel.proposed,
-        axes=axes,
+        axes=(*panel.axes, *external),
         nodes=(*nodes, *owed),
         discarded=discarded,
         agents=panel.agents,
@@ -212,7 +214,7 @@ def refold(
     snapshot: PRSnapshot,
     *,
     prior: PriorState,
-    ci: AxisResult | None,
+    axes: Sequence[AxisSource] = (),
 ) -> Report:
     """Re-judge the nodes already on the PR with fresh CI results: no model request.
 
@@ -236,11 +238,10 @@ def refold(
         )
         for r in config.all_reviewers
     )
-    axes = (*reviewer_axes, ci) if ci is not None else reviewer_axes
     return build_report(
         snapshot,
         proposed=prior.proposed(head),
-        axes=axes,
+        axes=(*reviewer_axes, *(source(config) for source in axes)),
         nodes=prior.review_nodes(head),
         discarded=prior.discarded,
         agents=(),

@@ -8,7 +8,7 @@ Who may ask for a review, and the clone of the PR head, stay with the forge's fl
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -16,6 +16,10 @@ from reviewbot.config.file import ReviewConfig
 from reviewbot.sources.comments import CommentRecord
 from reviewbot.sources.snapshot import PRComment, PRSnapshot
 from reviewbot.verdict.axes import AxisResult
+
+# An axis from outside the agents, judged for the run's config: the CI checks today (a
+# forge reader's `ci`), any other gate tomorrow. A review folds every one it is given.
+AxisSource = Callable[[ReviewConfig], AxisResult]
 
 
 class ForgeReader(Protocol):

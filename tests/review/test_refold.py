@@ -31,6 +31,7 @@ SEALER = Sealer.of("marker-key-for-tests-0123456789", repo="octo/app", number=7)
 TRUST = Trust(bot_login=BOT, sealer=SEALER, is_writer={"maintainer"}.__contains__)
 REVIEW_PASSED = AxisResult(name="review", gated=True, outcome=Outcome.PASSED)
 CI_PASSED = AxisResult(name="ci", gated=False, outcome=Outcome.PASSED)
+CI = (lambda _config: CI_PASSED,)  # the axis sources: a CI that passed
 
 
 def _sealed(id: int, where: Where, body: str, author: str = BOT, **fields) -> CommentRecord:
@@ -91,16 +92,16 @@ class TestRefold:
         """The agents proposed Block with no node: a passing CI re-fold still answers Block."""
         snap, report, records = prior_of(Verdict.BLOCK)
         assert report.verdict is Verdict.BLOCK
-        assert refold(snap, prior=read_prior(records, TRUST), ci=CI_PASSED).verdict is Verdict.BLOCK
+        assert refold(snap, prior=read_prior(records, TRUST), axes=CI).verdict is Verdict.BLOCK
 
     def test_without_a_proposal_the_recorded_axes_decide(self):
         """No proposal and a passed review axis: a passing CI re-fold ships."""
         snap, _, records = prior_of(None)
-        assert refold(snap, prior=read_prior(records, TRUST), ci=CI_PASSED).verdict is Verdict.SHIP
+        assert refold(snap, prior=read_prior(records, TRUST), axes=CI).verdict is Verdict.SHIP
 
     def test_without_a_summary_the_review_axis_did_not_run(self):
         """Nothing recorded: the reviewer axis is not_run, so the verdict is at least Hold."""
-        report = refold(at(HEAD_SHA), prior=read_prior([], TRUST), ci=CI_PASSED)
+        report = refold(at(HEAD_SHA), prior=read_prior([], TRUST), axes=CI)
         assert report.verdict is Verdict.HOLD
         assert [a.outcome for a in report.axes if a.name == "review"] == [Outcome.NOT_RUN]
 
@@ -109,7 +110,7 @@ class TestAnotherHead:
     def test_a_review_of_another_head_is_not_run_for_this_one(self):
         """A clean review of A says nothing about B: B's re-fold holds, and says which head was seen."""
         _, _, records = prior_of(None, head=HEAD_SHA)
-        report = refold(at(OTHER_HEAD), prior=read_prior(records, TRUST), ci=CI_PASSED)
+        report = refold(at(OTHER_HEAD), prior=read_prior(records, TRUST), axes=CI)
         assert report.verdict is Verdict.HOLD
         (review,) = [a for a in report.axes if a.name == "review"]
         assert review.outcome is Outcome.NOT_RUN
@@ -127,7 +128,7 @@ class TestAnotherHead:
         """An open P0 found on A still holds B's re-fold (stricter is fine)."""
         p0 = make_node(priority=Priority.P0, commit_sha=HEAD_SHA[:7])
         _, _, records = prior_of(None, head=HEAD_SHA, nodes=(p0,))
-        report = refold(at(OTHER_HEAD), prior=read_prior(records, TRUST), ci=CI_PASSED)
+        report = refold(at(OTHER_HEAD), prior=read_prior(records, TRUST), axes=CI)
         assert [n.fingerprint for n in report.nodes] == [p0.fingerprint]
 
 
@@ -147,7 +148,7 @@ class TestHumanDecisionsInARefold:
         snap, report, records = self._confirmed_p0()
         assert report.verdict is Verdict.BLOCK
         prior = read_prior([*records, self._reply("maintainer")], TRUST)
-        after = refold(snap, prior=prior, ci=CI_PASSED)
+        after = refold(snap, prior=prior, axes=CI)
         assert [(a.name, a.outcome) for a in after.axes] == [
             ("review", Outcome.PASSED),
             ("ci", Outcome.PASSED),
@@ -158,7 +159,7 @@ class TestHumanDecisionsInARefold:
         """A read-only account's /dismiss leaves the confirmed P0 blocking."""
         snap, _, records = self._confirmed_p0()
         prior = read_prior([*records, self._reply("reader")], TRUST)
-        assert refold(snap, prior=prior, ci=CI_PASSED).verdict is Verdict.BLOCK
+        assert refold(snap, prior=prior, axes=CI).verdict is Verdict.BLOCK
 
     def test_the_recorded_confirmation_counts_even_when_the_marker_is_older(self):
         """A node posted open and confirmed on a later run: the summary's state keeps it confirmed."""
@@ -169,7 +170,7 @@ class TestHumanDecisionsInARefold:
         axis = AxisResult(name="review", gated=True, outcome=Outcome.FAILED)
         snap, _, records = prior_of(None, nodes=(confirmed,), axes=(axis,))
         records[1] = _sealed(10, Where.INLINE, node_marker(p0))
-        after = refold(snap, prior=read_prior(records, TRUST), ci=CI_PASSED)
+        after = refold(snap, prior=read_prior(records, TRUST), axes=CI)
         assert after.verdict is Verdict.BLOCK
         assert after.nodes[0].status is Status.CONSENSUS_READY
 
@@ -197,7 +198,7 @@ class TestTheReviewedHeadsAssessment:
         failed = AxisResult(name="review", gated=True, outcome=Outcome.FAILED)
         snap, report, prior = self._posted_then_judged(p3, p0, (failed,))
         assert report.verdict is Verdict.BLOCK
-        after = refold(snap, prior=prior, ci=CI_PASSED)
+        after = refold(snap, prior=prior, axes=CI)
         assert after.verdict is Verdict.BLOCK
         assert (after.axes[0].name, after.axes[0].outcome) == ("review", Outcome.FAILED)
         assert (after.nodes[0].priority, after.nodes[0].confidence) == (Priority.P0, 0.95)
@@ -209,7 +210,7 @@ class TestTheReviewedHeadsAssessment:
         failed = AxisResult(name="review", gated=True, outcome=Outcome.FAILED)
         snap, report, prior = self._posted_then_judged(p1, p0, (failed,))
         assert report.verdict is Verdict.BLOCK
-        assert refold(snap, prior=prior, ci=CI_PASSED).verdict is Verdict.BLOCK
+        assert refold(snap, prior=prior, axes=CI).verdict is Verdict.BLOCK
 
     def test_a_gated_reviewer_raising_it_later_still_counts(self):
         """Posted as raised by `style` (not gated); on B `security` (gated) raised it too: Hold."""
@@ -229,7 +230,7 @@ class TestTheReviewedHeadsAssessment:
         )
         snap = replace(snap, config=config)
         assert report.verdict is Verdict.HOLD
-        after = refold(snap, prior=prior, ci=CI_PASSED)
+        after = refold(snap, prior=prior, axes=CI)
         assert after.verdict is Verdict.HOLD
         assert after.nodes[0].raisers == ("style", "security")
 
@@ -263,6 +264,6 @@ class TestTheReviewedHeadsAssessment:
         payload = {**legacy.model_dump(mode="json"), "nodes": old_states}
         records[0] = _sealed(1, Where.ISSUE, dumps_marker(SUMMARY_TAG, payload) + "\nsummary")
         records[1] = _sealed(10, Where.INLINE, node_marker(p3))
-        after = refold(snap, prior=read_prior(records, TRUST), ci=CI_PASSED)
+        after = refold(snap, prior=read_prior(records, TRUST), axes=CI)
         assert [a.outcome for a in after.axes if a.name == "review"] == [Outcome.FAILED]
         assert after.verdict is Verdict.BLOCK
