@@ -70,7 +70,7 @@ from reviewbot.memory.seal import Sealer
 from reviewbot.results.report import PRInfo, Report
 from reviewbot.review.pipeline import Agents, pr_info, refold, review_snapshot
 from reviewbot.review.pull import review_on_forge
-from reviewbot.scope.decision import ReviewScope, decide_review
+from reviewbot.scope.decision import ReviewScope
 from reviewbot.sources.git_repo import local_snapshot, uncommitted
 from reviewbot.sources.pr_ref import PUBLIC_HOST, PRRef, parse_pr_url, parse_repo_name
 from reviewbot.sources.snapshot import PRSnapshot

@@ -257,7 +257,9 @@ class GitHubPublisher:
         """reviewbot's own earlier approvals stop counting once a head is not a clean Ship."""
         if approvable(report):
             return Dismissal()
-        ids = own_approvals(self.remember().comments, bot_login=self.bot_login, sealer=self.trust.sealer)
+        ids = own_approvals(
+            self.remember().comments, bot_login=self.bot_login, sealer=self.trust.sealer
+        )
         return dismiss_approvals(
             self._api, self.number, ids, head_sha=head_sha, verdict=report.verdict
         )
