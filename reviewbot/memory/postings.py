@@ -113,11 +113,11 @@ def decisions_of(
             ignored.append(IgnoredCommand(login=record.author, comment_id=record.id, why=why))
             continue
         action, reason = command
-        event = Transition(action=action, by=f"human:{record.author}", reason=reason)
+        transition = Transition(action=action, by=f"human:{record.author}", reason=reason)
         decisions.append(
             HumanDecision(
                 fingerprint=inline[record.in_reply_to],
-                event=event,
+                transition=transition,
                 comment_id=record.id,
                 login=record.author,
             )
@@ -142,7 +142,7 @@ def apply_decisions(
     earlier = history.by_fingerprint()
     decided: dict[str, list[Transition]] = {}
     for decision in history.decisions:
-        decided.setdefault(decision.fingerprint, []).append(decision.event)
+        decided.setdefault(decision.fingerprint, []).append(decision.transition)
     out = []
     for node in nodes:
         before = earlier.get(node.fingerprint)

@@ -355,8 +355,8 @@ def _decision_notes(prior: PriorState) -> list[str]:
     for decision in prior.decisions:
         node = titles.get(decision.fingerprint)
         what = f"{node.priority.value} “{node.title}”" if node else decision.fingerprint
-        said = f": {decision.event.reason[:200]}" if decision.event.reason else ""
-        verb = "confirmed" if decision.event.action is Action.CONFIRM else "dismissed"
+        said = f": {decision.transition.reason[:200]}" if decision.transition.reason else ""
+        verb = "confirmed" if decision.transition.action is Action.CONFIRM else "dismissed"
         notes.append(f"`{decision.login}` {verb} {what}{said}")
     if prior.ignored:
         reasons: dict[str, list[str]] = {}

@@ -1,17 +1,16 @@
-"""A node's history on the PR: earlier postings, human decisions, and carrying them over.
+"""A node's history across runs: human decisions, and a marker's node rebuilt by the lifecycle.
 
-Pure lifecycle logic, fed by the publisher's reading of the PR (memory/prior.py
-turns sealed markers into `PriorNode`s and `/confirm` / `/dismiss` replies into
-`HumanDecision`s; github/reader.py reads the comments as `CommentRecord`s):
+Pure lifecycle logic, fed by reviewbot's memory of a PR (memory/prior.py turns sealed
+markers into prior nodes and `/confirm` / `/dismiss` replies into `HumanDecision`s;
+memory/postings.py folds a node's postings and applies the decisions to a run's nodes):
 
-- a prior node's status is rebuilt through the lifecycle (`apply`), never copied
-  from a marker: its peers' confirmations (stricter only), `resolved` only from
+- a prior node's status is rebuilt through the lifecycle (`recorded`, `apply_all`), never
+  copied from a marker: its peers' confirmations (stricter only), `resolved` only from
   reviewbot's resolution record (`recorded(edited=True)`), `dismissed` never;
-- one node per fingerprint over all its postings (`NodeHistory.by_fingerprint`);
-- `carry_over` applies what earlier runs and people decided to this run's nodes;
 - `parse_command` reads a `/confirm` or `/dismiss` reply.
 
-Must not: import the wire format (memory/markers.py), redaction or GitHub.
+Must not: know where a comment lives on a forge, import the wire format (memory/markers.py),
+redaction or GitHub.
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ class HumanDecision:
     """A `/confirm` or `/dismiss` reply by a person with write access in a node's thread."""
 
     fingerprint: str
-    event: Transition
+    transition: Transition
     comment_id: int
     login: str
 

@@ -63,18 +63,18 @@ TRANSITIONS: dict[tuple[Status, Action], Status] = {
 }
 
 
-def apply(node: ReviewNode, event: Transition) -> ReviewNode:
-    """Return the node after `event`; raise `LifecycleError` for an illegal move."""
-    target = TRANSITIONS.get((node.status, event.action))
+def apply(node: ReviewNode, transition: Transition) -> ReviewNode:
+    """Return the node after `transition`; raise `LifecycleError` for an illegal move."""
+    target = TRANSITIONS.get((node.status, transition.action))
     if target is None:
         raise LifecycleError(
-            f"cannot {event.action.value} review node {node.id}: it is {node.status.value}"
+            f"cannot {transition.action.value} review node {node.id}: it is {node.status.value}"
             f" (allowed from {node.status.value}: {_allowed(node.status)})"
         )
-    if event.action is Action.CONFIRM:
-        return _confirm(node, event.by)
-    if event.action is Action.DISPUTE:
-        dispute = Dispute(by=event.by, reason=event.reason)
+    if transition.action is Action.CONFIRM:
+        return _confirm(node, transition.by)
+    if transition.action is Action.DISPUTE:
+        dispute = Dispute(by=transition.by, reason=transition.reason)
         return node.model_copy(update={"disputes": (*node.disputes, dispute)})
     return node.model_copy(update={"status": target})
 

@@ -128,7 +128,7 @@ class Coverage(_Model):
 
         Only then may its absence count as a fix. Unknown gaps (files GitHub did not list,
         or a partial coverage recorded without its file list) cover nothing, and neither
-        do the files an incremental review carried over (nor the whole PR, then).
+        do the files an incremental review inherited (nor the whole PR, then).
         """
         if self.files_carried and (path is None or path in self.files_carried):
             return False

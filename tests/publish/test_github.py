@@ -418,7 +418,7 @@ class TestRerun:
         publisher().publish(make_report(every_kind()), make_snapshot(checkout))
         assert calls(served)[3] == ("DELETE", f"{R}/pulls/{NUMBER}/reviews/{stale['id']}")
 
-    def test_human_dismiss_reply_is_exposed_for_carry_over(self, served, fake, publisher, checkout):
+    def test_human_dismiss_reply_is_a_decision(self, served, fake, publisher, checkout):
         """A collaborator's `/dismiss` reply comes back as a decision applied by fingerprint."""
         nodes = every_kind()
         publisher().publish(make_report(nodes), make_snapshot(checkout))
@@ -428,7 +428,7 @@ class TestRerun:
         )
         prior = publisher().load_prior_state()
         (after,) = apply_decisions([nodes[0]], prior)
-        assert (after.status, prior.decisions[0].event.by) == (Status.DISMISSED, "human:carol")
+        assert (after.status, prior.decisions[0].transition.by) == (Status.DISMISSED, "human:carol")
 
     def test_prior_reads_follow_pagination(self, served, fake, publisher, checkout):
         """Every page of a listing is read (Link: rel="next")."""

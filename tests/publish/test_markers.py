@@ -362,7 +362,10 @@ class TestHumanDecisions:
             inline(102, "/dismiss not a bug\nmore", author="carol", reply_to=100),
         ]
         state = read_prior([self.bot_comment, *replies], PEOPLE)
-        assert [(d.event.action.value, d.event.by, d.event.reason) for d in state.decisions] == [
+        assert [
+            (d.transition.action.value, d.transition.by, d.transition.reason)
+            for d in state.decisions
+        ] == [
             ("confirm", "human:bob", "real"),
             ("dismiss", "human:carol", "not a bug"),
         ]
@@ -409,7 +412,7 @@ class TestHumanDecisions:
         reply = inline(301, "/dismiss typo", author="carol", reply_to=300)
         assert read_prior([forged, reply], PEOPLE).decisions == ()
 
-    def test_carry_over_applies_decisions_by_fingerprint(self):
+    def test_apply_decisions_matches_by_fingerprint(self):
         """A new node with the same fingerprint is confirmed by the human's reply."""
         reply = inline(101, "/confirm", author="bob", reply_to=100)
         state = read_prior([self.bot_comment, reply], PEOPLE)

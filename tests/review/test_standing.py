@@ -26,7 +26,7 @@ def prior(*nodes: ReviewNode) -> PriorState:
     # A marker never says "dismissed": a writer's /dismiss reply does (see markers.py).
     dismissal = HumanDecision(
         fingerprint=DISMISSED.fingerprint,
-        event=Transition(action=Action.DISMISS, by="human:carol"),
+        transition=Transition(action=Action.DISMISS, by="human:carol"),
         comment_id=99,
         login="carol",
     )
