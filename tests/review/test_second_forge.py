@@ -24,17 +24,18 @@ from tests.fakes.forge import MemoryForge
 from tests.fakes.gitrepo import make_repo
 from tests.fakes.messages_api import FakeMessagesAPI, reply, tool_use
 
-BASE = {"lib.py": "def ratio(a, b):\n    return a / b\n"}
-HEAD = {"lib.py": "def ratio(a, b):\n    return a // b\n"}
+BASE = {"rates.py": "RATES = {'eur': 1.0}\n\n\ndef rate(code):\n    return RATES[code]\n"}
+HEAD = {"rates.py": "RATES = {'eur': 1.0}\n\n\ndef rate(code):\n    return RATES.get(code, 0)\n"}
+QUOTE = "    return RATES.get(code, 0)"
 FINDING = {
     "kind": "bug",
     "priority": "P2",
     "confidence": 0.7,
-    "title": "Floor division changes the result",
-    "body": "`a // b` truncates; callers expect a float.",
-    "anchor": {"path": "lib.py", "start_line": 2, "end_line": 2, "quote": "    return a // b"},
+    "title": "An unknown currency costs nothing",
+    "body": "A missing rate becomes 0 instead of an error.",
+    "anchor": {"path": "rates.py", "start_line": 5, "end_line": 5, "quote": QUOTE},
 }
-ASKED = "Is the division right here?"
+ASKED = "Is a missing rate handled?"
 
 
 @pytest.fixture
