@@ -57,7 +57,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("review", ("tools", "agent", "review")),
     ("publish", ("publish", "output")),
     ("forge", ("github",)),
-    ("entry", ("app", "eval", "cli", "__main__")),
+    ("entry", ("app", "serve", "eval", "cli", "__main__")),
 )
 
 # Public names defined in two modules that are tolerated: none. Each public name means one

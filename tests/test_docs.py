@@ -24,8 +24,9 @@ _SUFFIXES = (".py", ".md", ".j2", ".toml", ".yml", ".yaml", ".json", ".txt", ".i
 _SPAN = re.compile(r"`([^`\n]+)`")
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
 _PATH = re.compile(r"^\.?[\w.-]+(?:/[\w.-]+)*/?$")
-# Backticked names that are not paths of this tree (a GitHub organisation the README names).
-EXTERNAL = frozenset({"ai-code-review-evaluation/"})
+# Backticked names that are not paths of this tree: a GitHub organisation and a repository
+# name the README spells.
+EXTERNAL = frozenset({"ai-code-review-evaluation/", "acme/shop/"})
 
 
 def named_paths(text: str, *, bare: bool = True) -> set[str]:

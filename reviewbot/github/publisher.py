@@ -9,7 +9,7 @@ a run makes are the ones listed here:
     1      POST /pulls/{n}/reviews                 the review: body, event, every NEW inline comment
            (skipped when nothing is new and the verdict equals the prior summary's)
     2      PUT /pulls/{n}/reviews/{id}/dismissals  reviewbot's own earlier approvals, when this
-                                                   head is not a Ship (publish/approval.py)
+                                                   head is not a Ship (github/approval.py)
            PATCH /pulls/comments/{id}, PUT /pulls/{n}/reviews/{id}
                                                    vanished findings marked resolved (≤ 10 edits a run)
     3      PATCH /issues/comments/{id} or POST /issues/{n}/comments    the summary, edited in place
@@ -49,6 +49,7 @@ from typing import Any
 
 from reviewbot.config.file import PublishConfig
 from reviewbot.github.answers import IssueComment, ReviewComment, shapes
+from reviewbot.github.approval import Dismissal, approvable, dismiss_approvals, own_approvals
 from reviewbot.github.reader import fetch_comment_records
 from reviewbot.github.rest import GitHubClient, GitHubRefusal, GitHubUnreachable, api_path
 from reviewbot.github.review_write import Posted, ReviewWriter
@@ -73,7 +74,6 @@ from reviewbot.publish.annotations import (
     plan_annotations,
     remaining,
 )
-from reviewbot.publish.approval import Dismissal, approvable, dismiss_approvals, own_approvals
 from reviewbot.publish.body import (
     MAX_CHECK_TEXT,
     TRUNCATED_CHECK,

@@ -25,12 +25,12 @@ from typing import Any, Literal
 from reviewbot.config.file import PublishConfig
 from reviewbot.errors import GitHubAPIError
 from reviewbot.github.answers import Review, User, shapes
+from reviewbot.github.approval import approvable
 from reviewbot.github.rest import GitHubRefusal
 from reviewbot.github.shapes import Created, RepoApi, key
 from reviewbot.memory.markers import seal_body
 from reviewbot.memory.seal import Sealer
 from reviewbot.nodes.model import ReviewNode
-from reviewbot.publish.approval import approvable
 from reviewbot.publish.body import HeadReader, checkout_reader, inline_body, review_text
 from reviewbot.publish.placement import CommentTarget, LinkBuilder, Placement
 from reviewbot.redact import Redactor

@@ -1,4 +1,4 @@
-"""Earlier findings this run no longer reports: which count as fixed, and their edited comments.
+"""The edited comments of earlier findings this run resolves (which resolve: review/resolution.py).
 
 Earlier findings missing from this run are marked resolved only when the run
 could have found them: a new head, every reviewer agent ran to a normal end, the
@@ -6,7 +6,7 @@ coverage was reported, and it covers the finding's file (`Coverage.covers`: a fi
 no reviewer saw keeps its findings open; past GitHub's file-listing limit, nothing
 resolves). A run without a key, with a rejected key, a crash or an exhausted
 budget resolves nothing. At most `MAX_RESOLVE_EDITS` comments are marked a run
-(`resolution`): the findings past them stand in this run's report, and the summary
+(`review.resolution.resolution`): the findings past them stand in this run's report, and the summary
 records them as owed, so the next run marks them on this run's evidence.
 
 Owns too: rewriting the markers' status, showing the resolution banner, and keeping the

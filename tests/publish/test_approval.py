@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from reviewbot.github.approval import Dismissal, approvable, dismiss_approvals, own_approvals
 from reviewbot.github.client import make_client
 from reviewbot.github.shapes import RepoApi
-from reviewbot.publish.approval import Dismissal, approvable, dismiss_approvals, own_approvals
 from reviewbot.publish.conclusion import conclusion_and_qualifier
 from reviewbot.sources.comments import CommentRecord, Where
 from reviewbot.verdict.lattice import Verdict

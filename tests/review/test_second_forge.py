@@ -56,39 +56,39 @@ def review(forge, *script, config=None):
         redactor=Redactor.of([]),
         progress=SilentProgress(),
     )
-    reviewed = review_on_forge(
-        forge,
-        checkout=forge.pull.checkout,
-        config=config or forge.pull.config,
-        memory=memory,
-        agents=nullcontext(agents),
+    config = config or forge.pull.config
+    snapshot = forge.snapshot(
+        checkout=forge.pull.checkout, config=config, discussion=memory.discussion()
     )
-    published = forge.publish(reviewed.report, reviewed.snapshot, memory)
+    reviewed = review_on_forge(
+        snapshot, memory=memory, agents=nullcontext(agents), axes=(forge.ci,)
+    )
+    published = forge.publish(reviewed.report, snapshot, memory)
     model.verify()
-    return reviewed, published, memory, model
+    return reviewed, snapshot, published, memory, model
 
 
 class TestASecondForge:
     def test_its_pull_request_is_reviewed_and_the_review_handed_to_its_publisher(self, forge):
         """The finding the model raised is in the report the double was asked to publish,
         with the memory the review was built on."""
-        reviewed, published, memory, _ = review(
+        reviewed, snapshot, published, memory, _ = review(
             forge,
             reply(tool_use("add_review_node", FINDING)),
             reply(tool_use("finalize_review", {"summary": "One bug.", "verdict": "hold"})),
         )
         assert reviewed.report.verdict is Verdict.HOLD
         assert [n.title for n in reviewed.report.nodes] == [FINDING["title"]]
-        assert forge.posted == [(reviewed.report, reviewed.snapshot, memory)]
+        assert forge.posted == [(reviewed.report, snapshot, memory)]
         assert published.review_id == 1
 
     def test_its_comments_reach_the_model_as_the_discussion(self, forge):
         """The forge's comments are read once, into memory, and shown to the reviewers."""
-        reviewed, _, memory, model = review(
+        _, snapshot, _, memory, model = review(
             forge, reply(tool_use("finalize_review", {"summary": "Fine.", "verdict": "ship"}))
         )
-        assert [c.body for c in reviewed.snapshot.comments] == [ASKED]
-        assert memory.discussion() == reviewed.snapshot.comments
+        assert [c.body for c in snapshot.comments] == [ASKED]
+        assert memory.discussion() == snapshot.comments
         assert ASKED in json.dumps(model.requests[0])
 
     def test_its_failing_gated_check_blocks_through_the_ci_axis(self, forge):
