@@ -64,7 +64,7 @@ class TestAcrossRuns:
         earlier = make_node(priority=P0, confidence=0.9)
         confirm = HumanDecision(
             fingerprint=earlier.fingerprint,
-            event=Transition(action=Action.CONFIRM, by="human:maintainer"),
+            transition=Transition(action=Action.CONFIRM, by="human:maintainer"),
             comment_id=11,
             login="maintainer",
         )
@@ -86,7 +86,7 @@ class TestAcrossRuns:
         earlier = make_node(priority=P0, confidence=0.9)
         dismiss = HumanDecision(
             fingerprint=earlier.fingerprint,
-            event=Transition(action=Action.DISMISS, by="human:maintainer", reason="intended"),
+            transition=Transition(action=Action.DISMISS, by="human:maintainer", reason="intended"),
             comment_id=11,
             login="maintainer",
         )

@@ -76,7 +76,7 @@ class TestRefold:
         """No coverage recorded for the head: the reviewer axis did not fully run, Hold."""
         snap, report, records = prior_of(None, coverage=None)
         assert report.verdict is Verdict.HOLD
-        after = refold(snap, prior=read_prior(records, TRUST), ci=CI_PASSED)
+        after = refold(snap, prior=read_prior(records, TRUST), axes=CI)
         assert after.verdict is Verdict.HOLD
         assert [a.outcome for a in after.axes if a.name == "review"] == [Outcome.PARTIAL]
 
@@ -84,7 +84,7 @@ class TestRefold:
         """A partial coverage recorded for the head: the re-fold is Hold, the axis partial."""
         partial = Coverage(files_total=2, files_in_context=1, partial=True)
         snap, _, records = prior_of(None, coverage=partial)
-        after = refold(snap, prior=read_prior(records, TRUST), ci=CI_PASSED)
+        after = refold(snap, prior=read_prior(records, TRUST), axes=CI)
         assert after.verdict is Verdict.HOLD
         assert [a.outcome for a in after.axes if a.name == "review"] == [Outcome.PARTIAL]
 
