@@ -88,7 +88,6 @@ class TestAHeadThatMovesExitsZeroInEveryPhase:
         [line] = [ln for ln in run.stderr.splitlines() if "not posting the rest" in ln]
         assert f"moved to {PUSHED.head_sha[:12]}" in line
 
-
     def test_an_approval_posted_as_the_head_moves_stops_counting(self, worlds):
         """A Ship's APPROVE that lands as a push arrives approves a head that is no longer
         the PR's: reviewbot dismisses it, so it cannot count toward the newer head."""
