@@ -225,8 +225,8 @@ class AnthropicClient:
                     f"(after {attempt} failed attempt(s))"
                 )
             blocked = self._gate.wait(deadline)
-            if blocked is not None:
-                raise ModelTimeoutError(
+            if blocked is not None:  # rate-limited until the deadline: unreachable, as `_within`
+                raise NetworkError(
                     f"{self._api} is rate-limiting this run; waiting {blocked:.3g} s for it would "
                     "pass the review's time budget (timeout_seconds)"
                 )

@@ -59,6 +59,27 @@ def own_approvals(
     )
 
 
+def unverified_approvals(
+    records: Sequence[CommentRecord], *, bot_login: str, sealer: Sealer | None
+) -> tuple[tuple[int, str], ...]:
+    """APPROVED reviews by reviewbot's account that carry no seal this run can verify.
+
+    reviewbot cannot tell whether it posted them (another workflow posting as the same
+    account, a rotated or missing marker key), so it does not dismiss them; but they count
+    toward required reviews, so a head that is not a clean Ship treats them as standing.
+    """
+    why = "it carries no seal this run can verify, so reviewbot cannot tell it posted it"
+    return tuple(
+        (record.id, why)
+        for record in records
+        if record.where is Where.REVIEW
+        and record.state == "APPROVED"
+        and record.author is not None
+        and record.author.casefold() == bot_login.casefold()
+        and sealed_by(record, sealer) is None
+    )
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Dismissal:
     """What dismissing reviewbot's earlier approvals did."""

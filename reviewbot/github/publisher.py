@@ -45,11 +45,19 @@ Must not: decide placement (`publish/placement.py`), write markdown (`publish/bo
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from reviewbot.config.file import PublishConfig
+from reviewbot.errors import HeadMoved
 from reviewbot.github.answers import IssueComment, ReviewComment, shapes
-from reviewbot.github.approval import Dismissal, approvable, dismiss_approvals, own_approvals
+from reviewbot.github.approval import (
+    Dismissal,
+    approvable,
+    dismiss_approvals,
+    own_approvals,
+    unverified_approvals,
+)
 from reviewbot.github.reader import fetch_comment_records
 from reviewbot.github.rest import GitHubClient, GitHubRefusal, GitHubUnreachable, api_path
 from reviewbot.github.review_write import Posted, ReviewWriter
@@ -183,7 +191,7 @@ class GitHubPublisher:
         notes = prior_notes(prior)
         posted = self._post_review(report, plan, snapshot, prior, link_of)
         comments = self._read_back(posted)
-        self._still_head()  # a push since: HeadMoved, and nothing that belongs to the PR now
+        self._still_head_after(posted, report, snapshot.head_sha)
         notes.extend(posted.notes)
         dismissal = self._dismiss_approvals(report, snapshot.head_sha)
         notes.extend(dismissal.notes())
@@ -253,16 +261,34 @@ class GitHubPublisher:
             return Posted(review=None, plan=plan, event=None, notes=())
         return self._reviews.post(report, plan, snapshot, link_of)
 
+    def _still_head_after(self, posted: Posted, report: Report, head_sha: str) -> None:
+        """A push since: HeadMoved, and nothing more that belongs to the PR now. An approval
+        this run just posted is of a head that is no longer the PR's: it stops counting."""
+        try:
+            self._still_head()
+        except HeadMoved:
+            if posted.review is not None and posted.event == "APPROVE":
+                ids = [posted.review.id]
+                dismiss_approvals(
+                    self._api, self.number, ids, head_sha=head_sha, verdict=report.verdict
+                )
+            raise
+
     def _dismiss_approvals(self, report: Report, head_sha: str) -> Dismissal:
-        """reviewbot's own earlier approvals stop counting once a head is not a clean Ship."""
+        """reviewbot's own earlier approvals stop counting once a head is not a clean Ship;
+        an approval by its account that it cannot verify as its own stands (the check fails)."""
         if approvable(report):
             return Dismissal()
-        ids = own_approvals(
-            self.remember().comments, bot_login=self.bot_login, sealer=self.trust.sealer
+        login, sealer = self.bot_login, self.trust.sealer
+        done = dismiss_approvals(
+            self._api,
+            self.number,
+            own_approvals(self.remember().comments, bot_login=login, sealer=sealer),
+            head_sha=head_sha,
+            verdict=report.verdict,
         )
-        return dismiss_approvals(
-            self._api, self.number, ids, head_sha=head_sha, verdict=report.verdict
-        )
+        unverified = unverified_approvals(self.remember().comments, bot_login=login, sealer=sealer)
+        return replace(done, standing=done.standing + unverified)
 
     def _review_needed(self, report: Report, plan: Placement, prior: PriorState) -> bool:
         """Skip the review when it would say nothing new: no new finding, same verdict as before."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Iterator
 
 import httpx
@@ -365,6 +366,20 @@ class TestDeadline:
         assert not isinstance(caught.value, ModelTimeoutError)
         assert "kept failing" in str(caught.value)
         assert sleeps.waits == []
+
+    def test_a_rate_limit_another_agent_met_past_the_deadline_is_unreachable(self, messages_api):
+        """Another agent's 429 closed the shared gate for longer than this call has left: the
+        API kept refusing until the budget ran out (NetworkError, exit 5), not a budget stop."""
+        fake = messages_api()
+        client = self.client(fake.transport().handle_request, FakeClock())
+        other = threading.Thread(target=lambda: client._gate.close_for(30.0))
+        other.start()
+        other.join()
+        with pytest.raises(NetworkError, match="rate-limiting this run") as caught:
+            client.create(request(timeout=10.0))
+        assert not isinstance(caught.value, ModelTimeoutError)
+        assert caught.value.exit_code == 5
+        assert fake.requests == []
 
     def test_no_time_left_sends_nothing(self, messages_api):
         """A request with no time left is not sent at all."""

@@ -88,6 +88,23 @@ class TestAHeadThatMovesExitsZeroInEveryPhase:
         [line] = [ln for ln in run.stderr.splitlines() if "not posting the rest" in ln]
         assert f"moved to {PUSHED.head_sha[:12]}" in line
 
+    def test_an_approval_posted_as_the_head_moves_stops_counting(self, worlds):
+        """A Ship's APPROVE that lands as a push arrives approves a head that is no longer
+        the PR's: reviewbot dismisses it, so it cannot count toward the newer head."""
+        world = worlds("approve", base=BASE, head=HEAD, script=[reply(text("Nothing to flag."))])
+        world.github.approve_allowed = True  # a Ship is an APPROVE
+
+        def push_once(_request) -> bool:
+            if world.pull.head_sha != PUSHED.head_sha:
+                world.pull.push(PUSHED)
+            return False
+
+        world.github_server.fail_next("POST", REVIEWS, unprocessable(), when=push_once)
+        run = _run(world)
+        assert run.returncode == 0, run.stderr
+        [review] = world.github.repo(REPO).reviews[7]
+        assert review["state"] == "DISMISSED", run.stderr
+
 
 class TestGitHubsBrief422AfterAPush:
     def test_a_review_refused_whole_is_posted_again_once(self, worlds):

@@ -40,7 +40,11 @@ def _script() -> list:
 class TestMarkdownIsWhatIsPosted:
     def test_links_name_the_enterprise_host_as_the_posted_summary_does(self, worlds):
         world: World = worlds("ghe", base=BASE, head=HEAD, script=_script())
-        api = {"GITHUB_API_URL": world.github_server.url, "GITHUB_TOKEN": GITHUB_TOKEN}
+        api = {
+            "GITHUB_API_URL": world.github_server.url,
+            "GITHUB_SERVER_URL": "https://ghe.example.test",  # the API serves this host's PRs
+            "GITHUB_TOKEN": GITHUB_TOKEN,
+        }
         run = world.run(
             ["review", GHE_PR, "--post", "--format", "markdown"], github=False, extra_env=api
         )

@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
-from reviewbot.github.approval import Dismissal, approvable, dismiss_approvals, own_approvals
+from reviewbot.github.approval import (
+    Dismissal,
+    approvable,
+    dismiss_approvals,
+    own_approvals,
+    unverified_approvals,
+)
 from reviewbot.github.client import make_client
 from reviewbot.github.shapes import RepoApi
 from reviewbot.publish.conclusion import conclusion_and_qualifier
@@ -30,6 +36,20 @@ class TestWhichApprovals:
 
     def test_without_a_key_nothing_is_ours(self):
         assert own_approvals([sealed(review(1, "APPROVED"))], bot_login=BOT, sealer=None) == ()
+
+    def test_an_approval_of_its_account_it_cannot_verify_stands(self):
+        """No seal it can check (another workflow, a missing or rotated key): not dismissed,
+        but standing, so a head that is not a clean Ship fails its check rather than pass
+        with an approval that still counts."""
+        records = [
+            sealed(review(1, "APPROVED")),
+            review(2, "APPROVED"),
+            sealed(review(3, "APPROVED", author="maintainer")),
+            review(4, "COMMENTED"),
+        ]
+        assert [i for i, _ in unverified_approvals(records, bot_login=BOT, sealer=SEALER)] == [2]
+        no_key = unverified_approvals(records, bot_login=BOT, sealer=None)
+        assert [i for i, _ in no_key] == [1, 2]
 
     def test_only_a_fully_covered_ship_is_approvable(self):
         assert approvable(make_report(verdict="ship"))

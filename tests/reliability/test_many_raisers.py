@@ -20,7 +20,9 @@ def _config(count: int) -> str:
 class TestEveryReviewerRaisesIt:
     def test_twenty_reviewers_on_one_finding_publish_review_summary_and_check(self, world: World):
         """21 raisers (`review` and 20 focused reviewers): one comment, a summary, a check run."""
-        world.build(base={"app.py": BASE_APP, ".reviewbot.toml": _config(MAX_FOCUSED)})
+        # One agent at a time: the reviewers' scripted replies are alike, and served in order.
+        config = _config(MAX_FOCUSED) + "[budget]\nmax_parallel_agents = 1\n"
+        world.build(base={"app.py": BASE_APP, ".reviewbot.toml": config})
         world.seed()
         nit = finding(priority="P2", title="eval is risky")  # P2: no verifier turn
         script = []
