@@ -472,12 +472,11 @@ def serve(host: str, port: int, workers: int) -> None:
       REVIEWBOT_APP_ID=123 REVIEWBOT_APP_PRIVATE_KEY_FILE=app.pem \\
       REVIEWBOT_WEBHOOK_SECRET=… ANTHROPIC_API_KEY=… reviewbot serve --workers 4
     """
+    from reviewbot.redact import Redactor
     from reviewbot.serve.command import run_server
 
-    try:
+    with last_resort(0, Redactor()):  # one line and its code, never a traceback
         run_server(host, port, workers, os.environ)
-    except ReviewbotError as exc:
-        fail(exc, verbose=False)
 
 
 @cli.command()

@@ -41,7 +41,7 @@ def run_server(host: str, port: int, workers: int, env: Mapping[str, str]) -> No
     bot_login = config.bot_login or app_login(config.api_url, config.app_id, config.private_key)
     with _queue_url(config, env) as url:
         queue = Queue(url)
-        asyncio.run(_migrate(queue))
+        asyncio.run(queue.prepare())
         metrics_dir = _metrics_dir(config.state_dir)
         child_env = {
             **env,
@@ -54,7 +54,12 @@ def run_server(host: str, port: int, workers: int, env: Mapping[str, str]) -> No
 
         children = [_start_worker(child_env) for _ in range(workers)]
         try:
-            app = make_app(Queue(url), secret=config.webhook_secret, max_body=config.max_body)
+            app = make_app(
+                Queue(url),
+                secret=config.webhook_secret,
+                max_body=config.max_body,
+                app_id=config.app_id,
+            )
             log.info(
                 "reviewbot serve: %d worker(s), posting as %s, on http://%s:%d",
                 workers,
@@ -71,14 +76,6 @@ def run_server(host: str, port: int, workers: int, env: Mapping[str, str]) -> No
             _Intake(config_, children).run()
         finally:
             _stop(children, config.shutdown_grace + STOP_MARGIN)
-
-
-async def _migrate(queue: Queue) -> None:
-    await queue.open()
-    try:
-        await queue.migrate()
-    finally:
-        await queue.close()
 
 
 @contextmanager

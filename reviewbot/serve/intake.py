@@ -33,8 +33,12 @@ class Intake:
     reason: str  # why nothing is queued, or what is
 
 
-def decide(event: str, delivery: str, body: bytes) -> Intake:
-    """The jobs for one delivery whose signature was verified; raises BadDelivery."""
+def decide(event: str, delivery: str, body: bytes, *, app_id: int | None = None) -> Intake:
+    """The jobs for one delivery whose signature was verified; raises BadDelivery.
+
+    A check suite of the App itself (`app_id`) is dropped: reviewbot's own check run
+    completes it, and re-folding on it would answer each publish with another.
+    """
     try:
         payload = json.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -45,6 +49,8 @@ def decide(event: str, delivery: str, body: bytes) -> Intake:
         return Intake((), f"{event} {payload.get('action', '')}: nothing to queue".strip())
     if event not in ACTED_ON:
         return Intake((), f"reviewbot does not act on {event or 'unnamed'} events")
+    if event == "check_suite" and app_id is not None and _suite_app(payload) == app_id:
+        return Intake((), "check_suite of reviewbot's own check run: nothing to re-fold")
     try:
         plan = plan_event(event, payload)
     except UsageError as exc:
@@ -66,6 +72,12 @@ def decide(event: str, delivery: str, body: bytes) -> Intake:
         if number is not None
     )
     return Intake(jobs, plan.reason if jobs else f"{event}: the event names no pull request")
+
+
+def _suite_app(payload: dict[str, Any]) -> object:
+    suite = payload.get("check_suite")
+    app = suite.get("app") if isinstance(suite, dict) else None
+    return app.get("id") if isinstance(app, dict) else None
 
 
 def _installation(payload: dict[str, Any]) -> int:

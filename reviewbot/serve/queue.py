@@ -33,11 +33,14 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import psycopg
 from procrastinate import App, JobContext, PsycopgConnector, RetryStrategy
 from procrastinate import exceptions as procrastinate_errors
 from pydantic import BaseModel, ConfigDict
+
+from reviewbot.errors import NetworkError
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +102,20 @@ class Queue:
 
     async def close(self) -> None:
         await self.app.close_async()
+
+    async def prepare(self) -> None:
+        """Open, migrate and close: a queue that cannot be reached is one line (exit 5)."""
+        try:
+            await self.open()
+            try:
+                await self.migrate()
+            finally:
+                await self.close()
+        except (psycopg.Error, procrastinate_errors.ProcrastinateException, OSError) as exc:
+            parts = urlsplit(self.url)  # shown without its credentials
+            where = parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise NetworkError(f"cannot reach the queue at {where}: {reason}") from exc
 
     async def migrate(self) -> None:
         """procrastinate's schema (once) and the deliveries table; safe to run on every start."""

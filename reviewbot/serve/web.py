@@ -31,8 +31,8 @@ class TooLarge(Exception):
     pass
 
 
-def make_app(queue: Queue, *, secret: bytes, max_body: int) -> Starlette:
-    handlers = _Handlers(queue, secret=secret, max_body=max_body)
+def make_app(queue: Queue, *, secret: bytes, max_body: int, app_id: int | None = None) -> Starlette:
+    handlers = _Handlers(queue, secret=secret, max_body=max_body, app_id=app_id)
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -53,8 +53,9 @@ def make_app(queue: Queue, *, secret: bytes, max_body: int) -> Starlette:
 
 
 class _Handlers:
-    def __init__(self, queue: Queue, *, secret: bytes, max_body: int) -> None:
+    def __init__(self, queue: Queue, *, secret: bytes, max_body: int, app_id: int | None) -> None:
         self.queue = queue
+        self.app_id = app_id  # its own check suites are not re-folded
         self.secret = secret
         self.max_body = max_body
 
@@ -71,7 +72,7 @@ class _Handlers:
             return _answer(400, "malformed", "X-GitHub-Delivery is missing or too long")
         event = request.headers.get("x-github-event", "").strip()
         try:
-            intake = decide(event, delivery, body)
+            intake = decide(event, delivery, body, app_id=self.app_id)
         except BadDelivery as exc:
             return _answer(400, "malformed", str(exc))
         if not intake.jobs:

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import json
 import urllib.request
+from pathlib import Path
 
 import psycopg
 import pytest
 
+from reviewbot.serve.intake import decide
 from tests.serve.world import SECRET, _send, get, signed_request
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "github-webhooks"
 
 
 def queued(world):
@@ -138,3 +142,26 @@ def test_healthz_and_metrics(module_world, intake_server, pr):
         line for line in text.splitlines() if line.startswith('reviewbot_queue_jobs{status="todo"}')
     )
     assert float(todo.split()[-1]) >= 1
+
+
+class TestOwnCheckSuite:
+    """reviewbot's own check run completes the App's check suite: that delivery is dropped,
+    so a publish cannot queue a re-fold that publishes again (and again)."""
+
+    @staticmethod
+    def _suite(app_id: int) -> bytes:
+        payload = json.loads(
+            (DATA / "check_suite.completed.payload.json").read_text(encoding="utf-8")
+        )
+        payload["check_suite"]["app"]["id"] = app_id
+        payload["installation"] = {"id": 77}
+        return json.dumps(payload).encode("utf-8")
+
+    def test_the_apps_own_suite_is_dropped(self):
+        intake = decide("check_suite", "d-1", self._suite(4242), app_id=4242)
+        assert intake.jobs == ()
+        assert "own check run" in intake.reason
+
+    def test_another_apps_suite_is_re_folded(self):
+        intake = decide("check_suite", "d-2", self._suite(15368), app_id=4242)
+        assert [job.number for job in intake.jobs] == [2]

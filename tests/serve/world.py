@@ -188,6 +188,7 @@ class World:
             "REVIEWBOT_SHUTDOWN_GRACE": "30",
             "REVIEWBOT_STATE_DIR": str(self.root / "state"),
             "GITHUB_API_URL": self.github_server.url,
+            "GITHUB_SERVER_URL": "https://github.com",  # the loopback API serves github.com's PRs
             "ANTHROPIC_API_KEY": ANTHROPIC_KEY,
             "ANTHROPIC_BASE_URL": self.model_server.url,
         }
