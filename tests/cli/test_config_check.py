@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tomllib
@@ -9,7 +10,7 @@ import tomllib
 import pytest
 
 from reviewbot.config.file import ReviewConfig, load_config
-from tests.e2e.harness import SOURCE_ROOT
+from tests.e2e.harness import COVERAGE_VARIABLES, SOURCE_ROOT
 
 
 def check(folder, *args):
@@ -18,7 +19,13 @@ def check(folder, *args):
         cwd=folder,
         capture_output=True,
         text=True,
-        env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(SOURCE_ROOT), "LANG": "C.UTF-8"},
+        env={
+            "PATH": "/usr/bin:/bin",
+            "PYTHONPATH": str(SOURCE_ROOT),
+            "LANG": "C.UTF-8",
+            # measured like every other subprocess of the suite
+            **{name: os.environ[name] for name in COVERAGE_VARIABLES if name in os.environ},
+        },
         timeout=60,
         check=False,
     )
