@@ -50,8 +50,9 @@ PURE_REVIEWBOT = ("reviewbot.nodes", "reviewbot.verdict", "reviewbot.errors")
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("foundation", ("errors", "redact", "render", "nodes", "verdict", "modes")),
     ("config", ("config",)),
-    ("results", ("results",)),
     ("sources", ("sources", "text")),
+    ("coverage", ("coverage",)),
+    ("results", ("results",)),
     ("memory", ("memory",)),
     ("scope", ("scope",)),
     ("review", ("tools", "agent", "review")),

@@ -29,9 +29,17 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from reviewbot.agent.tokens import estimate_text
+from reviewbot.coverage.model import (
+    REASON_BINARY,
+    REASON_BUDGET,
+    REASON_EXCLUDED,
+    REASON_NO_PATCH,
+    REASON_SUBMODULE,
+    Coverage,
+    SkippedFile,
+)
 from reviewbot.redact import Redactor
 from reviewbot.render import render
-from reviewbot.results.run import Coverage, SkippedFile
 from reviewbot.sources.diff_index import FileDiff, FileStatus
 from reviewbot.sources.snapshot import PRComment, PRSnapshot
 from reviewbot.text import hygiene
@@ -49,11 +57,6 @@ _NAME_CHARS_PER_TOKEN = 2.0
 LISTING_SHARE = 4  # the file listing may take at most 1/4 of the context budget
 MAX_GROUPS = 40  # directories named when files are only counted
 
-REASON_BINARY = "binary file"
-REASON_SUBMODULE = "submodule pointer change"
-REASON_NO_PATCH = "patch not available (too large for the API); read the file instead"
-REASON_EXCLUDED = "excluded by [paths] (lockfile, generated or vendored)"
-REASON_BUDGET = "outside the context token budget; read the file if it matters"
 _REASONS = (REASON_BUDGET, REASON_NO_PATCH, REASON_EXCLUDED, REASON_BINARY, REASON_SUBMODULE)
 
 

@@ -54,7 +54,6 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from reviewbot.agent.context import PackedContext, pack_context
-from reviewbot.agent.coverage import Unreached, assess
 from reviewbot.agent.crew import run_all
 from reviewbot.agent.ledger import Ledger
 from reviewbot.agent.loop import Limits, ToolLoop
@@ -62,6 +61,9 @@ from reviewbot.agent.messages import ModelClient
 from reviewbot.agent.progress import Progress
 from reviewbot.agent.prompt import focus_text, role_text, system_prompt
 from reviewbot.config.file import ReviewConfig, ReviewerConfig
+from reviewbot.coverage.model import Coverage
+from reviewbot.coverage.seen import HeadViews, merged
+from reviewbot.coverage.unseen import Unreached, assess
 from reviewbot.errors import LifecycleError
 from reviewbot.modes import Mode, Role
 from reviewbot.nodes import also_raised
@@ -70,14 +72,13 @@ from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.redact import Redactor
 from reviewbot.render import render
 from reviewbot.results.report import AgentReport
-from reviewbot.results.run import Coverage, StopReason, Usage
+from reviewbot.results.run import StopReason, Usage
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.text import hygiene
 from reviewbot.tools.ask_user import Operator
 from reviewbot.tools.context import Workspace
 from reviewbot.tools.session import ReviewSession
 from reviewbot.tools.store import NodeStore
-from reviewbot.tools.views import HeadViews, merged
 from reviewbot.verdict.axes import VERIFIER_AXIS, AxisResult, Outcome
 from reviewbot.verdict.fold import axis_outcome
 from reviewbot.verdict.lattice import Verdict

@@ -28,13 +28,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from reviewbot.coverage.policy import coverage_gap
 from reviewbot.github.answers import Review
 from reviewbot.github.rest import GitHubRefusal
 from reviewbot.github.shapes import RepoApi
 from reviewbot.memory.markers import sealed_by
 from reviewbot.memory.seal import Sealer
 from reviewbot.results.report import Report
-from reviewbot.results.run import coverage_gap
 from reviewbot.sources.comments import CommentRecord, Where
 from reviewbot.verdict.lattice import Verdict
 

@@ -63,6 +63,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from reviewbot.config.file import MAX_REVIEWERS
+from reviewbot.coverage.model import Coverage
 from reviewbot.memory.seal import Sealer
 from reviewbot.nodes.assessment import stricter
 from reviewbot.nodes.boundary import Discarded, admit
@@ -70,7 +71,6 @@ from reviewbot.nodes.history import Judged
 from reviewbot.nodes.model import Priority, ReviewNode, Status
 from reviewbot.redact import Redactor
 from reviewbot.results.report import AxisReport, Report, ReviewKind
-from reviewbot.results.run import Coverage
 from reviewbot.sources.comments import CommentRecord
 from reviewbot.verdict.axes import Outcome
 from reviewbot.verdict.fold import Source

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
+from reviewbot.coverage.model import Coverage, UnseenFile
 from reviewbot.memory.markers import (
     FULL_COMMAND,
     NODE_TAG,
@@ -41,7 +42,6 @@ from reviewbot.nodes.history import (
 from reviewbot.nodes.lifecycle import Action
 from reviewbot.nodes.model import ReviewNode
 from reviewbot.results.report import ReviewRun
-from reviewbot.results.run import Coverage, UnseenFile
 from reviewbot.sources.comments import CommentRecord, Where
 from reviewbot.verdict.axes import AxisResult
 from reviewbot.verdict.lattice import Verdict

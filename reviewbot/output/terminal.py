@@ -21,6 +21,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
+from reviewbot.coverage.model import SkippedFile
 from reviewbot.nodes.model import ReviewNode
 from reviewbot.publish.body import (
     KIND_LABEL,
@@ -34,7 +35,6 @@ from reviewbot.publish.placement import priority_key
 from reviewbot.publish.suggestion import read_head_text
 from reviewbot.redact import Redactor
 from reviewbot.results.report import Report
-from reviewbot.results.run import SkippedFile
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.verdict.lattice import Verdict
 

@@ -20,10 +20,11 @@ from pydantic import (
     WithJsonSchema,
 )
 
+from reviewbot.coverage.model import Coverage
 from reviewbot.modes.profile import Role
 from reviewbot.nodes.boundary import Discarded
 from reviewbot.nodes.model import ReviewNode
-from reviewbot.results.run import Coverage, StopReason, Usage
+from reviewbot.results.run import StopReason, Usage
 from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.fold import Decision, Source
 from reviewbot.verdict.lattice import Label, Verdict

@@ -25,6 +25,9 @@ from reviewbot.agent.messages import ModelClient
 from reviewbot.agent.panel import Carry, run_panel
 from reviewbot.agent.progress import Progress
 from reviewbot.config.file import is_excluded
+from reviewbot.coverage.inherited import joined
+from reviewbot.coverage.model import Coverage
+from reviewbot.coverage.policy import coverage_gap
 from reviewbot.memory.postings import apply_decisions
 from reviewbot.memory.prior import PriorState
 from reviewbot.nodes.assessment import stricter
@@ -39,10 +42,9 @@ from reviewbot.results.report import (
     Report,
     ReviewRun,
 )
-from reviewbot.results.run import Coverage, Usage, coverage_gap
+from reviewbot.results.run import Usage
 from reviewbot.review.resolution import resolution
 from reviewbot.scope.carry import Carried, carry_forward
-from reviewbot.scope.coverage import joined
 from reviewbot.scope.decision import Increment, ReviewScope
 from reviewbot.scope.patches import digests
 from reviewbot.sources.forge import AxisSource

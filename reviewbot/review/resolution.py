@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from reviewbot.coverage.model import Coverage
 from reviewbot.memory.postings import (
     PriorNode,
 )
@@ -18,7 +19,6 @@ from reviewbot.modes.profile import Role
 from reviewbot.nodes.history import OPEN_STATUSES
 from reviewbot.nodes.model import ReviewNode
 from reviewbot.results.report import AgentReport
-from reviewbot.results.run import Coverage
 
 MAX_RESOLVE_EDITS = 10  # comments marked resolved per run; the rest on the next (writes stay O(1))
 

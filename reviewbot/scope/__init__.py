@@ -8,8 +8,6 @@ patches.py   a digest of each file's PR patch against the base: a file whose dif
              last review did not see is shown again (a merge that reverts the base)
 carry.py     earlier findings on unchanged lines carried forward (re-anchored, checked
              by quote and fingerprint); those on changed lines, to re-judge
-coverage.py  this run's coverage of the changes joined with the earlier review's
-             coverage of the files that did not change
 
 The agents' context of an incremental review is packed in agent/context_since.py.
 """

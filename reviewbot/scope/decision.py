@@ -29,11 +29,11 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from reviewbot.config.file import ReviewConfig
+from reviewbot.coverage.model import Coverage
 from reviewbot.memory.markers import SummaryMarker, UnseenMarker
 from reviewbot.memory.prior import PriorState
 from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.results.report import ReviewKind, ReviewRun
-from reviewbot.results.run import Coverage
 from reviewbot.scope.changes import authored
 from reviewbot.scope.patches import entered, shown_again
 from reviewbot.sources.diff_index import DiffIndex

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from reviewbot.coverage.seen import HeadViews
 from reviewbot.errors import RepositoryError
 from reviewbot.modes.profile import Role
 from reviewbot.sources.diff_index import DiffIndex
 from reviewbot.tools.store import NodeStore
 from reviewbot.tools.toolbox import Untrusted
-from reviewbot.tools.views import HeadViews
 from reviewbot.verdict.lattice import Verdict
 
 if TYPE_CHECKING:

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
+from reviewbot.coverage.seen import HeadViews
 from reviewbot.modes.mode import Mode
 from reviewbot.modes.profile import PROFILES, CapabilityProfile, Role
 from reviewbot.text.truncate import head_tail_chars
@@ -26,7 +27,6 @@ from reviewbot.tools.registry import ToolSpec
 from reviewbot.tools.store import NodeStore
 from reviewbot.tools.surface import Surface, compute_surface
 from reviewbot.tools.toolbox import ToolResult
-from reviewbot.tools.views import HeadViews
 
 __all__ = ["NodeStore", "Plan", "Proposal", "ReviewSession", "Workspace"]
 

@@ -14,15 +14,15 @@ from reviewbot.agent.context import (
     REASON_SUBMODULE,
     pack_context,
 )
-from reviewbot.agent.coverage import REMEDY_NO_PATCH, REMEDY_UNLISTED, assess
 from reviewbot.agent.panel import run_panel
 from reviewbot.agent.progress import SilentProgress
 from reviewbot.config.file import BudgetConfig, ReviewConfig
+from reviewbot.coverage.model import Coverage, UnseenFile
+from reviewbot.coverage.seen import HeadViews
+from reviewbot.coverage.unseen import REMEDY_NO_PATCH, REMEDY_UNLISTED, assess
 from reviewbot.redact import Redactor
-from reviewbot.results.run import Coverage, UnseenFile
 from reviewbot.sources.diff_index import DiffIndex, FileStatus
 from reviewbot.tools.ask_user import NoOperator
-from reviewbot.tools.views import HeadViews
 from tests.agent.factories import FakeClock, client_for, file_diff, index, snapshot
 from tests.fakes.messages_api import (
     Failure,

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from reviewbot.config.file import ReviewConfig
+from reviewbot.coverage.model import Coverage, SkippedFile
 from reviewbot.memory.markers import seal_body
 from reviewbot.memory.prior import Trust
 from reviewbot.memory.seal import Sealer
@@ -23,7 +24,7 @@ from reviewbot.results.report import (
     ReasonReport,
     Report,
 )
-from reviewbot.results.run import Coverage, SkippedFile, StopReason, Usage
+from reviewbot.results.run import StopReason, Usage
 from reviewbot.sources.comments import CommentRecord
 from reviewbot.sources.diff_index import DiffIndex, FileStatus, file_diff_from_patch
 from reviewbot.sources.snapshot import Origin, PRSnapshot

@@ -8,6 +8,7 @@ import cmarkgfm
 import pytest
 from cmarkgfm.cmark import Options
 
+from reviewbot.coverage.model import SkippedFile, UnseenFile
 from reviewbot.memory.markers import (
     MAX_AXIS_DETAIL,
     NODE_TAG,
@@ -39,7 +40,6 @@ from reviewbot.publish.body import (
 )
 from reviewbot.publish.placement import CommentTarget, LinkBuilder, place_nodes
 from reviewbot.redact import MASK, Redactor
-from reviewbot.results.run import SkippedFile, UnseenFile
 from reviewbot.sources.comments import CommentRecord, Where
 from tests.publish.conftest import (
     HEAD,

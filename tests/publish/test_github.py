@@ -8,6 +8,7 @@ import json
 import pytest
 
 from reviewbot.config.file import PublishConfig
+from reviewbot.coverage.model import Coverage, UnseenFile
 from reviewbot.errors import AuthError, GitHubAPIError
 from reviewbot.github import publisher as github_module
 from reviewbot.github import review_write as review_write_module
@@ -20,7 +21,7 @@ from reviewbot.publish.body import MAX_BODY, SEAL_ROOM
 from reviewbot.publish.conclusion import check_conclusion
 from reviewbot.redact import MASK, Redactor
 from reviewbot.results.report import AgentReport, Report
-from reviewbot.results.run import Coverage, StopReason, UnseenFile
+from reviewbot.results.run import StopReason
 from tests.fakes.github_api import unprocessable
 from tests.fakes.server import LoopbackServer, Lost, Response
 from tests.publish.conftest import (

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from reviewbot.config.settings import Settings
+from reviewbot.coverage.model import Coverage, SkippedFile, UnseenFile
 from reviewbot.memory.markers import NODE_TAG, SUMMARY_TAG, find_markers
 from reviewbot.nodes import Kind, Priority, ReviewNode, Status
 from reviewbot.output.emit import write_actions_outputs
@@ -26,7 +27,6 @@ from reviewbot.output.markdown import summary_markdown
 from reviewbot.publish.inert import RepoLinks, plain
 from reviewbot.redact import Redactor
 from reviewbot.results.report import ReasonReport, Report
-from reviewbot.results.run import Coverage, SkippedFile, UnseenFile
 from reviewbot.verdict.fold import Source
 from tests.fakes import hostile
 from tests.fakes.github_markdown import assert_inert, render

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import pytest
 
+from reviewbot.coverage.model import UnseenFile
 from reviewbot.memory.markers import (
     MAX_UNSEEN_MARKED,
     NODE_TAG,
@@ -22,7 +23,6 @@ from reviewbot.memory.seal import Sealer
 from reviewbot.nodes import Status
 from reviewbot.publish.inert import neutralize
 from reviewbot.redact import MASK, Redactor
-from reviewbot.results.run import UnseenFile
 from reviewbot.sources.comments import CommentRecord, Where
 from reviewbot.verdict.axes import Outcome
 from tests.publish.conftest import BOT, HEAD, TRUST, make_report, node, sealed

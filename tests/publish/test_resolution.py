@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from reviewbot.coverage.model import Coverage, UnseenFile
 from reviewbot.memory.markers import (
     NODE_TAG,
     SummaryMarker,
@@ -14,7 +15,7 @@ from reviewbot.memory.prior import PriorState, PriorSummary
 from reviewbot.publish.resolution import resolved_body
 from reviewbot.redact import Redactor
 from reviewbot.results.report import AgentReport
-from reviewbot.results.run import Coverage, StopReason, UnseenFile
+from reviewbot.results.run import StopReason
 from reviewbot.review.resolution import MAX_RESOLVE_EDITS, resolution
 from reviewbot.sources.comments import Where
 from tests.nodes.factories import make_node

@@ -6,10 +6,10 @@ import io
 
 from rich.console import Console
 
+from reviewbot.coverage.model import UnseenFile
 from reviewbot.output.terminal import render_terminal
 from reviewbot.publish.body import MAX_AGENT_SUMMARY
 from reviewbot.redact import MASK, Redactor
-from reviewbot.results.run import UnseenFile
 from tests.publish.conftest import (
     AGENT_SUMMARY,
     PRICE_NOTE,

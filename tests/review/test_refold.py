@@ -6,6 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from reviewbot.config.file import ReviewConfig, ReviewerConfig
+from reviewbot.coverage.model import Coverage
 from reviewbot.memory.markers import (
     SUMMARY_TAG,
     SummaryMarker,
@@ -17,7 +18,7 @@ from reviewbot.memory.markers import (
 from reviewbot.memory.prior import Trust, read_prior
 from reviewbot.memory.seal import Sealer
 from reviewbot.nodes.model import Priority, Status
-from reviewbot.results.run import Coverage, Usage
+from reviewbot.results.run import Usage
 from reviewbot.review.pipeline import build_report, refold
 from reviewbot.sources.comments import CommentRecord, Where
 from reviewbot.verdict.axes import AxisResult, Outcome

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from reviewbot.coverage.model import Coverage, UnseenFile
 from reviewbot.memory.markers import NodeState, SummaryMarker
 from reviewbot.memory.postings import PriorNode
 from reviewbot.memory.prior import PriorState, PriorSummary
 from reviewbot.nodes import Priority, ReviewNode, Status
 from reviewbot.nodes.history import HumanDecision
 from reviewbot.nodes.lifecycle import Action, Transition
-from reviewbot.results.run import Coverage, UnseenFile
 from reviewbot.review.pipeline import unseen_standing
 from reviewbot.sources.comments import Where
 from tests.nodes.factories import make_node

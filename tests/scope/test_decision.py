@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 
 from reviewbot.config.file import ReviewConfig
+from reviewbot.coverage.inherited import joined
+from reviewbot.coverage.model import Coverage, UnseenFile
 from reviewbot.memory.markers import AxisMarker, CoverageMarker, SummaryMarker
 from reviewbot.memory.prior import PriorState, PriorSummary
 from reviewbot.nodes.model import Priority
 from reviewbot.redact import Redactor
 from reviewbot.results.report import ReviewKind
-from reviewbot.results.run import Coverage, UnseenFile
-from reviewbot.scope.coverage import joined
 from reviewbot.scope.decision import config_digest, decide_review
 from reviewbot.verdict.axes import Outcome
 from tests.agent.factories import HEAD_SHA, file_diff, index, snapshot

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from reviewbot.coverage.seen import HeadViews
 from reviewbot.text.truncate import MAX_LINE_CHARS
 from reviewbot.tools.context import ToolContext
 from reviewbot.tools.session import ReviewSession
 from reviewbot.tools.toolbox import ToolResult
-from reviewbot.tools.views import HeadViews
 from tests.tools.factories import build_repo, make_session, with_handler
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from reviewbot.results.run import Coverage, UnseenFile
+from reviewbot.coverage.model import Coverage, UnseenFile
 from reviewbot.sources.diff_index import DiffIndex
 
 

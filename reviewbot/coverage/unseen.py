@@ -21,12 +21,13 @@ changed text file is unseen (`Unreached`), and the coverage is partial. Pure: th
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
-from reviewbot.agent.context import REASON_BUDGET, REASON_NO_PATCH, PackedContext
-from reviewbot.results.run import Coverage, SkippedFile, UnseenFile
+from reviewbot.coverage.model import GAPS, Coverage, SkippedFile, UnseenFile
+from reviewbot.coverage.seen import HeadViews
 from reviewbot.sources.diff_index import DiffIndex, FileDiff, FileStatus
-from reviewbot.tools.views import HeadViews
 
 CONFIG = "the base branch's `.reviewbot.toml`"
 REMEDY_NO_PATCH = (
@@ -34,6 +35,18 @@ REMEDY_NO_PATCH = (
     "GitHub sends no patch for a diff this large"
 )
 REMEDY_UNLISTED = "split the PR, or review it from a clone (`reviewbot review --local`)"
+
+
+class Packed(Protocol):
+    """What the packer gave the model (`agent.context.PackedContext`), as coverage reads it."""
+
+    @property
+    def coverage(self) -> Coverage:
+        """The packer's listing: the files packed, and those listed with why."""
+
+    @property
+    def patch_tokens(self) -> Mapping[str, int]:
+        """What each file left out for the budget would have cost."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -45,7 +58,7 @@ class Unreached:
 
 
 def assess(
-    packed: PackedContext,
+    packed: Packed,
     diff: DiffIndex,
     views: HeadViews,
     *,
@@ -63,7 +76,7 @@ def assess(
     unseen: list[UnseenFile] = []
     for listed in listing.files_listed:
         change = diff.get(listed.path)
-        if change is None or listed.reason not in (REASON_BUDGET, REASON_NO_PATCH):
+        if change is None or listed.reason not in GAPS:
             continue  # left out by policy: listed by name, not a gap
         if _seen(change, views):
             read.append(change.path)
@@ -92,12 +105,10 @@ def assess(
     )
 
 
-def _nothing_seen(packed: PackedContext, diff: DiffIndex, unreached: Unreached) -> Coverage:
+def _nothing_seen(packed: Packed, diff: DiffIndex, unreached: Unreached) -> Coverage:
     """Every changed text file is unseen; policy leaves out the rest as usual."""
     listing = packed.coverage
-    policy = {
-        f.path for f in listing.files_listed if f.reason not in (REASON_BUDGET, REASON_NO_PATCH)
-    }
+    policy = {f.path for f in listing.files_listed if f.reason not in GAPS}
     unseen = tuple(
         UnseenFile(
             path=change.path,
