@@ -70,7 +70,7 @@ from reviewbot.memory.seal import Sealer
 from reviewbot.results.report import PRInfo, Report
 from reviewbot.review.pipeline import Agents, pr_info, refold, review_snapshot
 from reviewbot.review.pull import review_on_forge
-from reviewbot.scope.decision import ReviewScope
+from reviewbot.scope.full import FullScope
 from reviewbot.sources.git_repo import local_snapshot, uncommitted
 from reviewbot.sources.pr_ref import PUBLIC_HOST, PRRef, parse_pr_url, parse_repo_name
 from reviewbot.sources.snapshot import PRSnapshot
@@ -454,7 +454,7 @@ def review_local(
             )
         snapshot = replace(snapshot, config=_configured(snapshot.config, job))
         with _agents(settings, job) as agents:
-            plan = ReviewScope.full("a local review has no earlier review", config=snapshot.config)
+            plan = FullScope.of("a local review has no earlier review", config=snapshot.config)
             report = review_snapshot(snapshot, agents=agents, plan=plan)
         emit(report, snapshot)
         has_model = agents.client is not None

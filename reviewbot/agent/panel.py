@@ -35,7 +35,7 @@ any other model error, a 403 for one model included, stops only the agent it hap
 
 Coverage counts the packed patches only when some reviewer's first request was
 answered: with no client, a refused key or an API that never answered, nothing was
-seen (`coverage.Unreached`), whatever was packed.
+seen (`coverage.unseen.Unreached`), whatever was packed.
 
 A reviewer's axis is `not_run` when there is no model client (no credentials) or
 its loop stopped on an error, a budget, the timeout or a refusal; otherwise it is
@@ -73,6 +73,7 @@ from reviewbot.redact import Redactor
 from reviewbot.render import render
 from reviewbot.results.report import AgentReport
 from reviewbot.results.run import StopReason, Usage
+from reviewbot.scope.review_scope import Carry
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.text import hygiene
 from reviewbot.tools.ask_user import Operator
@@ -83,7 +84,6 @@ from reviewbot.verdict.axes import VERIFIER_AXIS, AxisResult, Outcome
 from reviewbot.verdict.fold import axis_outcome
 from reviewbot.verdict.lattice import Verdict
 
-Carry = Callable[[Sequence[ReviewNode]], Sequence[ReviewNode]]
 NO_CREDENTIALS = "ANTHROPIC_API_KEY is not set"
 _SELF_EXPLAINED = frozenset(
     {StopReason.NO_CREDENTIALS, StopReason.CREDENTIALS_REFUSED, StopReason.ERROR}
@@ -124,7 +124,7 @@ def run_panel(
 
     `carry` applies what people and earlier runs decided (human `/confirm`, `/dismiss`)
     to the nodes through the lifecycle BEFORE the axes are judged from them. `packed`:
-    a context packed by the caller (an incremental review's changes) instead of the PR's.
+    a context packed by the caller (what the review's scope shows) instead of the PR's.
     """
     limits = Limits.of(config.budget, started=clock())
     packed = packed or pack_context(

@@ -37,7 +37,7 @@ REMEDY_NO_PATCH = (
 REMEDY_UNLISTED = "split the PR, or review it from a clone (`reviewbot review --local`)"
 
 
-class Packed(Protocol):
+class Listing(Protocol):
     """What the packer gave the model (`agent.context.PackedContext`), as coverage reads it."""
 
     @property
@@ -58,7 +58,7 @@ class Unreached:
 
 
 def assess(
-    packed: Packed,
+    packed: Listing,
     diff: DiffIndex,
     views: HeadViews,
     *,
@@ -105,7 +105,7 @@ def assess(
     )
 
 
-def _nothing_seen(packed: Packed, diff: DiffIndex, unreached: Unreached) -> Coverage:
+def _nothing_seen(packed: Listing, diff: DiffIndex, unreached: Unreached) -> Coverage:
     """Every changed text file is unseen; policy leaves out the rest as usual."""
     listing = packed.coverage
     policy = {f.path for f in listing.files_listed if f.reason not in GAPS}

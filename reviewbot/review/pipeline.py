@@ -5,32 +5,28 @@ nodes already on a PR with fresh CI results and makes no model request. Both end
 in `finalize`, so the published verdict is the strictest of the agents'
 proposals, every axis and every node — nothing here can loosen it. An earlier
 finding in a file this run did not see stands in the new report (`unseen_standing`):
-nobody looked, so nothing says it is fixed. An incremental review (`reviewbot.scope`)
-gives the agents the changes since the reviewed head, carries forward the earlier findings
-on unchanged lines and joins the coverage with the earlier review's.
+nobody looked, so nothing says it is fixed. What the agents see, what carries over and
+what coverage the run inherits is the review's scope's (`scope.review_scope`): a full
+review and an incremental one answer the same questions, and this module never asks
+which it is.
 
 Must not: read the environment, build clients or publish (that is `app.py`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from functools import cache
 
 from reviewbot import __version__
-from reviewbot.agent.context import PackedContext
-from reviewbot.agent.context_since import pack_since
 from reviewbot.agent.messages import ModelClient
-from reviewbot.agent.panel import Carry, run_panel
+from reviewbot.agent.packer import ContextPacker
+from reviewbot.agent.panel import run_panel
 from reviewbot.agent.progress import Progress
 from reviewbot.config.file import is_excluded
-from reviewbot.coverage.inherited import joined
 from reviewbot.coverage.model import Coverage
 from reviewbot.coverage.policy import coverage_gap
-from reviewbot.memory.postings import apply_decisions
 from reviewbot.memory.prior import PriorState
-from reviewbot.nodes.assessment import stricter
 from reviewbot.nodes.boundary import Discarded
 from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.redact import Redactor
@@ -44,11 +40,9 @@ from reviewbot.results.report import (
 )
 from reviewbot.results.run import Usage
 from reviewbot.review.resolution import resolution
-from reviewbot.scope.carry import Carried, carry_forward
-from reviewbot.scope.decision import Increment, ReviewScope
-from reviewbot.scope.patches import digests
+from reviewbot.scope.full import FullScope
+from reviewbot.scope.review_scope import ReviewScope
 from reviewbot.sources.forge import AxisSource
-from reviewbot.sources.git_repo import lines_at
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import Operator
 from reviewbot.verdict.axes import AxisResult, Outcome
@@ -79,21 +73,19 @@ def review_snapshot(
 ) -> Report:
     """Run the reviewers and the verifier over `snapshot` and fold everything into a report.
 
-    `plan` says full or incremental (`scope.decision.decide_review`); None is full. `axes`
-    are the axes from outside the agents (the forge's CI), folded with the reviewers'.
+    `plan` is the review's scope (`scope.decision.decide_review`: full or incremental); None
+    is full. It says what the agents see, what carries over and what coverage the run
+    inherits. `axes` are the axes from outside the agents (the forge's CI), folded with the
+    reviewers'.
     """
     config = snapshot.config
     external = tuple(source(config) for source in axes)  # read before the agents run
-    plan = plan or ReviewScope.full("no earlier review to build on", config=config)
-    increment = plan.increment
+    plan = plan or FullScope.of("no earlier review to build on", config=config)
 
     def excluded(path: str) -> bool:
         return is_excluded(path, config.paths)
 
-    carried = _carried(snapshot, increment) if increment is not None else None
-    packed = None
-    if increment is not None and carried is not None:
-        packed = _packed_since(snapshot, increment, carried, excluded, agents.redactor)
+    packer = ContextPacker(snapshot=snapshot, excluded=excluded, redactor=agents.redactor)
     panel = run_panel(
         snapshot,
         config,
@@ -105,17 +97,17 @@ def review_snapshot(
         # Human /confirm and /dismiss replies, and earlier peers' confirmations, are peers
         # too: applied before the reviewer axes are judged, so a /dismiss can unblock.
         # Carried-forward findings count for their raisers' axes like this run's own.
-        carry=_carry(prior, carried),
-        packed=packed,
+        carry=plan.carry(prior),
+        packed=plan.shown(packer),
     )
-    coverage = _coverage(panel.coverage, snapshot, increment)
+    coverage = plan.coverage(panel.coverage, snapshot.diff)
     nodes = panel.nodes
     owed: tuple[ReviewNode, ...] = ()
     if prior is not None:
         nodes = (*nodes, *unseen_standing(prior, nodes, coverage))
         owed = owed_standing(prior, nodes, coverage, panel.agents, head_sha=snapshot.head_sha)
     discarded = (*panel.discarded, *(prior.discarded if prior else ()))
-    run = _run_of(plan, carried, snapshot)
+    run = plan.recorded(snapshot)
     return build_report(
         snapshot,
         proposed=panel.proposed,
@@ -127,89 +119,6 @@ def review_snapshot(
         coverage=coverage,
         run=run.model_copy(update={"resolve_later": tuple(n.fingerprint for n in owed)}),
     )
-
-
-def _run_of(plan: ReviewScope, carried: Carried | None, snapshot: PRSnapshot) -> ReviewRun:
-    # The PR as this review saw it, so the next one knows which files' diffs are new.
-    seen = {"base_sha": snapshot.base_sha, "patches": digests(snapshot.diff)}
-    if carried is None:
-        return plan.run.model_copy(update=seen)
-    return plan.run.model_copy(
-        update={
-            **seen,
-            "carried": len(carried.kept),
-            "rejudged": len(carried.rejudge),
-            "carried_ids": tuple(node.id for node in carried.kept),
-        }
-    )
-
-
-def _coverage(seen: Coverage, snapshot: PRSnapshot, increment: Increment | None) -> Coverage:
-    """This run's coverage; an incremental run's joined with the earlier review's (unchanged files)."""
-    if increment is None:
-        return seen
-    return joined(
-        seen,
-        earlier=increment.earlier,
-        pr=snapshot.diff,
-        changed=increment.changed,
-        since=increment.since,
-        entered=increment.entered,
-    )
-
-
-def _carried(snapshot: PRSnapshot, increment: Increment) -> Carried:
-    checkout, push = snapshot.checkout, increment.push
-    return carry_forward(
-        increment.nodes,
-        moved=push.moved,
-        since=push.since,
-        old_lines=cache(lambda path: lines_at(checkout, push.since, path)),
-        new_lines=cache(lambda path: lines_at(checkout, push.head, path)),
-        posted_at=increment.posted_at,
-    )
-
-
-def _packed_since(
-    snapshot: PRSnapshot,
-    increment: Increment,
-    carried: Carried,
-    excluded: Callable[[str], bool],
-    redactor: Redactor,
-) -> PackedContext:
-    return pack_since(
-        snapshot,
-        since=increment.since,
-        changed=increment.changed,
-        rejudge=carried.rejudge,
-        budget_tokens=snapshot.config.budget.context_tokens,
-        excluded=excluded,
-        redactor=redactor,
-    )
-
-
-def _carry(prior: PriorState | None, carried: Carried | None) -> Carry | None:
-    """What the panel applies to its nodes before the axes: earlier decisions, carried nodes."""
-    if prior is None and carried is None:
-        return None
-
-    carried_nodes = (*carried.kept, *(r.node for r in carried.rejudge)) if carried else ()
-    earlier = {n.fingerprint: n for n in carried_nodes}
-
-    def apply(found: Sequence[ReviewNode]) -> tuple[ReviewNode, ...]:
-        nodes = apply_decisions(found, prior) if prior is not None else tuple(found)
-        # Raised again: this run's node stands, never weighing less than the one it replaces.
-        nodes = tuple(stricter(n, *_of(earlier, n.fingerprint)) for n in nodes)
-        again = {node.fingerprint for node in nodes}
-        kept = (n for n in (carried.kept if carried else ()) if n.fingerprint not in again)
-        return (*nodes, *kept)
-
-    return apply
-
-
-def _of(nodes: dict[str, ReviewNode], fingerprint: str) -> tuple[ReviewNode, ...]:
-    node = nodes.get(fingerprint)
-    return (node,) if node is not None else ()
 
 
 def refold(

@@ -22,82 +22,25 @@ Must not: call GitHub or the model (the clone is read through `git_repo`).
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from enum import StrEnum
+from collections.abc import Sequence
 
 from reviewbot.config.file import ReviewConfig
-from reviewbot.coverage.model import Coverage
 from reviewbot.memory.markers import SummaryMarker, UnseenMarker
 from reviewbot.memory.prior import PriorState
-from reviewbot.nodes.model import ReviewNode, Status
+from reviewbot.nodes.model import Status
 from reviewbot.results.report import ReviewKind, ReviewRun
 from reviewbot.scope.changes import authored
+from reviewbot.scope.digest import config_digest
+from reviewbot.scope.full import FullScope
+from reviewbot.scope.incremental import IncrementalScope
 from reviewbot.scope.patches import entered, shown_again
+from reviewbot.scope.review_scope import ReviewScope
 from reviewbot.sources.diff_index import DiffIndex
-from reviewbot.sources.git_repo import Push, push_since
+from reviewbot.sources.git_repo import push_since
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.verdict.axes import Outcome
 
 _STANDING = frozenset({Status.OPEN, Status.CONSENSUS_READY})
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Increment:
-    """An incremental review's inputs: the push, the author's changes, what was reviewed."""
-
-    push: Push
-    changed: DiffIndex  # the author's changes since the reviewed head, on the PR's files,
-    # and the whole PR patch of each file whose patch that review did not see (patches.py)
-    entered: tuple[str, ...]  # files in `changed` the push did not touch: their PR diff is new
-    earlier: Coverage  # the reviewed head's coverage, as its summary recorded it
-    nodes: tuple[ReviewNode, ...]  # its standing findings, human decisions applied
-    posted_at: Mapping[str, str]  # fingerprint → the path it was posted at (its fingerprint's)
-
-    @property
-    def since(self) -> str:
-        return self.push.since
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ReviewScope:
-    run: ReviewRun
-    increment: Increment | None = None
-
-    @classmethod
-    def full(
-        cls, reason: str, *, config: ReviewConfig, last_comment: int | None = None
-    ) -> ReviewScope:
-        return cls(
-            run=ReviewRun(
-                kind=ReviewKind.FULL,
-                reason=reason,
-                config_digest=config_digest(config),
-                last_comment=last_comment,
-            )
-        )
-
-
-def config_digest(config: ReviewConfig) -> str:
-    """16 hex digits of the effective config (the base branch's file and the CLI's overrides)."""
-    canonical = json.dumps(_canonical(config.model_dump(mode="python")), sort_keys=True)
-    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
-
-
-def _canonical(value: object) -> object:
-    """JSON-ready, with sets sorted: a set's order differs between processes (hash seeds)."""
-    match value:
-        case dict():
-            return {str(key): _canonical(item) for key, item in value.items()}
-        case set() | frozenset():
-            return sorted(str(_canonical(item)) for item in value)
-        case list() | tuple():
-            return [_canonical(item) for item in value]
-        case StrEnum():
-            return value.value
-    return value
 
 
 def wanted_since(prior: PriorState, config: ReviewConfig, head_sha: str) -> str | None:
@@ -113,16 +56,16 @@ def decide_review(snapshot: PRSnapshot, prior: PriorState | None) -> ReviewScope
     last = prior.newest_comment if prior is not None else None
     marker = prior.summary_marker() if prior is not None else None
     if prior is None or marker is None:
-        return ReviewScope.full("no earlier review of this PR", config=config, last_comment=last)
+        return FullScope.of("no earlier review of this PR", config=config, last_comment=last)
     why = _why_full(snapshot, prior, marker)
     if why is not None:
-        return ReviewScope.full(why, config=config, last_comment=last)
+        return FullScope.of(why, config=config, last_comment=last)
     push = push_since(snapshot.checkout, marker.head_sha, snapshot.head_sha)
     if isinstance(push, str):
-        return ReviewScope.full(push, config=config, last_comment=last)
+        return FullScope.of(push, config=config, last_comment=last)
     earlier = prior.coverage(marker.head_sha)
     if earlier is None:  # (_why_full refuses a review without a recorded coverage)
-        return ReviewScope.full("no coverage recorded", config=config, last_comment=last)
+        return FullScope.of("no coverage recorded", config=config, last_comment=last)
     owed = prior.owed()  # found fixed by that review past its edits: this run marks them
     nodes = tuple(
         node
@@ -134,14 +77,6 @@ def decide_review(snapshot: PRSnapshot, prior: PriorState | None) -> ReviewScope
     own = authored(push.moved, snapshot.diff, merged=push.merged)
     recorded = marker.patches or ()
     base_moved = push.merged or marker.base_sha != snapshot.base_sha
-    increment = Increment(
-        push=push,
-        changed=shown_again(own, snapshot.diff, recorded=recorded, base_moved=base_moved),
-        entered=entered(own, snapshot.diff, recorded=recorded),
-        earlier=earlier,
-        nodes=nodes,
-        posted_at=prior.posted_at(),
-    )
     run = ReviewRun(
         kind=ReviewKind.INCREMENTAL,
         since=push.since,
@@ -149,7 +84,16 @@ def decide_review(snapshot: PRSnapshot, prior: PriorState | None) -> ReviewScope
         config_digest=config_digest(config),
         last_comment=last,
     )
-    return ReviewScope(run=run, increment=increment)
+    return IncrementalScope(
+        run=run,
+        checkout=snapshot.checkout,
+        push=push,
+        changed=shown_again(own, snapshot.diff, recorded=recorded, base_moved=base_moved),
+        entered=entered(own, snapshot.diff, recorded=recorded),
+        earlier=earlier,
+        nodes=nodes,
+        posted_at=prior.posted_at(),
+    )
 
 
 def _recorded(marker: SummaryMarker) -> frozenset[str]:

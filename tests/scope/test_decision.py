@@ -15,6 +15,7 @@ from reviewbot.nodes.model import Priority
 from reviewbot.redact import Redactor
 from reviewbot.results.report import ReviewKind
 from reviewbot.scope.decision import config_digest, decide_review
+from reviewbot.scope.full import FullScope
 from reviewbot.verdict.axes import Outcome
 from tests.agent.factories import HEAD_SHA, file_diff, index, snapshot
 
@@ -48,7 +49,7 @@ def reason(tmp_path: Path, state: PriorState, *, config: ReviewConfig | None = N
     snap = snapshot(tmp_path, index(file_diff("a.py", PATCH), **kw), config=config)
     plan = decide_review(snap, state)
     assert plan.run.kind is ReviewKind.FULL
-    assert plan.increment is None
+    assert isinstance(plan, FullScope)  # nothing inherited, nothing carried
     return plan.run.reason
 
 
