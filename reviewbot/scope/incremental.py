@@ -25,7 +25,7 @@ from reviewbot.sources.git_repo import Push, lines_at
 from reviewbot.sources.snapshot import PRSnapshot
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True)  # no slots: `_carried` is cached on the instance
 class IncrementalScope(ReviewScope):
     """The push, the author's changes, and what the reviewed head's review recorded."""
 
