@@ -1,4 +1,5 @@
-"""What a coverage lacks, in words: the verdict folds it in as a gap (a Ship becomes a Hold).
+"""What a coverage lacks, in words: the verdict folds it in as a gap (a Ship becomes a Hold),
+and the check's conclusion names it (a gap is never a pass).
 
 Pure.
 """
@@ -23,3 +24,10 @@ def coverage_gap(coverage: Coverage | None) -> str | None:
     if coverage.files_unlisted:
         gaps.append(f"{coverage.files_unlisted} changed file(s) GitHub did not list")
     return "coverage is partial: " + "; ".join(gaps) if gaps else "coverage is partial"
+
+
+def brief_gap(coverage: Coverage | None) -> str | None:
+    """The gap in a few words, for the check's title (None: every changed file was seen)."""
+    if coverage is None:
+        return "coverage was not reported"
+    return "coverage is partial" if coverage.partial else None

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from reviewbot.coverage.policy import brief_gap
 from reviewbot.publish.body import VERDICT_LABEL, deciding
 from reviewbot.publish.inert import plain
 from reviewbot.redact import Redactor
@@ -57,7 +58,7 @@ def conclusion_and_qualifier(
     an earlier approval by reviewbot could not be dismissed (`approval_stands`: it still
     counts toward required reviews, so an advisory Hold would let the PR merge on it).
     """
-    verdict, gap = report.verdict, _coverage_gap(report)
+    verdict, gap = report.verdict, brief_gap(report.coverage)
     # (The fold makes a partial review a Hold; a Ship is never partial. Checked here again:
     # a report read from elsewhere must not pass on a gap either.)
     if verdict is Verdict.BLOCK:
@@ -71,12 +72,6 @@ def conclusion_and_qualifier(
     if advisory_hold:
         return "neutral", " (advisory)"
     return "failure", " (blocks merge)"
-
-
-def _coverage_gap(report: Report) -> str | None:
-    if report.coverage is None:
-        return "coverage was not reported"
-    return "coverage is partial" if report.coverage.partial else None
 
 
 def check_title(report: Report, qualifier: str) -> str:
