@@ -56,8 +56,8 @@ from tests.fakes.messages_api import (
     text,
     tool_use,
 )
+from tests.fakes.pulls import seed_pull
 from tests.fakes.server import LoopbackServer, json_function_handler
-from tests.fakes.world import seed_pull
 
 FOCUS = {"security": "Look for injection and authorization gaps.", "style": "Look at naming."}
 REPO, NUMBER = "bench/app", 1

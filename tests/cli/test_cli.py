@@ -23,9 +23,10 @@ from reviewbot.config.logs import configure_logging
 from reviewbot.config.settings import Settings
 from reviewbot.errors import EXIT_CODES
 from reviewbot.redact import MASK
-from tests.e2e.harness import ANTHROPIC_KEY, GITHUB_TOKEN, World, open_world
 from tests.fakes.gitrepo import GitRepo, make_repo
+from tests.fakes.keys import ANTHROPIC_KEY, GITHUB_TOKEN
 from tests.fakes.messages_api import Scripted, reply, text, tool_use
+from tests.fakes.world import World, open_world
 
 PR_URL = "https://github.com/octo/app/pull/7"
 APP_BASE = "def run(command):\n    return command\n"

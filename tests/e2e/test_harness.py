@@ -8,7 +8,7 @@ import sys
 
 import coverage
 
-from tests.e2e.harness import COVERAGE_VARIABLES, SOURCE_ROOT, open_world
+from tests.fakes.world import COVERAGE_VARIABLES, SOURCE_ROOT, open_world
 
 BASE = {"a.py": "a = 1\n"}
 HEAD = {"a.py": "a = 2\n"}

@@ -136,6 +136,12 @@ def leaked(texts: Sequence[str]) -> list[str]:
     return sorted({name for secret, name in SECRET_NAMES.items() for t in texts if secret in t})
 
 
+def context_of(run: Run) -> str:
+    """The shared context block of the run's first model request (what every agent is shown)."""
+    first = run.model[0]["messages"][0]["content"]
+    return "\n".join(block["text"] for block in first if block.get("type") == "text")
+
+
 def everything_sent(run: Run) -> list[str]:
     """Every text a run let out: stdout, stderr, outputs, report, step summary, request bodies."""
     texts = [run.stdout, run.stderr, run.step_summary, json.dumps(run.outputs)]

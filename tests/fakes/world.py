@@ -72,6 +72,16 @@ BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 # environment a run keeps, so the runs' lines count too.
 COVERAGE_VARIABLES = ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")
 
+
+def child_env(home: Path | None = None) -> dict[str, str]:
+    """The least environment a `python -m reviewbot` child needs: this checkout's package,
+    a fixed PATH and locale, coverage's variables when measured; never the developer's."""
+    env = {"PATH": BASE_PATH, "LANG": "C.UTF-8", "PYTHONPATH": str(SOURCE_ROOT)}
+    if home is not None:
+        env["HOME"] = str(home)
+    return env | {name: os.environ[name] for name in COVERAGE_VARIABLES if name in os.environ}
+
+
 # What a terminal has that an in-process review must not inherit from the test's own
 # environment: each is unset unless the test sets it.
 _UNSET = (
@@ -211,13 +221,7 @@ class World:
         """The environment of a GitHub Actions step (or, with github=False, of a terminal)."""
         home = folder / "home"
         home.mkdir()
-        env = {
-            "PATH": BASE_PATH,
-            "HOME": str(home),
-            "LANG": "C.UTF-8",
-            "PYTHONPATH": str(SOURCE_ROOT),
-        }
-        env |= {name: os.environ[name] for name in COVERAGE_VARIABLES if name in os.environ}
+        env = child_env(home)
         if anthropic:
             env |= {"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "ANTHROPIC_BASE_URL": self.model_server.url}
         if not github:

@@ -16,7 +16,7 @@ import pytest
 
 from tests.fakes.scenario import block_script
 from tests.fakes.server import Hangup, Request, Response
-from tests.reliability.world import NUMBER, REPO, World
+from tests.fakes.world import NUMBER, REPO, World
 
 PARTIALS = {
     "closed-before-answer": b"",

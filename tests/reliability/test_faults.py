@@ -26,9 +26,9 @@ from tests.fakes.messages_api import (
     tool_use,
     unauthorized,
 )
-from tests.fakes.scenario import HEAD_UTIL, UTIL_QUOTE, block_script
+from tests.fakes.scenario import HEAD_APP, HEAD_UTIL, UTIL_QUOTE, block_script, finding
 from tests.fakes.server import HUNG_UP, Hangup, Request, Response
-from tests.reliability.world import HEAD_APP, NUMBER, World, finding
+from tests.fakes.world import NUMBER, World
 
 REVIEWS = rf"/pulls/{NUMBER}/reviews$"
 MESSAGES = r"^/v1/messages$"

@@ -20,9 +20,9 @@ import pytest
 from reviewbot.memory.markers import NODE_TAG, find_markers
 from tests.fakes.github_api import bad_gateway
 from tests.fakes.messages_api import reply, tool_use
-from tests.fakes.scenario import HEAD_UTIL, UTIL_QUOTE, block_script
+from tests.fakes.scenario import HEAD_APP, HEAD_UTIL, UTIL_QUOTE, block_script, finding
 from tests.fakes.server import Fault, Hangup, Lost, Request, Response
-from tests.reliability.world import HEAD_APP, NUMBER, REPO, World, finding
+from tests.fakes.world import NUMBER, REPO, World
 
 REVIEWS = rf"/pulls/{NUMBER}/reviews$"
 ISSUE_COMMENTS = rf"/issues/{NUMBER}/comments$"
