@@ -2,7 +2,7 @@
 
     python bench/bench_incremental.py [--files 20] [--pushed 2] [--lines 60]
 
-Builds two identical worlds (tests/e2e/harness.py: a real git repository, the fake
+Builds two identical worlds (tests/fakes/world.py: a real git repository, the fake
 GitHub and the fake Messages API on loopback, `python -m reviewbot review --github-event
 --post` as GitHub Actions runs it). In each, a PR changing `--files` files is reviewed
 at its first head A (one finding, carried later), then a push touches `--pushed` more

@@ -1,6 +1,6 @@
 """The click surface through CliRunner: help texts, and the exit code of every kind of failure.
 
-Runs in-process against the loopback fakes (tests/e2e/harness.py builds the world), so a
+Runs in-process against the loopback fakes (tests/fakes/world.py builds the world), so a
 user mistake must come out as one `reviewbot: error:` line — never a traceback.
 """
 
