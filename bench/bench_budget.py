@@ -32,8 +32,9 @@ from reviewbot.config.file import matches_any
 from reviewbot.tools.paths import glob_matching
 from reviewbot.tools.pattern import LinePattern
 from tests.e2e import harness
-from tests.e2e.harness import open_world, pull_request_event
 from tests.fakes.server import Stall
+from tests.fakes.webhooks import pull_request_event
+from tests.fakes.world import open_world
 from tests.tools.factories import build_repo, make_session
 
 CAP = 60.0  # seconds a "before" measurement may run before it is stopped

@@ -45,8 +45,8 @@ from reviewbot.sources.diff_index import index_from_unified_diff
 from tests.fakes.github_api import FakeGitHub
 from tests.fakes.gitrepo import git
 from tests.fakes.messages_api import FakeMessagesAPI, reply, tool_use
+from tests.fakes.pulls import seed_pull
 from tests.fakes.server import LoopbackServer, json_function_handler
-from tests.fakes.world import seed_pull
 
 MODEL = "claude-sonnet-4-5"
 JUDGE_MODELS = ("claude-sonnet-4-5", "claude-opus-4-5")

@@ -2,7 +2,7 @@
 
     python bench/bench_incremental.py [--files 20] [--pushed 2] [--lines 60]
 
-Builds two identical worlds (tests/e2e/harness.py: a real git repository, the fake
+Builds two identical worlds (tests/fakes/world.py: a real git repository, the fake
 GitHub and the fake Messages API on loopback, `python -m reviewbot review --github-event
 --post` as GitHub Actions runs it). In each, a PR changing `--files` files is reviewed
 at its first head A (one finding, carried later), then a push touches `--pushed` more
@@ -25,18 +25,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.e2e.harness import (
-    AUTHOR,
-    REPO,
-    Run,
-    World,
-    issue_comment_event,
-    open_world,
-    pull_request_event,
-)
-from tests.fakes.gitrepo import git
 from tests.fakes.messages_api import reply, text, tool_use
-from tests.fakes.world import seed_pull
+from tests.fakes.runs import Run
+from tests.fakes.webhooks import issue_comment_event, pull_request_event
+from tests.fakes.world import REPO, World, open_world
 
 ARGS = ["review", "--github-event", "--post"]
 
@@ -77,10 +69,7 @@ def world(root: Path, files: int, pushed: int, lines: int) -> World:
 
 
 def push(w: World, names: list[str], lines: int) -> None:
-    for name in names:
-        (w.repo / f"{name}.py").write_text(source(name, lines, 2), encoding="utf-8")
-    git(w.repo, "commit", "-q", "-am", "push")
-    w.pull = seed_pull(w.github, w.repo, "main", "feature", author=AUTHOR)
+    w.push({f"{name}.py": source(name, lines, 2) for name in names})
 
 
 def tokens(run: Run) -> tuple[int, int, str]:

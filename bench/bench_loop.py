@@ -35,9 +35,9 @@ import httpx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.synthetic import make_pr_repo
+from bench.synthetic import PRRepo, make_pr_repo
 from reviewbot.agent.client import AnthropicClient
-from reviewbot.agent.panel import run_panel
+from reviewbot.agent.panel import PanelOutcome, run_panel
 from reviewbot.agent.progress import SilentProgress
 from reviewbot.agent.tokens import estimate_text
 from reviewbot.config.file import ReviewConfig, is_excluded
@@ -162,6 +162,44 @@ def breakdown(fake: FakeMessagesAPI) -> None:
         )
 
 
+def local_snapshot(repo: PRRepo, diff: DiffIndex, config: ReviewConfig, body: str) -> PRSnapshot:
+    """The synthetic PR as a local review sees it (no GitHub)."""
+    return PRSnapshot(
+        origin=Origin.LOCAL,
+        url=None,
+        repo=None,
+        number=None,
+        title="Synthetic change",
+        body=body,
+        author="bench",
+        base_ref="main",
+        head_ref="HEAD",
+        base_sha=repo.base_sha,
+        head_sha=repo.head_sha,
+        diff=diff,
+        checkout=repo.path,
+        config=config,
+    )
+
+
+def review_with(fake: FakeMessagesAPI, snapshot: PRSnapshot, config: ReviewConfig) -> PanelOutcome:
+    """`run_panel` with the real client over the fake's transport (no waits, no operator)."""
+    client = AnthropicClient(
+        "sk-ant-bench-0000000000",
+        http_client=httpx.Client(transport=fake.transport()),
+        sleep=lambda s: None,
+    )
+    return run_panel(
+        snapshot,
+        config,
+        client=client,
+        operator=NoOperator(),
+        redactor=Redactor(),
+        progress=SilentProgress(),
+        excluded=lambda path: is_excluded(path, config.paths),
+    )
+
+
 def bench(
     n_files: int, reads: int = READS, *, show_parts: bool = False, context_tokens: int | None = None
 ) -> None:
@@ -174,38 +212,10 @@ def bench(
         if context_tokens is not None:
             budget = config.budget.model_copy(update={"context_tokens": context_tokens})
             config = config.model_copy(update={"budget": budget})
-        snapshot = PRSnapshot(
-            origin=Origin.LOCAL,
-            url=None,
-            repo=None,
-            number=None,
-            title="Synthetic change",
-            body="A large synthetic pull request.",
-            author="bench",
-            base_ref="main",
-            head_ref="HEAD",
-            base_sha=repo.base_sha,
-            head_sha=repo.head_sha,
-            diff=diff,
-            checkout=repo.path,
-            config=config,
-        )
+        snapshot = local_snapshot(repo, diff, config, "A large synthetic pull request.")
         fake = FakeMessagesAPI(script(diff, reads), min_cacheable_tokens=1_024)
-        client = AnthropicClient(
-            "sk-ant-bench-0000000000",
-            http_client=httpx.Client(transport=fake.transport()),
-            sleep=lambda s: None,
-        )
         started = time.perf_counter()
-        outcome = run_panel(
-            snapshot,
-            config,
-            client=client,
-            operator=NoOperator(),
-            redactor=Redactor(),
-            progress=SilentProgress(),
-            excluded=lambda path: is_excluded(path, config.paths),
-        )
+        outcome = review_with(fake, snapshot, config)
         elapsed = time.perf_counter() - started
         assert not fake.problems, fake.problems
     stats, usage = fake.stats, outcome.usage

@@ -32,20 +32,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_loop import anchors, node
+from bench.bench_loop import anchors, local_snapshot, node, review_with
 from bench.synthetic import make_pr_repo
-from reviewbot.agent.client import AnthropicClient
-from reviewbot.agent.panel import run_panel
 from reviewbot.agent.progress import SilentProgress
-from reviewbot.config.file import BudgetConfig, ReviewConfig, ReviewerConfig, is_excluded
-from reviewbot.redact import Redactor
+from reviewbot.config.file import BudgetConfig, ReviewConfig, ReviewerConfig
 from reviewbot.sources.diff_index import DiffIndex, index_from_unified_diff
-from reviewbot.sources.snapshot import Origin, PRSnapshot
-from reviewbot.tools.ask_user import NoOperator
 from tests.fakes.github_api import FakeGitHub
 from tests.fakes.gitrepo import git
 from tests.fakes.messages_api import (
@@ -56,8 +49,8 @@ from tests.fakes.messages_api import (
     text,
     tool_use,
 )
+from tests.fakes.pulls import seed_pull
 from tests.fakes.server import LoopbackServer, json_function_handler
-from tests.fakes.world import seed_pull
 
 FOCUS = {"security": "Look for injection and authorization gaps.", "style": "Look at naming."}
 REPO, NUMBER = "bench/app", 1
@@ -87,42 +80,14 @@ def panel(diff: DiffIndex, repo: Any, *, parallel: int, latency: float) -> dict[
         reviewers=tuple(ReviewerConfig(name=n, brief=b) for n, b in FOCUS.items()),
         budget=BudgetConfig(max_parallel_agents=parallel),
     )
-    snapshot = PRSnapshot(
-        origin=Origin.LOCAL,
-        url=None,
-        repo=None,
-        number=None,
-        title="Synthetic change",
-        body="A synthetic pull request.",
-        author="bench",
-        base_ref="main",
-        head_ref="HEAD",
-        base_sha=repo.base_sha,
-        head_sha=repo.head_sha,
-        diff=diff,
-        checkout=repo.path,
-        config=config,
-    )
+    snapshot = local_snapshot(repo, diff, config, "A synthetic pull request.")
     fake = FakeMessagesAPI(
         scripts=scripts(diff),
         route=route_by_brief(FOCUS),
         latency=lambda: latency,
         min_cacheable_tokens=1_024,
     )
-    client = AnthropicClient(
-        "sk-ant-bench-0000000000",
-        http_client=httpx.Client(transport=fake.transport()),
-        sleep=lambda s: None,
-    )
-    outcome = run_panel(
-        snapshot,
-        config,
-        client=client,
-        operator=NoOperator(),
-        redactor=Redactor(),
-        progress=SilentProgress(),
-        excluded=lambda path: is_excluded(path, config.paths),
-    )
+    outcome = review_with(fake, snapshot, config)
     assert not fake.problems, fake.problems
     assert not fake.remaining, fake.remaining
     assert len(outcome.nodes) == 3, [a.stop_reason for a in outcome.agents]
@@ -179,6 +144,7 @@ def first_request(n_files: int, root: Path, *, reuse_workspace: bool) -> dict[st
                 "ANTHROPIC_API_KEY": "sk-ant-" + "B" * 40,
                 "ANTHROPIC_BASE_URL": ms.url,
                 "GITHUB_API_URL": gh.url,
+                "GITHUB_SERVER_URL": "https://github.com",  # the web host the loopback API serves
             }
             if reuse_workspace:
                 env["GITHUB_WORKSPACE"] = str(repo.path)

@@ -56,8 +56,8 @@ from reviewbot.sources.diff_index import DiffIndex, LineKind, index_from_unified
 from tests.fakes.github_api import FakeGitHub
 from tests.fakes.gitrepo import git
 from tests.fakes.messages_api import JSON, FakeMessagesAPI, Reply, reply, tool_use
+from tests.fakes.pulls import seed_pull
 from tests.fakes.server import Handler, LoopbackServer, Request, Response, json_function_handler
-from tests.fakes.world import seed_pull
 
 REPO = "octo/app"
 NUMBER = 7

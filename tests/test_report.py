@@ -13,48 +13,16 @@ from pydantic import ValidationError
 
 from reviewbot.cli import cli
 from reviewbot.modes.profile import Role
-from reviewbot.nodes.boundary import Discarded
 from reviewbot.results.report import (
     AgentReport,
-    AxisReport,
-    DiscardReport,
-    PRInfo,
     ReasonReport,
     Report,
     json_safe,
     report_schema,
 )
 from reviewbot.results.run import StopReason, Usage
-from reviewbot.verdict import AxisResult, Outcome, Verdict, default_policy, finalize
-from tests.nodes.factories import make_node
-
-
-def sample_report() -> Report:
-    axes = [AxisResult(name="review", gated=True, outcome=Outcome.PASSED)]
-    nodes = [make_node()]
-    decision = finalize(None, axes, nodes, default_policy(), coverage_gap=None)
-    return Report(
-        tool_version="0.1.0",
-        verdict=decision.verdict.label,
-        reasons=Report.reasons_of(decision),
-        axes=tuple(AxisReport.of(a) for a in axes),
-        nodes=tuple(nodes),
-        discarded=(
-            DiscardReport.of(
-                Discarded(raw={"priority": math.nan}, reason="bad", origin="model:review")
-            ),
-        ),
-        usage=Usage(requests=2, input_tokens=100, cost_usd=0.01),
-        pr=PRInfo(
-            origin="github",
-            url="https://github.com/o/r/pull/1",
-            repo="o/r",
-            number=1,
-            title="t",
-            base_sha="a" * 40,
-            head_sha="b" * 40,
-        ),
-    )
+from reviewbot.verdict import Verdict
+from tests.factories import sample_report
 
 
 class TestReport:

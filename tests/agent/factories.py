@@ -1,4 +1,5 @@
-"""Builders for the agent tests: a client over the fake API, a fake toolbox, a PR snapshot."""
+"""Builders for the agent tests: a client over the fake API, a fake toolbox, a PR snapshot,
+a model request, and the one-bug PR the panel tests review."""
 
 from __future__ import annotations
 
@@ -11,11 +12,12 @@ import httpx
 
 from reviewbot.agent.client import AnthropicClient
 from reviewbot.agent.loop import Limits
+from reviewbot.agent.messages import ModelRequest
 from reviewbot.config.file import BudgetConfig, ReviewConfig
 from reviewbot.sources.diff_index import DiffIndex, FileDiff, FileStatus, file_diff_from_patch
 from reviewbot.sources.snapshot import Origin, PRComment, PRSnapshot
 from reviewbot.tools.toolbox import ToolResult
-from tests.fakes.messages_api import FakeMessagesAPI
+from tests.fakes.messages_api import FakeMessagesAPI, tool_use
 
 API_KEY = (
     "sk-ant-" + "api03-test-key-" + "0" * 16
@@ -139,3 +141,55 @@ def snapshot(
         comments=comments,
         config=config or ReviewConfig(),
     )
+
+
+EPHEMERAL = {"type": "ephemeral"}
+
+
+def request(**overrides: object) -> ModelRequest:
+    fields: dict[str, object] = {
+        "model": MODEL,
+        "max_tokens": 512,
+        "system": ({"type": "text", "text": "You review code.", "cache_control": EPHEMERAL},),
+        "tools": (
+            {
+                "name": "read_file",
+                "description": "Read a file.",
+                "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+                "cache_control": EPHEMERAL,
+            },
+        ),
+        "messages": ({"role": "user", "content": [{"type": "text", "text": "The PR."}]},),
+    }
+    fields.update(overrides)
+    return ModelRequest(**fields)  # type: ignore[arg-type]
+
+
+# The PR the panel tests review: `divide` added to src/calc.py, its division by zero on line 7.
+HEAD = "def parse(value):\n    if value is None:\n        return 0\n    return int(value)\n\ndef divide(a, b):\n    return a / b\n"
+PATCH = (
+    "@@ -1,4 +1,7 @@\n def parse(value):\n     if value is None:\n         return 0\n"
+    "     return int(value)\n+\n+def divide(a, b):\n+    return a / b\n"
+)
+
+
+def node(
+    priority: str = "P1", *, confidence: float = 0.9, title: str = "Division by zero"
+) -> dict[str, Any]:
+    return {
+        "kind": "bug",
+        "priority": priority,
+        "confidence": confidence,
+        "title": title,
+        "body": "`divide(1, 0)` raises ZeroDivisionError; callers pass user input.",
+        "anchor": {
+            "path": "src/calc.py",
+            "start_line": 7,
+            "end_line": 7,
+            "quote": "    return a / b",
+        },
+    }
+
+
+def finalize_call(verdict: str = "hold") -> dict[str, Any]:
+    return tool_use("finalize_review", {"summary": "One bug in divide().", "verdict": verdict})

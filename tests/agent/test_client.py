@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from reviewbot.agent.client import AnthropicClient
-from reviewbot.agent.messages import ModelRequest, OtherBlock, TextBlock, ToolUseBlock
+from reviewbot.agent.messages import OtherBlock, TextBlock, ToolUseBlock
 from reviewbot.errors import (
     AuthError,
     CredentialsRefusedError,
@@ -20,7 +20,7 @@ from reviewbot.errors import (
     ModelTimeoutError,
     NetworkError,
 )
-from tests.agent.factories import API_KEY, MODEL, FakeClock, Sleeps, client_for
+from tests.agent.factories import API_KEY, EPHEMERAL, MODEL, FakeClock, Sleeps, client_for, request
 from tests.fakes.messages_api import (
     Failure,
     FakeMessagesAPI,
@@ -33,27 +33,6 @@ from tests.fakes.messages_api import (
     tool_use,
     unauthorized,
 )
-
-EPHEMERAL = {"type": "ephemeral"}
-
-
-def request(**overrides: object) -> ModelRequest:
-    fields: dict[str, object] = {
-        "model": MODEL,
-        "max_tokens": 512,
-        "system": ({"type": "text", "text": "You review code.", "cache_control": EPHEMERAL},),
-        "tools": (
-            {
-                "name": "read_file",
-                "description": "Read a file.",
-                "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
-                "cache_control": EPHEMERAL,
-            },
-        ),
-        "messages": ({"role": "user", "content": [{"type": "text", "text": "The PR."}]},),
-    }
-    fields.update(overrides)
-    return ModelRequest(**fields)  # type: ignore[arg-type]
 
 
 class TestRequestAndResponse:

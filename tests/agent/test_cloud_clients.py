@@ -11,8 +11,7 @@ import pytest
 from reviewbot.agent.client import AnthropicClient
 from reviewbot.config.providers import BedrockAccess, VertexAccess
 from reviewbot.errors import AuthError, CredentialsRefusedError, ModelNotFoundError, UsageError
-from tests.agent.factories import Sleeps
-from tests.agent.test_client import request
+from tests.agent.factories import Sleeps, request
 from tests.fakes.cloud_api import FakeBedrock, FakeVertex
 from tests.fakes.messages_api import FakeMessagesAPI, not_found, reply, text
 from tests.fakes.server import LoopbackServer

@@ -24,7 +24,18 @@ from reviewbot.results.run import StopReason
 from reviewbot.tools.ask_user import NoOperator
 from reviewbot.verdict import Outcome, Verdict, finalize
 from reviewbot.verdict.axes import VERIFIER_AXIS as VERIFIER
-from tests.agent.factories import FakeClock, Sleeps, client_for, file_diff, index, snapshot
+from tests.agent.factories import (
+    HEAD,
+    PATCH,
+    FakeClock,
+    Sleeps,
+    client_for,
+    file_diff,
+    finalize_call,
+    index,
+    node,
+    snapshot,
+)
 from tests.fakes.messages_api import (
     Failure,
     FakeMessagesAPI,
@@ -34,34 +45,6 @@ from tests.fakes.messages_api import (
     tool_use,
     unauthorized,
 )
-
-HEAD = "def parse(value):\n    if value is None:\n        return 0\n    return int(value)\n\ndef divide(a, b):\n    return a / b\n"
-PATCH = (
-    "@@ -1,4 +1,7 @@\n def parse(value):\n     if value is None:\n         return 0\n"
-    "     return int(value)\n+\n+def divide(a, b):\n+    return a / b\n"
-)
-
-
-def node(
-    priority: str = "P1", *, confidence: float = 0.9, title: str = "Division by zero"
-) -> dict[str, Any]:
-    return {
-        "kind": "bug",
-        "priority": priority,
-        "confidence": confidence,
-        "title": title,
-        "body": "`divide(1, 0)` raises ZeroDivisionError; callers pass user input.",
-        "anchor": {
-            "path": "src/calc.py",
-            "start_line": 7,
-            "end_line": 7,
-            "quote": "    return a / b",
-        },
-    }
-
-
-def finalize_call(verdict: str = "hold") -> dict[str, Any]:
-    return tool_use("finalize_review", {"summary": "One bug in divide().", "verdict": verdict})
 
 
 @pytest.fixture

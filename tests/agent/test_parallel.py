@@ -24,8 +24,18 @@ from reviewbot.config.file import BudgetConfig, ReviewConfig, ReviewerConfig
 from reviewbot.redact import Redactor
 from reviewbot.results.run import StopReason, Usage
 from reviewbot.tools.ask_user import NoOperator
-from tests.agent.factories import MODEL, FakeClock, client_for, file_diff, index, snapshot
-from tests.agent.test_panel import HEAD, PATCH, finalize_call, node
+from tests.agent.factories import (
+    HEAD,
+    MODEL,
+    PATCH,
+    FakeClock,
+    client_for,
+    file_diff,
+    finalize_call,
+    index,
+    node,
+    snapshot,
+)
 from tests.fakes.messages_api import (
     FakeMessagesAPI,
     Scripted,

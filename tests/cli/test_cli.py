@@ -1,6 +1,6 @@
 """The click surface through CliRunner: help texts, and the exit code of every kind of failure.
 
-Runs in-process against the loopback fakes (tests/e2e/harness.py builds the world), so a
+Runs in-process against the loopback fakes (tests/fakes/world.py builds the world), so a
 user mistake must come out as one `reviewbot: error:` line — never a traceback.
 """
 
@@ -23,9 +23,10 @@ from reviewbot.config.logs import configure_logging
 from reviewbot.config.settings import Settings
 from reviewbot.errors import EXIT_CODES
 from reviewbot.redact import MASK
-from tests.e2e.harness import ANTHROPIC_KEY, GITHUB_TOKEN, World, open_world
 from tests.fakes.gitrepo import GitRepo, make_repo
+from tests.fakes.keys import ANTHROPIC_KEY, GITHUB_TOKEN
 from tests.fakes.messages_api import Scripted, reply, text, tool_use
+from tests.fakes.world import World, open_world
 
 PR_URL = "https://github.com/octo/app/pull/7"
 APP_BASE = "def run(command):\n    return command\n"

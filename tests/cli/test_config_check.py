@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 import tomllib
@@ -10,7 +9,7 @@ import tomllib
 import pytest
 
 from reviewbot.config.file import ReviewConfig, load_config
-from tests.e2e.harness import COVERAGE_VARIABLES, SOURCE_ROOT
+from tests.fakes.world import child_env
 
 
 def check(folder, *args):
@@ -19,13 +18,7 @@ def check(folder, *args):
         cwd=folder,
         capture_output=True,
         text=True,
-        env={
-            "PATH": "/usr/bin:/bin",
-            "PYTHONPATH": str(SOURCE_ROOT),
-            "LANG": "C.UTF-8",
-            # measured like every other subprocess of the suite
-            **{name: os.environ[name] for name in COVERAGE_VARIABLES if name in os.environ},
-        },
+        env=child_env(),  # measured like every other subprocess of the suite
         timeout=60,
         check=False,
     )

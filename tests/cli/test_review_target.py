@@ -19,7 +19,7 @@ from reviewbot.results.report import AgentReport
 from reviewbot.results.run import StopReason
 from reviewbot.review.gate import gate
 from reviewbot.verdict.lattice import Verdict
-from tests.test_report import sample_report
+from tests.factories import sample_report
 
 URL = "https://github.com/octo/app/pull/7"
 

@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from reviewbot.cli import cli
-from tests.e2e.harness import World, open_world
+from tests.fakes.world import World, open_world
 
 OpenWorld = Callable[..., World]
 

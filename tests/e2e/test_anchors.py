@@ -14,8 +14,10 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.harness import REPO, Run, World, pull_request_event
 from tests.fakes.messages_api import reply, tool_use
+from tests.fakes.runs import Run
+from tests.fakes.webhooks import pull_request_event
+from tests.fakes.world import REPO, World
 
 ARGS = ["review", "--github-event", "--post"]
 

@@ -15,16 +15,11 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.harness import (
-    REPO,
-    Run,
-    World,
-    check_suite_event,
-    issue_comment_event,
-    pull_request_event,
-)
 from tests.fakes.messages_api import reply, text, tool_use
-from tests.fakes.world import seed_pull
+from tests.fakes.pulls import seed_pull
+from tests.fakes.runs import Run
+from tests.fakes.webhooks import check_suite_event, issue_comment_event, pull_request_event
+from tests.fakes.world import REPO, World
 
 BASE = {"app.py": "def total(items):\n    return sum(items)\n"}
 HEAD = {"app.py": "def total(items):\n    return sum(items) + 0\n"}

@@ -17,9 +17,11 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.harness import Run, World, pull_request_event
 from tests.fakes.messages_api import JSON, Reply, overloaded, rate_limited, reply, tool_use
+from tests.fakes.runs import Run
 from tests.fakes.server import HUNG_UP, Stall
+from tests.fakes.webhooks import pull_request_event
+from tests.fakes.world import World
 
 MESSAGES = r"^/v1/messages$"
 CONFIG = "[budget]\ntimeout_seconds = 2\n"

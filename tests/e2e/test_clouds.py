@@ -15,10 +15,12 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.e2e.harness import Run, World, pull_request_event
 from tests.fakes.cloud_api import FakeBedrock, FakeVertex
 from tests.fakes.messages_api import reply, text
+from tests.fakes.runs import Run
 from tests.fakes.server import LoopbackServer
+from tests.fakes.webhooks import pull_request_event
+from tests.fakes.world import World
 
 BASE = {"app.py": "def total(items):\n    return sum(items)\n"}
 HEAD = {"app.py": "def total(items):\n    return sum(items) + 0\n"}

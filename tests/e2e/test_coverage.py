@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.e2e.harness import REPO, Run, World, check_suite_event, pull_request_event
-from tests.fakes.gitrepo import GitRepo
 from tests.fakes.messages_api import Scripted, reply, text, tool_use
-from tests.fakes.world import seed_pull
+from tests.fakes.runs import Run
+from tests.fakes.webhooks import check_suite_event, pull_request_event
+from tests.fakes.world import REPO, World
 
 # Full reviews on every push: this flow is about what a full review sees (incremental
 # review carries the P0 forward instead: tests/e2e/test_incremental.py).
@@ -92,10 +92,7 @@ def flow(worlds) -> Flow:
         script=[*first_script(), *second_script()],
     )
     first = world.run(ARGS, event_name="pull_request", event=pull_request_event(world))
-    repo = GitRepo(world.repo)
-    repo.write_files({"store.py": STORE_HEAD + PADDING, "app.py": APP_HEAD_B})
-    repo.commit("pad store.py")
-    world.pull = seed_pull(world.github, world.repo, "main", "feature", author=world.pull.author)
+    world.push({"store.py": STORE_HEAD + PADDING, "app.py": APP_HEAD_B}, author=world.pull.author)
     event = pull_request_event(world, action="synchronize")
     second = world.run(ARGS, event_name="pull_request", event=event)
     refold = world.run(ARGS, event_name="check_suite", event=check_suite_event(world))
@@ -214,10 +211,7 @@ def final_turn(worlds) -> Flow:
         script=[*first_script(), *final_turn_read_script()],
     )
     first = world.run(ARGS, event_name="pull_request", event=pull_request_event(world))
-    repo = GitRepo(world.repo)
-    repo.write_files({"store.py": STORE_HEAD + PADDING, "app.py": APP_HEAD_B})
-    repo.commit("pad store.py")
-    world.pull = seed_pull(world.github, world.repo, "main", "feature", author=world.pull.author)
+    world.push({"store.py": STORE_HEAD + PADDING, "app.py": APP_HEAD_B}, author=world.pull.author)
     event = pull_request_event(world, action="synchronize")
     second = world.run(ARGS, event_name="pull_request", event=event)
     return Flow(world=world, first=first, second=second, refold=second)

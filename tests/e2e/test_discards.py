@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.harness import Run, World
 from tests.fakes.messages_api import reply, text, tool_use
+from tests.fakes.runs import Run
+from tests.fakes.world import World
 
 LINES = [f"value_{n} = {n}" for n in range(1, 19)] + ["total = value_1 / value_2"]
 BASE = {"calc.py": "\n".join(LINES[:-1]) + "\n"}

@@ -11,8 +11,10 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.e2e.harness import REPO, Run, World, pull_request_event, workflow_run_event
 from tests.fakes.messages_api import reply, tool_use
+from tests.fakes.runs import Run
+from tests.fakes.webhooks import pull_request_event, workflow_run_event
+from tests.fakes.world import REPO, World
 
 BASE = {"app.py": "def greet(name):\n    return 'hi ' + name\n"}
 HEAD = {"app.py": "def greet(name):\n    return 'hi ' + name.strip()\n"}

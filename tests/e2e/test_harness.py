@@ -8,7 +8,7 @@ import sys
 
 import coverage
 
-from tests.e2e.harness import COVERAGE_VARIABLES, SOURCE_ROOT, open_world
+from tests.fakes.world import COVERAGE_VARIABLES, SOURCE_ROOT, open_world
 
 BASE = {"a.py": "a = 1\n"}
 HEAD = {"a.py": "a = 2\n"}
@@ -19,7 +19,7 @@ class TestHarness:
         """With the run's environment, `import reviewbot` resolves inside this source tree."""
         with open_world(tmp_path, base=BASE, head=HEAD) as world:
             folder = world.folder("probe")
-            env = world.env(folder, event_name=None, event=None)
+            env = world.process_env(folder, event_name=None, event=None)
             found = subprocess.run(
                 [sys.executable, "-c", "import reviewbot; print(reviewbot.__file__)"],
                 cwd=folder,
@@ -41,7 +41,7 @@ class TestMeasuredRuns:
         monkeypatch.setenv("DEVELOPERS_OWN", "x")
         with open_world(tmp_path, base=BASE, head=HEAD) as world:
             for github in (True, False):
-                env = world.env(
+                env = world.process_env(
                     world.folder(f"probe-{github}"), event_name=None, event=None, github=github
                 )
                 assert {n: env[n] for n in COVERAGE_VARIABLES} == {

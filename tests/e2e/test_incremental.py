@@ -30,17 +30,11 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.e2e.harness import (
-    AUTHOR,
-    REPO,
-    Run,
-    World,
-    issue_comment_event,
-    pull_request_event,
-)
 from tests.fakes.gitrepo import git
 from tests.fakes.messages_api import reply, text, tool_use
-from tests.fakes.world import seed_pull
+from tests.fakes.runs import Run, context_of
+from tests.fakes.webhooks import issue_comment_event, pull_request_event
+from tests.fakes.world import AUTHOR, REPO, World
 
 ARGS = ["review", "--github-event", "--post"]
 APP = "def load(path):\n    return open(path).read()\n\n\ndef size(path):\n    return len(load(path))\n"
@@ -86,20 +80,6 @@ def clean() -> list:
     return [reply(text("Nothing to report."))]
 
 
-def push(world: World, files: dict[str, str | None], *, amend: bool = False) -> str:
-    """A new commit on the PR branch (or the last one rewritten): the PR's head moves."""
-    for name, content in files.items():
-        path = world.repo / name
-        if content is None:
-            path.unlink()
-        else:
-            path.write_text(content, encoding="utf-8")
-    git(world.repo, "add", "-A")
-    git(world.repo, "commit", "-q", *(["--amend", "--no-edit"] if amend else ["-m", "push"]))
-    world.pull = seed_pull(world.github, world.repo, "main", "feature", author=AUTHOR)
-    return world.pull.head_sha
-
-
 def merge_base_in(world: World, app: str) -> None:
     """The base branch moves (far from the PR's change), the author merges it and edits util.py."""
     repo = world.repo
@@ -116,7 +96,7 @@ def merge_base_in(world: World, app: str) -> None:
         "def ratio(a, b):\n    return a / b  # the author's\n", encoding="utf-8"
     )
     git(repo, "commit", "-q", "-am", "after the merge")
-    world.pull = seed_pull(world.github, world.repo, "main", "feature", author=AUTHOR)
+    world.seed()
 
 
 def synchronize(world: World) -> Run:
@@ -128,12 +108,6 @@ def synchronize(world: World) -> Run:
 def review_of(run: Run) -> dict:
     assert run.returncode in (0, 1), run.stderr
     return dict(run.report()["review"])
-
-
-def context_of(run: Run) -> str:
-    """The shared context block of the run's first model request."""
-    first = run.model[0]["messages"][0]["content"]
-    return "\n".join(block["text"] for block in first if block.get("type") == "text")
 
 
 def summary_of(world: World) -> str:
@@ -197,10 +171,10 @@ def flows(worlds) -> Flows:
     assert full_a.returncode == 0, full_a.stderr
 
     carry_a_sha, force_a_sha = carry.pull.head_sha, force.pull.head_sha
-    push(carry, PUSHED)
-    push(force, {"util.py": "def ratio(a, b):\n    return a // b\n"}, amend=True)
-    push(full, {"new.py": "VALUE = 1\n"})
-    push(partial, {"huge.py": big.replace("line_", "huge_"), "new.py": "VALUE = 1\n"})
+    carry.push(PUSHED)
+    force.push({"util.py": "def ratio(a, b):\n    return a // b\n"}, amend=True)
+    full.push({"new.py": "VALUE = 1\n"})
+    partial.push({"huge.py": big.replace("line_", "huge_"), "new.py": "VALUE = 1\n"})
     # The PR's author asks for a full review: not entitled (as for /confirm), so ignored.
     full.github.add_issue_comment(REPO, full.pull.number, "/review full", AUTHOR, "MEMBER")
     started = [
@@ -216,7 +190,7 @@ def flows(worlds) -> Flows:
         event_name="issue_comment",
         event=issue_comment_event(full, login="maintainer", body="/review full"),
     )
-    push(full, {"newer.py": "OTHER = 2\n"})
+    full.push({"newer.py": "OTHER = 2\n"})
     after_full = synchronize(full)
     return Flows(
         carry_a=carry_a,

@@ -23,18 +23,12 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.e2e.harness import (
-    AUTHOR,
-    REPO,
-    Run,
-    World,
-    check_suite_event,
-    pull_request_event,
-)
-from tests.e2e.test_incremental import context_of, push
 from tests.fakes.gitrepo import git
 from tests.fakes.messages_api import reply, text, tool_use
-from tests.fakes.world import seed_pull
+from tests.fakes.pulls import seed_pull
+from tests.fakes.runs import Run, context_of
+from tests.fakes.webhooks import check_suite_event, pull_request_event
+from tests.fakes.world import AUTHOR, REPO, World
 
 ARGS = ["review", "--github-event", "--post"]
 NO_VERIFIER = "[verifier]\nenabled = false\n"
@@ -83,7 +77,7 @@ def merge_keeping_ours(world: World, path: str, fixed: str) -> None:
     git(repo, "merge", "-q", "--no-commit", "main")
     git(repo, "checkout", "HEAD", "--", path)  # the PR's old file wins the merge
     git(repo, "commit", "-q", "-m", "merge main")
-    world.pull = seed_pull(world.github, world.repo, "main", "feature", author=AUTHOR)
+    world.seed()
 
 
 def base_with(world: World, path: str, content: str) -> str:
@@ -95,7 +89,7 @@ def base_with(world: World, path: str, content: str) -> str:
     git(repo, "commit", "-q", "-am", "main changes it")
     git(repo, "checkout", "-q", "feature")
     git(repo, "merge", "-q", "--no-edit", "main")
-    world.pull = seed_pull(world.github, world.repo, "main", "feature", author=AUTHOR)
+    world.seed()
     return old_base
 
 
@@ -117,7 +111,7 @@ def rename(world: World, old: str, new: str, *, prefix: str = "") -> None:
         path = repo / new
         path.write_text(prefix + path.read_text(encoding="utf-8"), encoding="utf-8")
     git(repo, "commit", "-q", "-am", "rename")
-    world.pull = seed_pull(world.github, world.repo, "main", "feature", author=AUTHOR)
+    world.seed()
 
 
 MANY = 11
@@ -225,11 +219,11 @@ def flows(worlds) -> Flows:
 
     merge_keeping_ours(reverted, "auth.py", AUTH_FIXED)
     retarget(retargeted, release, {"app.py": "X = 3\n"})
-    push(refolded, {"app.py": "X = 3\n"})
+    refolded.push({"app.py": "X = 3\n"})
     rename(renamed, "app.py", "main_app.py")
     rename(moved, "app.py", "main_app.py", prefix="import os\n\n")
-    push(many, {"calc.py": _calc(fixed=True)})
-    push(unseen, {"app.py": APP + "\n\ndef total(xs):\n    return sum(xs)\n"})
+    many.push({"calc.py": _calc(fixed=True)})
+    unseen.push({"app.py": APP + "\n\ndef total(xs):\n    return sum(xs)\n"})
     second = [
         w.start(ARGS, event_name="pull_request", event=pull_request_event(w, action="synchronize"))
         for w in (reverted, retargeted, refolded, renamed, moved, many, unseen)
@@ -238,9 +232,9 @@ def flows(worlds) -> Flows:
         p.wait() for p in second
     )
 
-    push(many, {"other.py": "Y = 2\n"})
+    many.push({"other.py": "Y = 2\n"})
     # C rewrites B (a force-push: a full review) and makes app.py too big to be seen.
-    push(unseen, {"app.py": APP + filler * 3}, amend=True)
+    unseen.push({"app.py": APP + filler * 3}, amend=True)
     third = [
         w.start(ARGS, event_name="pull_request", event=pull_request_event(w, action="synchronize"))
         for w in (many, unseen)

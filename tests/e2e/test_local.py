@@ -12,8 +12,9 @@ import cmarkgfm
 import jsonschema
 import pytest
 
-from tests.e2e.harness import Run, World
 from tests.fakes.messages_api import reply, tool_use
+from tests.fakes.runs import Run
+from tests.fakes.world import World
 
 FORMATS = ("text", "json", "sarif", "markdown")
 BASE = {"lib.py": "def ratio(a, b):\n    return a / b\n"}

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.e2e.harness import REPO, Run, World, pull_request_event
-from tests.fakes.gitrepo import GitRepo
 from tests.fakes.messages_api import Scripted, reply, tool_use
-from tests.fakes.world import seed_pull
+from tests.fakes.runs import Run
+from tests.fakes.webhooks import pull_request_event
+from tests.fakes.world import REPO, World
 
 ARGS = ["review", "--github-event", "--post"]
 BASE_APP = "def find(query):\n    return lookup(query)\n"
@@ -65,10 +65,7 @@ def head_b(*, read_first: bool) -> list[Scripted]:
 
 
 def push(world: World) -> None:
-    repo = GitRepo(world.repo)
-    repo.write_files({"other.py": "OTHER = 1\n"})
-    repo.commit("an unrelated file")
-    world.pull = seed_pull(world.github, world.repo, "main", "feature", author=world.pull.author)
+    world.push({"other.py": "OTHER = 1\n"}, author=world.pull.author)
 
 
 def confirm_by_maintainer(world: World) -> None:

@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.harness import REPO, World, open_world, pull_request_event
 from tests.fakes.messages_api import (
     FakeMessagesAPI,
     Reply,
@@ -29,6 +28,8 @@ from tests.fakes.messages_api import (
     text,
     tool_use,
 )
+from tests.fakes.webhooks import pull_request_event
+from tests.fakes.world import REPO, World, open_world
 
 FOCUS = {"security": "Look for injection.", "style": "Look at naming."}
 CONFIG = (

@@ -14,8 +14,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.e2e.harness import REPO, Run, World, pull_request_event
 from tests.fakes.messages_api import Scripted, reply, tool_use
+from tests.fakes.runs import Run
+from tests.fakes.webhooks import pull_request_event
+from tests.fakes.world import REPO, World
 
 CONFIG = "[budget]\ncontext_tokens = 2000\n"
 BIG = "".join(f"ROW_{n} = {n}  # padding that costs tokens\n" for n in range(1_500))

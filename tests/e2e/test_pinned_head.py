@@ -18,9 +18,11 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.harness import REPO, Run, World, check_suite_event, pull_request_event
 from tests.fakes.github_api import FakeFile, FakePush, sha_of
 from tests.fakes.messages_api import JSON, Reply, reply, text
+from tests.fakes.runs import Run
+from tests.fakes.webhooks import check_suite_event, pull_request_event
+from tests.fakes.world import REPO, World
 
 ARGS = ["review", "--github-event", "--post"]
 BASE = {"app.py": "def run(command):\n    return command\n"}

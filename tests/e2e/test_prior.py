@@ -21,18 +21,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.e2e.harness import (
-    AUTHOR,
-    REPO,
-    Run,
-    World,
-    check_suite_event,
-    issue_comment_event,
-    pull_request_event,
-)
-from tests.fakes.gitrepo import git
 from tests.fakes.messages_api import reply, text, tool_use
-from tests.fakes.world import seed_pull
+from tests.fakes.runs import Run
+from tests.fakes.webhooks import check_suite_event, issue_comment_event, pull_request_event
+from tests.fakes.world import AUTHOR, REPO, World
 
 ARGS = ["review", "--github-event", "--post"]
 BASE = {"app.py": "def mean(xs):\n    return sum(xs) / len(xs) if xs else 0\n"}
@@ -70,14 +62,6 @@ def p0_judged(verdict: str) -> list:
         reply(text("One bug.")),
         reply(judge),
     ]
-
-
-def push(world: World, files: dict[str, str]) -> None:
-    """A new commit on the PR branch: the PR's head moves."""
-    for name, content in files.items():
-        (world.repo / name).write_text(content, encoding="utf-8")
-    git(world.repo, "commit", "-q", "-am", "push")
-    world.pull = seed_pull(world.github, world.repo, "main", "feature", author=AUTHOR)
 
 
 def axis(run: Run, name: str) -> dict:
@@ -143,7 +127,7 @@ def runs(worlds) -> Runs:
 
     # heads: B is pushed and its CI finishes before B's own review is published.
     head_a_sha = heads.pull.head_sha
-    push(heads, PUSHED)
+    heads.push(PUSHED)
     heads.github.add_check_run(
         REPO, name="tests", head_sha=heads.pull.head_sha, status="completed", conclusion="success"
     )
@@ -340,7 +324,7 @@ def reviewed_twice_then_refolded(world: World) -> Stricter:
     first = world.run(ARGS, event_name="pull_request", event=pull_request_event(world))
     assert first.returncode == 0, first.stderr
     assert first.outputs["verdict"] == "ship"
-    push(world, ELSEWHERE)
+    world.push(ELSEWHERE)
     world.github.add_check_run(
         REPO, name="tests", head_sha=world.pull.head_sha, status="completed", conclusion="success"
     )

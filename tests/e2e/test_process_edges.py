@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.harness import SOURCE_ROOT, World
 from tests.fakes.messages_api import Reply, reply, text, tool_use
+from tests.fakes.world import SOURCE_ROOT, World
 
 BASE = {"lib.py": "def ratio(a, b):\n    return a / b\n"}
 HEAD = {"lib.py": "def ratio(a, b):\n    return a // b\n"}

@@ -15,17 +15,11 @@ from typing import Any
 import jsonschema
 import pytest
 
-from tests.e2e.harness import (
-    ANTHROPIC_KEY,
-    GITHUB_TOKEN,
-    REPO,
-    Run,
-    World,
-    everything_sent,
-    leaked,
-    pull_request_event,
-)
+from tests.fakes.keys import ANTHROPIC_KEY, GITHUB_TOKEN
 from tests.fakes.messages_api import Scripted, reply, tool_use
+from tests.fakes.runs import Run, everything_sent, leaked
+from tests.fakes.webhooks import pull_request_event
+from tests.fakes.world import REPO, World
 
 APP_BASE = "def run(command):\n    return command\n" + "".join(
     f"SETTING_{n} = {n}\n" for n in range(3, 31)

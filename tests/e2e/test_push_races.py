@@ -10,10 +10,11 @@ again once, after a read-back, instead of ending the run.
 
 from __future__ import annotations
 
-from tests.e2e.harness import REPO, World, pull_request_event
 from tests.fakes.github_api import FakeFile, FakePush, sha_of, unprocessable
 from tests.fakes.gitrepo import git
 from tests.fakes.messages_api import reply, text
+from tests.fakes.webhooks import pull_request_event
+from tests.fakes.world import REPO, World
 
 ARGS = ["review", "--github-event", "--post"]
 BASE = {"app.py": "def run(command):\n    return command\n"}

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.e2e.harness import REPO, Run, World, pull_request_event
+from tests.fakes.runs import Run
+from tests.fakes.webhooks import pull_request_event
+from tests.fakes.world import REPO, World
 
 BASE = {"app.py": "def greet(name):\n    return 'hi ' + name\n"}
 HEAD = {"app.py": "def greet(name):\n    return 'hi ' + name.strip()\n"}

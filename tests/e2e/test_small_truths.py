@@ -13,8 +13,9 @@ import re
 import jsonschema
 import pytest
 
-from tests.e2e.harness import GITHUB_TOKEN, REPO, World
+from tests.fakes.keys import GITHUB_TOKEN
 from tests.fakes.messages_api import reply, tool_use
+from tests.fakes.world import REPO, World
 
 BASE = {"lib.py": "def ratio(a, b):\n    return a / b\n"}
 HEAD = {"lib.py": "def ratio(a, b):\n    return a // b\n"}

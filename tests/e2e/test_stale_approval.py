@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.e2e.harness import REPO, Run, World, pull_request_event
-from tests.fakes.gitrepo import GitRepo
 from tests.fakes.messages_api import Scripted, reply, text, tool_use
-from tests.fakes.world import seed_pull
+from tests.fakes.runs import Run
+from tests.fakes.webhooks import pull_request_event
+from tests.fakes.world import REPO, World
 
 ARGS = ["review", "--github-event", "--post"]
 BASE = {"app.py": "VALUE = 1\n"}
@@ -50,10 +50,7 @@ def script() -> list[Scripted]:
 
 
 def push(world: World) -> None:
-    repo = GitRepo(world.repo)
-    repo.write_files({"cache.py": "def get(key):\n    return CACHE[key]\n"})
-    repo.commit("a cache")
-    world.pull = seed_pull(world.github, world.repo, "main", "feature", author=world.pull.author)
+    world.push({"cache.py": "def get(key):\n    return CACHE[key]\n"}, author=world.pull.author)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -12,9 +12,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.e2e.harness import GITHUB_TOKEN, World, open_world
 from tests.eval.world import BENCH, URL_A, eval_args, write_bench
+from tests.fakes.keys import GITHUB_TOKEN
 from tests.fakes.server import LoopbackServer, Request, Response
+from tests.fakes.world import World, open_world
 
 APP = "def run(command):\n    return command\n"
 

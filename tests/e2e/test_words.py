@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.harness import Run, World
 from tests.fakes.messages_api import reply, tool_use
+from tests.fakes.runs import Run
+from tests.fakes.world import World
 
 BASE = {"run.py": "def run(command):\n    return command\n"}
 HEAD = {"run.py": "def run(command):\n    return eval(command)\n"}

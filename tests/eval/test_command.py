@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from reviewbot.cli import cli
-from tests.e2e.harness import ANTHROPIC_KEY
+from tests.fakes.keys import ANTHROPIC_KEY
 
 ENTRY = {
     "pr_title": "A PR",

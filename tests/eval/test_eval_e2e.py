@@ -16,7 +16,6 @@ import pytest
 from reviewbot.agent.messages import TokenUsage
 from reviewbot.agent.pricing import cost_of
 from reviewbot.config.file import DEFAULT_MODEL
-from tests.e2e.harness import Run, World
 from tests.eval.world import (
     BENCH,
     FINDINGS_A,
@@ -30,6 +29,8 @@ from tests.eval.world import (
     script_b,
     write_bench,
 )
+from tests.fakes.runs import Run
+from tests.fakes.world import World
 
 JUDGE_MODEL = "claude-haiku-4-5"
 

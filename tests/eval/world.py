@@ -14,10 +14,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.harness import World, open_world
 from tests.fakes.gitrepo import make_repo
 from tests.fakes.messages_api import JSON, Reply, Scripted, reply, text, tool_use
-from tests.fakes.world import seed_pull
+from tests.fakes.pulls import seed_pull
+from tests.fakes.world import World, open_world
 
 URL_A = "https://github.com/octo/app/pull/7"
 URL_B = "https://github.com/octo/lib/pull/3"

@@ -1,8 +1,11 @@
 """Shared builders for publishing tests: a checkout, its diff, nodes of every kind, a report,
-and the PR on the loopback fake GitHub (tests/fakes/github_api.py) they are published to."""
+the PR on the loopback fake GitHub (tests/fakes/github_api.py) they are published to, a
+publisher talking to it, and the check that plain text renders nothing live."""
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,12 +13,16 @@ from typing import Any
 
 import pytest
 
-from reviewbot.config.file import ReviewConfig
+from reviewbot.config.file import PublishConfig, ReviewConfig
 from reviewbot.coverage.model import Coverage, SkippedFile
+from reviewbot.github.client import make_client
+from reviewbot.github.publisher import GitHubPublisher
 from reviewbot.memory.markers import seal_body
 from reviewbot.memory.prior import Trust
 from reviewbot.memory.seal import Sealer
 from reviewbot.nodes import Kind, Priority, ReviewNode, Status
+from reviewbot.publish.inert import RepoLinks
+from reviewbot.redact import Redactor
 from reviewbot.results.report import (
     AgentReport,
     AxisReport,
@@ -330,3 +337,48 @@ def sealed(record: CommentRecord, *, edited: bool = False) -> CommentRecord:
         start_line=record.start_line,
         state=record.state,
     )
+
+
+# ---------------------------------------------------------------- publishing to the fake
+
+WRITERS = {"carol", "bob"}  # what the permission API would answer "write" for
+
+
+def client(url):
+    # No retries and no pacing in tests; the composition root keeps the defaults.
+    return make_client(url, "ghs_" + "t" * 36, retries=0, backoff=0)
+
+
+def make_publisher(url, config=None, redactor=None):
+    return GitHubPublisher(
+        client(url),
+        REPO,
+        NUMBER,
+        bot_login=BOT,
+        config=config or PublishConfig(),
+        redactor=redactor or Redactor(),
+        sealer=SEALER,
+        pr_author="octocat",
+        is_writer=WRITERS.__contains__,
+    )
+
+
+def bodies(served: LoopbackServer, method, path_end):
+    return [r.json() for r in served.snapshot() if r.method == method and r.path.endswith(path_end)]
+
+
+# ---------------------------------------------------------------- inert plain text
+
+LINKS = RepoLinks(web_url="https://github.com", repo=REPO)
+_ZWSP = "\u200b"
+
+
+def assert_plain_inert(text: str) -> None:
+    """Plain text a viewer cannot turn into an outside link, a mention or a reference."""
+    for url in re.findall(r"\S*://\S*", text):
+        assert LINKS.allows(url.rstrip(".,:;!?'\")*_~")), url
+    assert not re.search(r"(?<![\w.\[])www\.", text)
+    assert not re.search(r"@[A-Za-z0-9]|#[0-9]|GH-[0-9]", text, re.IGNORECASE)
+    ours = text.replace("@" + _ZWSP, "@").replace("#" + _ZWSP, "#").replace("-" + _ZWSP, "-")
+    hidden = [c for c in ours if c != "\n" and unicodedata.category(c) in ("Cf", "Cc", "Co")]
+    assert hidden == []

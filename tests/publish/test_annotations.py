@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
 import pytest
 
 from reviewbot.nodes import Kind, Priority, Status
@@ -18,16 +15,23 @@ from reviewbot.publish.annotations import (
     plan_annotations,
     remaining,
 )
-from reviewbot.publish.inert import Inert, RepoLinks
+from reviewbot.publish.inert import Inert
 from reviewbot.redact import Redactor
 from reviewbot.sources.diff_index import DiffIndex, FileStatus, file_diff_from_patch
 from tests.fakes import hostile
-from tests.publish.conftest import APP_PATCH, HEAD, REPO, every_kind, make_diff, node
+from tests.publish.conftest import (
+    APP_PATCH,
+    HEAD,
+    LINKS,
+    REPO,
+    assert_plain_inert,
+    every_kind,
+    make_diff,
+    node,
+)
 
-LINKS = RepoLinks(web_url="https://github.com", repo=REPO)
 INERT = Inert(redactor=Redactor(), links=LINKS)
 SECRET = "s3cr3t-value-" + "Q" * 20
-_ZWSP = "\u200b"
 
 
 def plan(nodes, diff=None, **kwargs):
@@ -42,17 +46,6 @@ def many(count: int, priority: Priority = Priority.P2):
         node(id=f"review-{i}", priority=priority, title=f"Finding {i}", lines=(i % 30 + 1,) * 2)
         for i in range(count)
     )
-
-
-def assert_plain_inert(text: str) -> None:
-    """Plain text a viewer cannot turn into an outside link, a mention or a reference."""
-    for url in re.findall(r"\S*://\S*", text):
-        assert LINKS.allows(url.rstrip(".,:;!?'\")*_~")), url
-    assert not re.search(r"(?<![\w.\[])www\.", text)
-    assert not re.search(r"@[A-Za-z0-9]|#[0-9]|GH-[0-9]", text, re.IGNORECASE)
-    ours = text.replace("@" + _ZWSP, "@").replace("#" + _ZWSP, "#").replace("-" + _ZWSP, "-")
-    hidden = [c for c in ours if c != "\n" and unicodedata.category(c) in ("Cf", "Cc", "Co")]
-    assert hidden == []
 
 
 class TestWhichNodes:

@@ -12,8 +12,6 @@ from reviewbot.coverage.model import Coverage, UnseenFile
 from reviewbot.errors import AuthError, GitHubAPIError
 from reviewbot.github import publisher as github_module
 from reviewbot.github import review_write as review_write_module
-from reviewbot.github.client import make_client
-from reviewbot.github.publisher import GitHubPublisher
 from reviewbot.memory.markers import node_marker, seal_body
 from reviewbot.memory.postings import apply_decisions
 from reviewbot.nodes import Priority, Status
@@ -32,13 +30,14 @@ from tests.publish.conftest import (
     NUMBER,
     REPO,
     SEALER,
+    bodies,
     every_kind,
+    make_publisher,
     make_report,
     make_snapshot,
     node,
 )
 
-WRITERS = {"carol", "bob"}  # what the permission API would answer "write" for
 R = f"/repos/{REPO}"
 PRIOR_READS = [
     ("GET", f"{R}/pulls/{NUMBER}/comments"),
@@ -52,25 +51,6 @@ def not_accessible() -> Response:
     return Response.json(403, {"message": "Resource not accessible by integration"})
 
 
-def client(url):
-    # No retries and no pacing in tests; the composition root keeps the defaults.
-    return make_client(url, "ghs_" + "t" * 36, retries=0, backoff=0)
-
-
-def make_publisher(url, config=None, redactor=None):
-    return GitHubPublisher(
-        client(url),
-        REPO,
-        NUMBER,
-        bot_login=BOT,
-        config=config or PublishConfig(),
-        redactor=redactor or Redactor(),
-        sealer=SEALER,
-        pr_author="octocat",
-        is_writer=WRITERS.__contains__,
-    )
-
-
 @pytest.fixture
 def publisher(served):
     """`publisher(config=None, redactor=None)`: a publisher talking to the served fake."""
@@ -79,10 +59,6 @@ def publisher(served):
 
 def calls(served: LoopbackServer, start=0):
     return [(r.method, r.path) for r in served.snapshot()[start:]]
-
-
-def bodies(served: LoopbackServer, method, path_end):
-    return [r.json() for r in served.snapshot() if r.method == method and r.path.endswith(path_end)]
 
 
 class TestFirstRun:

@@ -24,18 +24,26 @@ from reviewbot.memory.markers import NODE_TAG, SUMMARY_TAG, find_markers
 from reviewbot.nodes import Kind, Priority, ReviewNode, Status
 from reviewbot.output.emit import write_actions_outputs
 from reviewbot.output.markdown import summary_markdown
-from reviewbot.publish.inert import RepoLinks, plain
+from reviewbot.publish.inert import plain
 from reviewbot.redact import Redactor
 from reviewbot.results.report import ReasonReport, Report
 from reviewbot.verdict.fold import Source
 from tests.fakes import hostile
 from tests.fakes.github_markdown import assert_inert, render
 from tests.fakes.server import LoopbackServer
-from tests.publish.conftest import HEAD, REPO, fake_pull, make_report, make_snapshot, node
-from tests.publish.test_annotations import assert_plain_inert
-from tests.publish.test_github import bodies, make_publisher
+from tests.publish.conftest import (
+    HEAD,
+    LINKS,
+    REPO,
+    assert_plain_inert,
+    bodies,
+    fake_pull,
+    make_publisher,
+    make_report,
+    make_snapshot,
+    node,
+)
 
-LINKS = RepoLinks(web_url="https://github.com", repo=REPO)
 SUGGESTION = "x3 = 30\nx4 = 40"
 
 

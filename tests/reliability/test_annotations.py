@@ -16,8 +16,9 @@ import pytest
 
 from tests.fakes.github_api import bad_gateway
 from tests.fakes.messages_api import reply, text, tool_use
+from tests.fakes.scenario import BASE_APP, HEAD_APP, finding
 from tests.fakes.server import Fault, Hangup, Lost, Response
-from tests.reliability.world import BASE_APP, HEAD_APP, REPO, World, finding
+from tests.fakes.world import REPO, World
 
 CHECK_RUNS = r"/check-runs$"
 CHECK_RUN = r"/check-runs/\d+$"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from tests.fakes.github_api import FakeGitHub
 from tests.fakes.messages_api import reply, text, tool_use
-from tests.reliability.world import World, finding
+from tests.fakes.scenario import finding
+from tests.fakes.world import World
 
 APP = "reviewbot-app[bot]"
 

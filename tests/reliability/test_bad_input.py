@@ -21,9 +21,11 @@ from reviewbot.agent.context import (
 )
 from reviewbot.github.admission import NO_KEY_HINT, NO_KEY_REMEDY
 from tests.fakes.github_api import FakeFile, FakeGitHub
+from tests.fakes.keys import GITHUB_TOKEN
 from tests.fakes.messages_api import reply, text, tool_use
+from tests.fakes.scenario import BASE_APP, HEAD_APP, finding
 from tests.fakes.server import Request, Response
-from tests.reliability.world import BASE_APP, GITHUB_TOKEN, HEAD_APP, World, finding
+from tests.fakes.world import World
 
 BIG = 50 * 1024 * 1024
 BIG_PATH = "generated/big.txt"

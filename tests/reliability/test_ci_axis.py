@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.fakes.messages_api import reply, text
-from tests.reliability.world import REPO, World
+from tests.fakes.world import REPO, World
 
 RUN_ID = "4242"
 

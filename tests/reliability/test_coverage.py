@@ -13,7 +13,8 @@ from typing import Any
 from tests.fakes.github_api import FakeFile
 from tests.fakes.gitrepo import GitRepo
 from tests.fakes.messages_api import Scripted, reply, text, tool_use
-from tests.reliability.world import BASE_APP, HEAD_APP, World, finding
+from tests.fakes.scenario import BASE_APP, HEAD_APP, finding
+from tests.fakes.world import World
 
 CONFIG = "[budget]\ncontext_tokens = 1000\n"
 PADDING = "".join(f"PAD_{n} = {n}\n" for n in range(1_000))

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tests.fakes.messages_api import reply, text
-from tests.reliability.world import BASE_APP, World
+from tests.fakes.scenario import BASE_APP
+from tests.fakes.world import World
 
 
 class TestDrafts:

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.scenario import block_script
 from tests.fakes.server import Hangup, Request, Response
-from tests.reliability.test_faults import _block_script
-from tests.reliability.world import NUMBER, REPO, World
+from tests.fakes.world import NUMBER, REPO, World
 
 PARTIALS = {
     "closed-before-answer": b"",
@@ -76,7 +76,7 @@ class TestWrites:
     ) -> None:
         world.build()
         world.seed()
-        world.serve(*_block_script())
+        world.serve(*block_script())
         server = world.github_server
         if setup == "checks-forbidden":
             server.fail_next("POST", CHECK_RUNS, FORBIDDEN)
@@ -94,7 +94,7 @@ class TestWrites:
         """PATCH of the summary (the second run edits it in place) keeps dropping."""
         world.build()
         world.seed()
-        world.serve(*_block_script(), *_block_script())
+        world.serve(*block_script(), *block_script())
         assert world.review("--post").exit_code == 0
         world.github_server.fail_next("PATCH", r"/issues/comments/\d+$", dropped, times=30)
         run = world.review("--post")
@@ -105,7 +105,7 @@ class TestWrites:
         """DELETE of a crashed run's PENDING review keeps dropping."""
         world.build()
         pull = world.seed()
-        world.serve(*_block_script())
+        world.serve(*block_script())
         repo = world.github.repo(REPO)
         pending = world.github._review_json(
             world.github_server.url,

@@ -34,7 +34,7 @@ from reviewbot import app
 from reviewbot.cli import cli
 from reviewbot.errors import EXIT_CODES, ExitCode
 from reviewbot.github.client import make_client
-from tests.reliability.world import REPO, World
+from tests.fakes.world import REPO, World
 
 WEBHOOKS = Path(__file__).resolve().parents[1] / "data" / "github-webhooks"
 PAYLOADS = {

@@ -26,22 +26,12 @@ from tests.fakes.messages_api import (
     tool_use,
     unauthorized,
 )
+from tests.fakes.scenario import HEAD_APP, HEAD_UTIL, UTIL_QUOTE, block_script, finding
 from tests.fakes.server import HUNG_UP, Hangup, Request, Response
-from tests.reliability.world import HEAD_APP, NUMBER, World, finding
+from tests.fakes.world import NUMBER, World
 
 REVIEWS = rf"/pulls/{NUMBER}/reviews$"
 MESSAGES = r"^/v1/messages$"
-HEAD_UTIL = "def util(items):\n    return items[0]\n"
-UTIL_QUOTE = "    return items[0]"
-
-
-def _block_script() -> list[Any]:
-    """Reviewer: one P0 and finalize; verifier: confirms it."""
-    return [
-        reply(tool_use("add_review_node", finding())),
-        reply(tool_use("finalize_review", {"summary": "One P0.", "verdict": "block"})),
-        reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "eval of input"})),
-    ]
 
 
 def _assert_posted_once(world: World, event: str) -> None:
@@ -59,7 +49,7 @@ class TestGitHubFaults:
         """A 502 on the files listing is retried once and the review is posted once."""
         world.build()
         world.seed()
-        world.serve(*_block_script())
+        world.serve(*block_script())
         world.github_server.fail_next("GET", rf"/pulls/{NUMBER}/files$", bad_gateway())
         run = world.review("--post")
         assert run.exit_code == 0, run.stderr
@@ -74,7 +64,7 @@ class TestGitHubFaults:
         """A 403 secondary rate limit with Retry-After: 1 is waited out, then the review is posted once."""
         world.build()
         world.seed()
-        world.serve(*_block_script())
+        world.serve(*block_script())
         world.github_server.fail_next("POST", REVIEWS, secondary_rate_limit(retry_after=1))
         run = world.review("--post")
         assert run.exit_code == 0, run.stderr
@@ -157,7 +147,7 @@ def _refusing_comments_on(path: str, fake: FakeGitHub) -> Any:
 
 
 def _retried_script(failure: Failure) -> list[Any]:
-    return [failure, *_block_script()]
+    return [failure, *block_script()]
 
 
 class TestMessagesAPIFaults:
@@ -306,7 +296,7 @@ class TestMessagesAPIFaults:
         """A reply cut off mid-body by a closed socket is retried; the review completes unchanged."""
         world.build()
         world.seed()
-        world.serve(*_block_script())
+        world.serve(*block_script())
         half = b'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 900\r\n\r\n{"id":"msg_'
         world.model_server.fail_next("POST", MESSAGES, Hangup(partial=half))
         run = world.review("--post")
@@ -323,7 +313,7 @@ class TestMessagesAPIFaults:
         cut = {"kind": "bug", "priority": "P0", "confidence": 0.9, "title": "eval on"}
         world.serve(
             reply(tool_use("add_review_node", cut, id="toolu_cut"), stop_reason="max_tokens"),
-            *_block_script(),
+            *block_script(),
         )
         run = world.review("--post")
         assert run.exit_code == 0, run.stderr

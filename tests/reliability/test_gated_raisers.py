@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from tests.fakes.messages_api import reply, text, tool_use
-from tests.reliability.world import BASE_APP, REPO, World, finding
+from tests.fakes.scenario import BASE_APP, finding
+from tests.fakes.world import REPO, World
 
 # One agent at a time: the script answers them in config order (the reviewers have no brief
 # a script per agent could tell them apart by). The outcome is the same in parallel.

@@ -8,7 +8,8 @@ no check run. A config past the cap is refused before anything is written.
 from __future__ import annotations
 
 from tests.fakes.messages_api import reply, text, tool_use
-from tests.reliability.world import BASE_APP, World, finding
+from tests.fakes.scenario import BASE_APP, finding
+from tests.fakes.world import World
 
 MAX_FOCUSED = 20
 

@@ -35,7 +35,8 @@ from reviewbot.tools.store import NodeStore
 from tests.agent.factories import file_diff, index, snapshot
 from tests.fakes.gitrepo import git
 from tests.fakes.messages_api import reply, text, tool_use
-from tests.reliability.world import BASE_APP, HEAD_APP, NUMBER, REPO, World
+from tests.fakes.scenario import BASE_APP, HEAD_APP
+from tests.fakes.world import NUMBER, REPO, World
 
 MARKER = "HARNESS_NOTE"
 # The example: a file name that reads like the heading it is printed in.

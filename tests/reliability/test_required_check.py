@@ -14,8 +14,9 @@ import pytest
 
 from tests.fakes.github_api import FILES_CAP
 from tests.fakes.messages_api import reply, text, tool_use, unauthorized
+from tests.fakes.scenario import BASE_APP, finding
 from tests.fakes.server import Response
-from tests.reliability.world import BASE_APP, REPO, World, finding
+from tests.fakes.world import REPO, World
 
 ADVISORY = "[publish]\nadvisory_hold = true\n"
 CHECK_RUNS = r"/check-runs$"

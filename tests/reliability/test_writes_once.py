@@ -20,9 +20,9 @@ import pytest
 from reviewbot.memory.markers import NODE_TAG, find_markers
 from tests.fakes.github_api import bad_gateway
 from tests.fakes.messages_api import reply, tool_use
+from tests.fakes.scenario import HEAD_APP, HEAD_UTIL, UTIL_QUOTE, block_script, finding
 from tests.fakes.server import Fault, Hangup, Lost, Request, Response
-from tests.reliability.test_faults import HEAD_UTIL, UTIL_QUOTE, _block_script
-from tests.reliability.world import HEAD_APP, NUMBER, REPO, World, finding
+from tests.fakes.world import NUMBER, REPO, World
 
 REVIEWS = rf"/pulls/{NUMBER}/reviews$"
 ISSUE_COMMENTS = rf"/issues/{NUMBER}/comments$"
@@ -53,7 +53,7 @@ class TestStoredThenLost:
     def test_review(self, world: World, lost: Fault) -> None:
         world.build()
         world.seed()
-        world.serve(*_block_script())
+        world.serve(*block_script())
         world.github_server.fail_next("POST", REVIEWS, lost)
         run = world.review("--post")
         assert run.exit_code == 0, run.stderr
@@ -67,7 +67,7 @@ class TestStoredThenLost:
     def test_summary_comment(self, world: World, lost: Fault) -> None:
         world.build()
         world.seed()
-        world.serve(*_block_script())
+        world.serve(*block_script())
         world.github_server.fail_next("POST", ISSUE_COMMENTS, lost)
         run = world.review("--post")
         assert run.exit_code == 0, run.stderr
@@ -79,7 +79,7 @@ class TestStoredThenLost:
     def test_check_run(self, world: World, lost: Fault) -> None:
         world.build()
         world.seed()
-        world.serve(*_block_script())
+        world.serve(*block_script())
         world.github_server.fail_next("POST", CHECK_RUNS, lost)
         run = world.review("--post")
         assert run.exit_code == 0, run.stderr
@@ -92,7 +92,7 @@ class TestStoredThenLost:
         """The fallback without `checks: write`: one status, not two."""
         world.build()
         world.seed()
-        world.serve(*_block_script())
+        world.serve(*block_script())
         forbidden = Response.json(403, {"message": "Resource not accessible by integration"})
         world.github_server.fail_next("POST", CHECK_RUNS, forbidden)
         world.github_server.fail_next("POST", STATUSES, lost)
@@ -132,7 +132,7 @@ class TestLatestWriteCounts:
         world.build()
         world.seed()
         ship = [reply(tool_use("finalize_review", {"summary": "Fine.", "verdict": "ship"}))]
-        world.serve(*_block_script(), *ship, *_block_script())
+        world.serve(*block_script(), *ship, *block_script())
         sha = world.github.repo(REPO).pulls[NUMBER].head_sha
         assert world.review("--post").exit_code == 0
         assert world.review("--post").exit_code == 0
@@ -148,7 +148,7 @@ class TestLatestWriteCounts:
         world.build()
         world.seed()
         ship = [reply(tool_use("finalize_review", {"summary": "Fine.", "verdict": "ship"}))]
-        block = _block_script()
+        block = block_script()
         world.serve(*block, *ship, *block, *ship, *block)
         for _ in range(4):
             assert world.review("--post").exit_code == 0
@@ -161,7 +161,7 @@ class TestLatestWriteCounts:
         world.build()
         world.seed()
         ship = [reply(tool_use("finalize_review", {"summary": "Fine.", "verdict": "ship"}))]
-        world.serve(*_block_script(), *ship, *_block_script())
+        world.serve(*block_script(), *ship, *block_script())
         sha = world.github.repo(REPO).pulls[NUMBER].head_sha
         forbidden = Response.json(403, {"message": "Resource not accessible by integration"})
         for _ in range(2):
@@ -181,9 +181,9 @@ class TestIdempotentEdits:
     def test_summary_edit_answered_502_is_retried(self, world: World, lost: Fault) -> None:
         world.build()
         world.seed()
-        world.serve(*_block_script())
+        world.serve(*block_script())
         assert world.review("--post").exit_code == 0
-        world.api.add(*_block_script())
+        world.api.add(*block_script())
         world.github_server.fail_next("PATCH", r"/issues/comments/\d+$", lost)
         run = world.review("--post")
         assert run.exit_code == 0, run.stderr
@@ -198,7 +198,7 @@ class TestNotStored:
     def test_review_refused_with_502_is_posted_once(self, world: World) -> None:
         world.build()
         world.seed()
-        world.serve(*_block_script())
+        world.serve(*block_script())
         world.github_server.fail_next("POST", REVIEWS, bad_gateway())
         run = world.review("--post")
         assert run.exit_code == 0, run.stderr
@@ -208,7 +208,7 @@ class TestNotStored:
     def test_a_write_that_cannot_be_confirmed_is_one_line_and_exit_5(self, world: World) -> None:
         world.build()
         world.seed()
-        world.serve(*_block_script())
+        world.serve(*block_script())
         world.github_server.fail_next("POST", REVIEWS, Hangup(), times=10)
         run = world.review("--post")
         assert run.exit_code == 5, run.stderr
@@ -227,7 +227,7 @@ class TestReadsRetry:
         """A primary-limit 429 (remaining 0, no Retry-After) is retried after x-ratelimit-reset."""
         world.build()
         world.seed()
-        world.serve(*_block_script())
+        world.serve(*block_script())
         limited = Response.json(
             429,
             {"message": "API rate limit exceeded for installation ID 1."},
@@ -246,7 +246,7 @@ class TestReadsRetry:
         """A rate-limited POST stored nothing: it is retried, and the review is posted once."""
         world.build()
         world.seed()
-        world.serve(*_block_script())
+        world.serve(*block_script())
         limited = Response.json(
             429, {"message": "You have exceeded a secondary rate limit."}, {"Retry-After": "0"}
         )

@@ -38,19 +38,16 @@ from reviewbot.serve.signature import sign
 from tests.fakes.github_api import FakeGitHub, FakePull
 from tests.fakes.github_app import FakeApp
 from tests.fakes.gitrepo import GitRepo, make_repo
+from tests.fakes.keys import ANTHROPIC_KEY
 from tests.fakes.messages_api import FakeMessagesAPI, reply, tool_use
+from tests.fakes.pulls import seed_pull
 from tests.fakes.server import LoopbackServer, json_function_handler
-from tests.fakes.world import seed_pull
+from tests.fakes.webhooks import WEBHOOKS
+from tests.fakes.world import REPO, child_env
 
-WEBHOOKS = Path(__file__).resolve().parents[1] / "data" / "github-webhooks"
-SOURCE_ROOT = Path(__file__).resolve().parents[2]
-REPO = "octo/app"
 INSTALLATION = 77
 SECRET = "webhook-" + "s" * 24
 MARKER_KEY = "marker-" + "m" * 32
-ANTHROPIC_KEY = "sk-ant-" + "api03-" + "K" * 40
-BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
-COVERAGE_VARIABLES = ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")
 WAIT = 60.0  # seconds a condition may take before the test fails (never a measured time)
 BASE = "def run(x):\n    return x\n"
 FINALIZE = reply(tool_use("finalize_review", {"summary": "Nothing found.", "verdict": "ship"}))
@@ -174,11 +171,7 @@ class World:
     def env(self, **extra: str) -> dict[str, str]:
         home = self.root / "home"
         home.mkdir(exist_ok=True)
-        env = {
-            "PATH": BASE_PATH,
-            "HOME": str(home),
-            "LANG": "C.UTF-8",
-            "PYTHONPATH": str(SOURCE_ROOT),
+        env = child_env(home) | {
             "REVIEWBOT_APP_ID": str(self.app.app_id),
             "REVIEWBOT_APP_PRIVATE_KEY": self.app.private_pem,
             "REVIEWBOT_WEBHOOK_SECRET": SECRET,
@@ -192,7 +185,6 @@ class World:
             "ANTHROPIC_API_KEY": ANTHROPIC_KEY,
             "ANTHROPIC_BASE_URL": self.model_server.url,
         }
-        env |= {name: os.environ[name] for name in COVERAGE_VARIABLES if name in os.environ}
         return env | extra
 
     # ---------------------------------------------------------------- deliveries
