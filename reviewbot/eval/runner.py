@@ -34,7 +34,9 @@ from reviewbot.errors import (
 )
 from reviewbot.eval.bench import Benchmark, BenchmarkPR
 from reviewbot.eval.cache import CacheKey, EvalCache
+from reviewbot.eval.candidates import CandidatePlace, candidates
 from reviewbot.eval.judge import Judge
+from reviewbot.eval.profiles import DEFAULT_BETA, DEFAULT_PROFILE, Profile
 from reviewbot.eval.result import (
     EvalResult,
     FindingResult,
@@ -44,12 +46,13 @@ from reviewbot.eval.result import (
     ScoreReport,
     UsageReport,
 )
-from reviewbot.eval.score import overall, score_pr
+from reviewbot.eval.score import EMPTY, overall
 from reviewbot.eval.terminal import EvalProgress
 from reviewbot.modes.profile import Role
 from reviewbot.nodes.model import ReviewNode
 from reviewbot.results.report import Report
 from reviewbot.results.run import StopReason, Usage
+from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import NoOperator
 
 NO_KEY = (
@@ -67,6 +70,8 @@ class EvalOptions:
     resume: bool = False
     limit: int | None = None
     only: str | None = None
+    profile: Profile = DEFAULT_PROFILE
+    beta: float = DEFAULT_BETA
 
 
 def select(
@@ -111,6 +116,7 @@ def run_eval(
             key = CacheKey(url=pr.url, model=options.model, judge_model=options.judge_model)
             hit = cache.load(key, pr) if options.resume else None
             if hit is not None:
+                hit = hit.rescored(options.profile, options.beta)  # the cache keeps matches
                 scored.append(hit)
                 cached.append(pr.url)
                 progress.scored(index, len(selected), hit, cached=True)
@@ -129,12 +135,27 @@ def run_eval(
             progress.scored(index, len(selected), result, cached=False)
     finally:
         judge_client.close()
+    return _assemble(bench, origin, options, scored, failed, cached)
+
+
+def _assemble(
+    bench: Benchmark,
+    origin: str,
+    options: EvalOptions,
+    scored: Sequence[PRResult],
+    failed: Sequence[PRFailure],
+    cached: Sequence[str],
+) -> EvalResult:
+    """The run's result: every PR scored under the options' profile and β, overall summed."""
     return EvalResult(
         tool_version=__version__,
         benchmark=origin,
         model=options.model,
         judge_model=options.judge_model,
-        score=ScoreReport.of(overall(r.score.score() for r in scored)),
+        profile=options.profile,
+        categories=tuple(sorted(options.profile.categories)),
+        beta=options.beta,
+        score=ScoreReport.of(overall(r.scored(options.profile) for r in scored), options.beta),
         prs=tuple(scored),
         failed=tuple(failed),
         problems=bench.problems,
@@ -156,19 +177,18 @@ def evaluate_pr(
     """Review `pr` as a dry run, judge each finding, score it."""
     # post=False: the review is computed and returned, and nothing is written to GitHub.
     job = Job(progress=agent_progress, post=False, model=options.model, operator=NoOperator())
-    outcome = review_pull(pr.url, settings, job, lambda _report, _snapshot: None)
+    snapshots: list[PRSnapshot | None] = []
+    outcome = review_pull(pr.url, settings, job, lambda _report, snap: snapshots.append(snap))
     if outcome.report is None:
         raise UsageError(f"not reviewed: {outcome.skipped or 'no reason given'}")
     report = outcome.report
     _check_agents(report)
-    findings = report.nodes
+    found = candidates(report, snapshots[0] if snapshots else None).found
     judgements = []
-    for number, node in enumerate(findings, start=1):
-        progress.judging(pr.url, finding=number, findings=len(findings))
-        judgements.append(judge.judge(node, pr))
-    matches = [j.golden for j in judgements]
-    score = score_pr([c.severity for c in pr.comments], [n.priority for n in findings], matches)
-    return PRResult(
+    for number, candidate in enumerate(found, start=1):
+        progress.judging(pr.url, finding=number, findings=len(found))
+        judgements.append(judge.judge(candidate.node, pr))
+    result = PRResult(
         url=pr.url,
         title=pr.pr_title,
         head_sha=report.pr.head_sha,
@@ -176,21 +196,26 @@ def evaluate_pr(
         judge_model=options.judge_model,
         tool_version=__version__,
         findings=tuple(
-            _finding(node, j.golden, j.reason) for node, j in zip(findings, judgements, strict=True)
+            _finding(c.node, j.golden, j.reason, c.placement)
+            for c, j in zip(found, judgements, strict=True)
         ),
         golden=tuple(
             GoldenResult(
-                comment=c.comment,
-                severity=c.severity,
-                matched_by=tuple(n.id for n, m in zip(findings, matches, strict=True) if m == i),
+                comment=g.comment,
+                severity=g.severity,
+                category=g.category,
+                matched_by=tuple(
+                    c.node.id for c, j in zip(found, judgements, strict=True) if j.golden == i
+                ),
             )
-            for i, c in enumerate(pr.comments)
+            for i, g in enumerate(pr.comments)
         ),
-        score=ScoreReport.of(score),
+        score=ScoreReport.of(EMPTY, options.beta),  # replaced just below, from the matches
         reviewers=report.usage,
         judge=_sum(j.usage for j in judgements),
         notes=_notes(report),
     )
+    return result.rescored(options.profile, options.beta)
 
 
 def _check_agents(report: Report) -> None:
@@ -214,7 +239,9 @@ def _notes(report: Report) -> tuple[str, ...]:
     )
 
 
-def _finding(node: ReviewNode, golden: int | None, reason: str) -> FindingResult:
+def _finding(
+    node: ReviewNode, golden: int | None, reason: str, placement: CandidatePlace
+) -> FindingResult:
     anchor = node.anchor
     return FindingResult(
         id=node.id,
@@ -226,6 +253,7 @@ def _finding(node: ReviewNode, golden: int | None, reason: str) -> FindingResult
         end_line=anchor.end_line if anchor else None,
         golden=golden,
         reason=reason,
+        placement=placement,
     )
 
 
