@@ -360,6 +360,13 @@ def snapshot(out: Path, github_event: bool, verbose: int) -> None:
     show_default=True,
     help="The β of the F-beta score.",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="PRs reviewed at the same time (they share one Messages API rate limit).",
+)
 @click.option("--resume", is_flag=True, help="Reuse the PRs a previous run finished (the cache).")
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), help="JSON results file.")
 @click.option(

@@ -49,6 +49,7 @@ def eval_options(flags: Mapping[str, Any]) -> tuple[EvalOptions, Path | None]:
         only=flags["only"],
         profile=Profile(flags["profile"]),
         beta=flags["beta"],
+        workers=flags["workers"],
     )
     return options, flags["out"]
 
@@ -66,7 +67,9 @@ def run_evaluation(
     if settings.provider == "anthropic" and settings.anthropic_api_key is None:
         raise AuthError(NO_KEY)  # a cloud's credentials are checked when its client is made
     redactor = settings.redactor
-    progress = TerminalProgress(Console(stderr=True, highlight=False), redactor, live=interactive)
+    # A live judging line is one PR's: with several workers, only the per-PR lines.
+    live = interactive and options.workers == 1
+    progress = TerminalProgress(Console(stderr=True, highlight=False), redactor, live=live)
     bench = load_benchmark(bench_path)
     for problem in bench.problems:
         progress.note(problem)
