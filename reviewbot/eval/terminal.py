@@ -198,7 +198,7 @@ def _severity_table(result: EvalResult) -> Table:
 
 def _category_table(result: EvalResult) -> Table:
     """TP, FN and recall per category: an FP matched no golden comment, so it has none."""
-    table = Table(title=f"By category ({result.profile.value} profile; FP have no category)")
+    table = Table(title=f"By category ({result.profile.value}; an FP has none)")
     for name in ("Category", "Golden", "TP", "FN", "Recall"):
         table.add_column(name, justify="right" if name != "Category" else "left")
     for category, counts in result.score.by_category.items():

@@ -77,7 +77,7 @@ class TestProfiles:
             assert (core["score"]["golden_outside"], core["score"]["findings_outside"]) == (1, 1)
             by = {c: (v["tp"], v["fn"]) for c, v in core["score"]["by_category"].items()}
             assert by == {"bug": (1, 2), "security": (1, 0)}
-            assert "By category (core profile" in first.stdout
+            assert "By category (core; an FP has none)" in first.stdout
             assert "F2" in first.stdout
             second = world.run(
                 eval_args(
