@@ -93,6 +93,7 @@ def run_case(root: Path, n_files: int, findings: int) -> PRResult:
                 "ANTHROPIC_API_KEY": "sk-ant-" + "B" * 40,
                 "ANTHROPIC_BASE_URL": ms.url,
                 "GITHUB_API_URL": gh.url,
+                "GITHUB_SERVER_URL": "https://github.com",  # the web host the fake API serves
             }
         )
         entry = BenchmarkPR(

@@ -343,54 +343,54 @@ def snapshot(out: Path, github_event: bool, verbose: int) -> None:
 @cli.command(name="eval")
 @click.argument("bench", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--limit", type=click.IntRange(min=1), help="Evaluate only the first N PRs selected.")
+@click.option("--only", help="Only PRs whose URL or title matches: a glob, else a substring.")
+@click.option("--model", envvar="REVIEWBOT_MODEL", help="Claude model of the reviewers.")
+@click.option("--judge-model", help="Claude model of the judge (default: the default model).")
 @click.option(
-    "--only", "pattern", help="Only PRs whose URL or title matches: a glob, else a substring."
+    "--profile",
+    type=click.Choice(["strict", "core", "all"]),
+    default="core",
+    show_default=True,
+    help="Which golden-comment categories count.",
 )
 @click.option(
-    "--model",
-    envvar="REVIEWBOT_MODEL",
-    help="Claude model of the reviewers (default: reviewbot's default model).",
+    "--beta",
+    type=click.FloatRange(min=0, min_open=True),
+    default=2.0,
+    show_default=True,
+    help="The β of the F-beta score.",
 )
 @click.option(
-    "--judge-model", help="Claude model of the judge (default: reviewbot's default model)."
+    "--workers",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="PRs reviewed at the same time (they share one Messages API rate limit).",
 )
 @click.option("--resume", is_flag=True, help="Reuse the PRs a previous run finished (the cache).")
-@click.option(
-    "--out",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Write the results as JSON to FILE.",
-)
+@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), help="JSON results file.")
 @click.option(
     "--cache-dir",
     type=click.Path(path_type=Path, file_okay=False),
     default=".reviewbot-eval",
     show_default=True,
-    help="Where finished PRs are kept for --resume.",
+    help="Finished PRs, for --resume.",
 )
 @click.option("--verbose", "-v", count=True, help="Log every step (-vv: libraries' too).")
-def evaluate(
-    bench: Path,
-    limit: int | None,
-    pattern: str | None,
-    model: str | None,
-    judge_model: str | None,
-    resume: bool,
-    out: Path | None,
-    cache_dir: Path,
-    verbose: int,
-) -> None:
+def evaluate(bench: Path, verbose: int, **flags: Any) -> None:
     """Measure review quality on a benchmark of golden comments (dry runs: nothing is posted).
 
-    BENCH is a JSON list of {"pr_title", "url", "comments": [{"comment", "severity"}]},
-    the public Code Review Bench format. Each PR is reviewed by reviewbot's real pipeline,
-    each finding is matched to the golden comments by a separate judge, and precision,
-    recall and F1 are reported per PR, overall and by severity.
+    BENCH is a JSON list of {"pr_title", "url", "comments": [{"comment", "severity",
+    "category"}]}, the public Code Review Bench format ("category" only in its newer
+    files). Each PR is reviewed by reviewbot's real pipeline, each finding is matched to
+    the golden comments by a separate judge, and precision, recall, F1 and F-beta are
+    reported per PR, overall, by severity and by category, under the --profile.
 
     \b
     Examples:
       reviewbot eval golden_comments/sentry.json --out sentry-results.json
       reviewbot eval bench.json --only getsentry/sentry --limit 3
-      reviewbot eval bench.json --resume --judge-model claude-opus-4-5
+      reviewbot eval bench.json --resume --judge-model claude-opus-4-5 --profile strict
 
     \b
     Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, GITHUB_TOKEN or
@@ -404,20 +404,11 @@ def evaluate(
       4   a PR was not found (the other PRs still run); 5 network or judge; 6 git
       70  internal error: a bug in reviewbot (run with --verbose for the traceback)
     """
-    from reviewbot.config.file import DEFAULT_MODEL
-    from reviewbot.eval.command import run_evaluation
-    from reviewbot.eval.runner import EvalOptions
+    from reviewbot.eval.command import eval_options, run_evaluation
 
     settings = Settings.from_environ(os.environ)
     configure_logging(verbose, settings)
-    options = EvalOptions(
-        model=model or DEFAULT_MODEL,
-        judge_model=judge_model or DEFAULT_MODEL,
-        cache_dir=cache_dir,
-        resume=resume,
-        limit=limit,
-        only=pattern,
-    )
+    options, out = eval_options(flags)
     progress = _progress()
     interactive = sys.stderr.isatty()
     with last_resort(verbose, settings.redactor, progress):

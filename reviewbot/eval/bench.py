@@ -1,11 +1,14 @@
 """The benchmark file: the public Code Review Bench golden-comment format, read entry by entry.
 
     [{"pr_title": "…", "url": "https://github.com/OWNER/REPO/pull/N",
-      "comments": [{"comment": "…", "severity": "Low|Medium|High|Critical"}, …]}, …]
+      "comments": [{"comment": "…", "severity": "Low|Medium|High|Critical",
+                    "category": "bug|security|…"}, …]}, …]
 
-Other fields are ignored. A file that cannot be read, is not JSON or is not a list is
+`category` is in the newer files only (profiles.py lists the ten and says where they come
+from); a comment without one is uncategorised, so the older files keep working. Other
+fields are ignored. A file that cannot be read, is not JSON or is not a list is
 a `UsageError` (nothing can run); a bad entry (a missing field, a URL that is not a
-pull request, an unknown severity, no golden comments, a URL given twice) is one
+pull request, an unknown severity or category, no golden comments, a URL given twice) is one
 problem line, and the valid entries still run. Must not: touch the network.
 """
 
@@ -20,6 +23,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from reviewbot.errors import UsageError
+from reviewbot.eval.profiles import Category
 from reviewbot.nodes.boundary import explain
 from reviewbot.sources.pr_ref import read_pr_url
 
@@ -40,12 +44,18 @@ class GoldenComment(BaseModel):
 
     comment: str = Field(min_length=1, max_length=20_000)
     severity: Severity
+    category: Category | None = None
 
     @field_validator("severity", mode="before")
     @classmethod
     def _any_case(cls, value: Any) -> Any:
         # "high" and "HIGH" are the same label; anything else is refused by the enum.
         return value.strip().capitalize() if isinstance(value, str) else value
+
+    @field_validator("category", mode="before")
+    @classmethod
+    def _lower_case(cls, value: Any) -> Any:
+        return value.strip().lower() if isinstance(value, str) else value
 
 
 class BenchmarkPR(BaseModel):

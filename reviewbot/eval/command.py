@@ -16,14 +16,18 @@ Must not: import click (cli.py does), or post anything (the runner's reviews are
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
 from reviewbot.agent.progress import Progress
+from reviewbot.config.file import DEFAULT_MODEL
 from reviewbot.config.settings import Settings
 from reviewbot.errors import AuthError, ExitCode, UsageError
 from reviewbot.eval.bench import load_benchmark
+from reviewbot.eval.profiles import Profile
 from reviewbot.eval.result import EvalResult
 from reviewbot.eval.runner import NO_KEY, EvalOptions, run_eval, select
 from reviewbot.eval.terminal import TerminalProgress, render_result
@@ -32,6 +36,22 @@ from reviewbot.output.terminal import PipeConsole
 
 BAD_ENTRIES = 2
 PIPED_WIDTH = 120
+
+
+def eval_options(flags: Mapping[str, Any]) -> tuple[EvalOptions, Path | None]:
+    """The click command's options (already checked by click) as the runner's, and `--out`."""
+    options = EvalOptions(
+        model=flags["model"] or DEFAULT_MODEL,
+        judge_model=flags["judge_model"] or DEFAULT_MODEL,
+        cache_dir=flags["cache_dir"],
+        resume=flags["resume"],
+        limit=flags["limit"],
+        only=flags["only"],
+        profile=Profile(flags["profile"]),
+        beta=flags["beta"],
+        workers=flags["workers"],
+    )
+    return options, flags["out"]
 
 
 def run_evaluation(
@@ -47,7 +67,9 @@ def run_evaluation(
     if settings.provider == "anthropic" and settings.anthropic_api_key is None:
         raise AuthError(NO_KEY)  # a cloud's credentials are checked when its client is made
     redactor = settings.redactor
-    progress = TerminalProgress(Console(stderr=True, highlight=False), redactor, live=interactive)
+    # A live judging line is one PR's: with several workers, only the per-PR lines.
+    live = interactive and options.workers == 1
+    progress = TerminalProgress(Console(stderr=True, highlight=False), redactor, live=live)
     bench = load_benchmark(bench_path)
     for problem in bench.problems:
         progress.note(problem)

@@ -12,18 +12,24 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from reviewbot.eval.bench import Severity
-from reviewbot.eval.score import Counts, Score
+from reviewbot.eval.profiles import Category, Profile
+from reviewbot.eval.score import Counts, Score, score_pr
 from reviewbot.nodes.model import Kind, Priority
 from reviewbot.results.run import Usage
 
-SCHEMA_VERSION: Literal[1] = 1
+SCHEMA_VERSION: Literal[2] = 2
 METHOD = (
     "TP = golden comments matched by at least one finding (duplicates matching the same "
     "golden comment count once and are not false positives); FP = findings matched to no "
-    "golden comment; FN = golden comments matched by none. precision = TP/(TP+FP), "
-    "recall = TP/(TP+FN), F1 = 2PR/(P+R); 0 when a denominator is 0; overall figures sum "
-    "the counts over PRs. By severity: TP and FN take the golden comment's severity, FP "
-    "the finding's priority (P0 Critical, P1 High, P2 Medium, P3 Low)."
+    "golden comment; FN = golden comments matched by none. Every finding the review would "
+    "post counts once, inline or in the review body (the benchmark splits summary comments "
+    "into their issues). Under the profile, only golden comments of its categories (and "
+    "uncategorised ones) are TP or FN; a finding matched only to another category's golden "
+    "comment is neither; an FP counts under every profile. precision = TP/(TP+FP), "
+    "recall = TP/(TP+FN), F1 = 2PR/(P+R), Fbeta = (1+b^2)PR/(b^2 P+R); 0 when a denominator "
+    "is 0; overall figures sum the counts over PRs. By severity: TP and FN take the golden "
+    "comment's severity, FP the finding's priority (P0 Critical, P1 High, P2 Medium, P3 Low). "
+    "By category: TP and FN take the golden comment's category; FP have none."
 )
 
 
@@ -38,9 +44,10 @@ class CountsReport(_Model):
     precision: float
     recall: float
     f1: float
+    fbeta: float = Field(description="F-beta at the run's beta.")
 
     @classmethod
-    def of(cls, counts: Counts) -> CountsReport:
+    def of(cls, counts: Counts, beta: float) -> CountsReport:
         return cls(
             tp=counts.tp,
             fp=counts.fp,
@@ -48,27 +55,32 @@ class CountsReport(_Model):
             precision=counts.precision,
             recall=counts.recall,
             f1=counts.f1,
+            fbeta=counts.fbeta(beta),
         )
-
-    def counts(self) -> Counts:
-        return Counts(tp=self.tp, fp=self.fp, fn=self.fn)
 
 
 class ScoreReport(_Model):
     total: CountsReport
     by_severity: dict[Severity, CountsReport]
+    by_category: dict[str, CountsReport] = Field(
+        default_factory=dict,
+        description="The profile's categories present in the golden comments (FP: none).",
+    )
+    golden_outside: int = Field(
+        default=0, ge=0, description="Golden comments of categories the profile leaves out."
+    )
+    findings_outside: int = Field(
+        default=0, ge=0, description="Findings matched only to those: neither TP nor FP."
+    )
 
     @classmethod
-    def of(cls, score: Score) -> ScoreReport:
+    def of(cls, score: Score, beta: float) -> ScoreReport:
         return cls(
-            total=CountsReport.of(score.total),
-            by_severity={s: CountsReport.of(score.by_severity[s]) for s in Severity},
-        )
-
-    def score(self) -> Score:
-        return Score(
-            total=self.total.counts(),
-            by_severity={s: c.counts() for s, c in self.by_severity.items()},
+            total=CountsReport.of(score.total, beta),
+            by_severity={s: CountsReport.of(score.by_severity[s], beta) for s in Severity},
+            by_category={c: CountsReport.of(n, beta) for c, n in score.by_category.items()},
+            golden_outside=score.golden_outside,
+            findings_outside=score.findings_outside,
         )
 
 
@@ -86,11 +98,15 @@ class FindingResult(_Model):
         description="0-based index of the golden comment the judge matched, or null."
     )
     reason: str = Field(description="The judge's reason.")
+    placement: Literal["inline", "body"] = Field(
+        description="Where the review would post it: an inline comment or the review body."
+    )
 
 
 class GoldenResult(_Model):
     comment: str
     severity: Severity
+    category: Category | None = None
     matched_by: tuple[str, ...] = Field(description="Ids of the findings that matched it.")
 
 
@@ -112,6 +128,19 @@ class PRResult(_Model):
         default=(), description="E.g. a reviewer that stopped on a budget."
     )
 
+    def scored(self, profile: Profile) -> Score:
+        """This PR's score under `profile`, from the judge's matches (the cache keeps those)."""
+        return score_pr(
+            [g.severity for g in self.golden],
+            [f.priority for f in self.findings],
+            [f.golden for f in self.findings],
+            categories=[g.category for g in self.golden],
+            profile=profile,
+        )
+
+    def rescored(self, profile: Profile, beta: float) -> PRResult:
+        return self.model_copy(update={"score": ScoreReport.of(self.scored(profile), beta)})
+
 
 class PRFailure(_Model):
     """A PR that could not be scored; it counts in no figure."""
@@ -127,11 +156,14 @@ class UsageReport(_Model):
 
 
 class EvalResult(_Model):
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[2] = SCHEMA_VERSION
     tool_version: str
     benchmark: str
     model: str
     judge_model: str
+    profile: Profile
+    categories: tuple[Category, ...] = Field(description="The categories the profile counts.")
+    beta: float = Field(gt=0)
     method: str = METHOD
     score: ScoreReport = Field(description="Over every scored PR (counts summed).")
     prs: tuple[PRResult, ...]

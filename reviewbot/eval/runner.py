@@ -1,11 +1,15 @@
 """One `reviewbot eval` run: per PR, reviewbot's real review as a dry run, the judge, the score.
 
-    select (--only, --limit) ─▶ for each PR: cached and --resume? reuse it
+    select (--only, --limit) ─▶ for each PR, --workers at a time (workers.py):
+                                 cached and --resume? reuse it (rescored: profile, β)
                               ─▶ else app.review_pull with post=False (the whole pipeline:
                                  fetch, checkout, reviewers, verifier, fold; nothing posted)
                               ─▶ the judge, once per finding, in its own conversation
                               ─▶ score, save to the cache
-    ─▶ EvalResult: per PR and overall, reviewers' and judge's usage apart
+    ─▶ EvalResult: per PR (in benchmark order) and overall, reviewers' and judge's usage apart
+
+Every review and the judge share one Messages API client, so one backoff gate: a rate
+limit met by one worker holds back all of them.
 
 A PR that cannot be evaluated (not found, a git or network error, the judge giving no
 valid answer, a reviewer that could not run) is recorded as failed with its error and
@@ -18,12 +22,13 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from reviewbot import __version__
-from reviewbot.agent.progress import Progress
-from reviewbot.app import Job, model_client, review_pull
+from reviewbot.agent.messages import ModelClient, ModelRequest, ModelResponse
+from reviewbot.agent.progress import Progress, SilentProgress
+from reviewbot.app import Clients, Job, model_client, review_pull
 from reviewbot.config.settings import Settings
 from reviewbot.errors import (
     AuthError,
@@ -34,7 +39,9 @@ from reviewbot.errors import (
 )
 from reviewbot.eval.bench import Benchmark, BenchmarkPR
 from reviewbot.eval.cache import CacheKey, EvalCache
+from reviewbot.eval.candidates import CandidatePlace, candidates
 from reviewbot.eval.judge import Judge
+from reviewbot.eval.profiles import DEFAULT_BETA, DEFAULT_PROFILE, Profile
 from reviewbot.eval.result import (
     EvalResult,
     FindingResult,
@@ -44,12 +51,14 @@ from reviewbot.eval.result import (
     ScoreReport,
     UsageReport,
 )
-from reviewbot.eval.score import overall, score_pr
+from reviewbot.eval.score import EMPTY, overall
 from reviewbot.eval.terminal import EvalProgress
+from reviewbot.eval.workers import map_in_order
 from reviewbot.modes.profile import Role
 from reviewbot.nodes.model import ReviewNode
 from reviewbot.results.report import Report
 from reviewbot.results.run import StopReason, Usage
+from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import NoOperator
 
 NO_KEY = (
@@ -67,6 +76,9 @@ class EvalOptions:
     resume: bool = False
     limit: int | None = None
     only: str | None = None
+    profile: Profile = DEFAULT_PROFILE
+    beta: float = DEFAULT_BETA
+    workers: int = 1
 
 
 def select(
@@ -99,42 +111,100 @@ def run_eval(
     # A dry run reviews in a temporary checkout: never the Actions workspace of this run.
     settings = replace(settings, workspace=None)
     selected = select(bench.prs, only=options.only, limit=options.limit)
-    cache = EvalCache(options.cache_dir)
-    judge_client = model_client(settings)
-    assert judge_client is not None  # the key was checked above
-    scored: list[PRResult] = []
-    failed: list[PRFailure] = []
-    cached: list[str] = []
+    client = model_client(settings)
+    assert client is not None  # the key was checked above
+    # One client for every review and the judge: one backoff gate, so the workers meet a
+    # rate limit together (workers.py).
+    lent = _Lent(client)
+    run = _Run(
+        settings=settings,
+        options=options,
+        judge=Judge(client, model=options.judge_model, redactor=settings.redactor),
+        cache=EvalCache(options.cache_dir),
+        progress=progress,
+        # Concurrent reviews would draw over each other's live agent lines.
+        agent_progress=agent_progress if options.workers == 1 else SilentProgress(),
+        clients=Clients(model=lambda _settings: lent),
+        total=len(selected),
+    )
     try:
-        judge = Judge(judge_client, model=options.judge_model, redactor=settings.redactor)
-        for index, pr in enumerate(selected, start=1):
-            key = CacheKey(url=pr.url, model=options.model, judge_model=options.judge_model)
-            hit = cache.load(key, pr) if options.resume else None
-            if hit is not None:
-                scored.append(hit)
-                cached.append(pr.url)
-                progress.scored(index, len(selected), hit, cached=True)
-                continue
-            progress.started(index, len(selected), pr.url)
-            try:
-                result = evaluate_pr(pr, settings, options, judge, progress, agent_progress)
-            except CredentialsRefusedError:
-                raise  # the key itself was refused: no later PR can succeed
-            except ReviewbotError as exc:
-                failed.append(PRFailure(url=pr.url, error=str(exc), exit_code=exc.exit_code))
-                progress.failed(index, len(selected), pr.url, str(exc))
-                continue
-            cache.save(key, pr, result)
-            scored.append(result)
-            progress.scored(index, len(selected), result, cached=False)
+        outcomes = map_in_order(selected, run.one, workers=options.workers)
     finally:
-        judge_client.close()
+        client.close()
+    scored = [o for o in outcomes if isinstance(o, PRResult)]
+    failed = [o for o in outcomes if isinstance(o, PRFailure)]
+    cached = [pr.url for pr in selected if pr.url in run.reused]  # in benchmark order
+    return _assemble(bench, origin, options, scored, failed, cached)
+
+
+class _Lent:
+    """The run's client as each review sees it: closing it is the run's business, not theirs."""
+
+    def __init__(self, client: ModelClient) -> None:
+        self._client = client
+
+    def create(self, request: ModelRequest) -> ModelResponse:
+        return self._client.create(request)
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass(slots=True, kw_only=True)
+class _Run:
+    """What every PR's task shares; `one` is the task, safe to call from several threads."""
+
+    settings: Settings
+    options: EvalOptions
+    judge: Judge
+    cache: EvalCache
+    progress: EvalProgress
+    agent_progress: Progress
+    clients: Clients
+    total: int
+    reused: set[str] = field(default_factory=set)  # URLs from the cache; set.add is atomic
+
+    def one(self, index: int, pr: BenchmarkPR) -> PRResult | PRFailure:
+        """One PR: from the cache (`--resume`), else reviewed, judged, scored and cached."""
+        options = self.options
+        key = CacheKey(url=pr.url, model=options.model, judge_model=options.judge_model)
+        hit = self.cache.load(key, pr) if options.resume else None
+        if hit is not None:
+            hit = hit.rescored(options.profile, options.beta)  # the cache keeps matches
+            self.reused.add(pr.url)
+            self.progress.scored(index, self.total, hit, cached=True)
+            return hit
+        self.progress.started(index, self.total, pr.url)
+        try:
+            result = evaluate_pr(pr, self, options)
+        except CredentialsRefusedError:
+            raise  # the key itself was refused: no later PR can succeed
+        except ReviewbotError as exc:
+            self.progress.failed(index, self.total, pr.url, str(exc))
+            return PRFailure(url=pr.url, error=str(exc), exit_code=exc.exit_code)
+        self.cache.save(key, pr, result)
+        self.progress.scored(index, self.total, result, cached=False)
+        return result
+
+
+def _assemble(
+    bench: Benchmark,
+    origin: str,
+    options: EvalOptions,
+    scored: Sequence[PRResult],
+    failed: Sequence[PRFailure],
+    cached: Sequence[str],
+) -> EvalResult:
+    """The run's result: every PR scored under the options' profile and β, overall summed."""
     return EvalResult(
         tool_version=__version__,
         benchmark=origin,
         model=options.model,
         judge_model=options.judge_model,
-        score=ScoreReport.of(overall(r.score.score() for r in scored)),
+        profile=options.profile,
+        categories=tuple(sorted(options.profile.categories)),
+        beta=options.beta,
+        score=ScoreReport.of(overall(r.scored(options.profile) for r in scored), options.beta),
         prs=tuple(scored),
         failed=tuple(failed),
         problems=bench.problems,
@@ -145,30 +215,28 @@ def run_eval(
     )
 
 
-def evaluate_pr(
-    pr: BenchmarkPR,
-    settings: Settings,
-    options: EvalOptions,
-    judge: Judge,
-    progress: EvalProgress,
-    agent_progress: Progress,
-) -> PRResult:
+def evaluate_pr(pr: BenchmarkPR, run: _Run, options: EvalOptions) -> PRResult:
     """Review `pr` as a dry run, judge each finding, score it."""
     # post=False: the review is computed and returned, and nothing is written to GitHub.
-    job = Job(progress=agent_progress, post=False, model=options.model, operator=NoOperator())
-    outcome = review_pull(pr.url, settings, job, lambda _report, _snapshot: None)
+    job = Job(
+        progress=run.agent_progress,
+        post=False,
+        model=options.model,
+        operator=NoOperator(),
+        clients=run.clients,
+    )
+    snapshots: list[PRSnapshot | None] = []
+    outcome = review_pull(pr.url, run.settings, job, lambda _r, snap: snapshots.append(snap))
     if outcome.report is None:
         raise UsageError(f"not reviewed: {outcome.skipped or 'no reason given'}")
     report = outcome.report
     _check_agents(report)
-    findings = report.nodes
+    found = candidates(report, snapshots[0] if snapshots else None).found
     judgements = []
-    for number, node in enumerate(findings, start=1):
-        progress.judging(pr.url, finding=number, findings=len(findings))
-        judgements.append(judge.judge(node, pr))
-    matches = [j.golden for j in judgements]
-    score = score_pr([c.severity for c in pr.comments], [n.priority for n in findings], matches)
-    return PRResult(
+    for number, candidate in enumerate(found, start=1):
+        run.progress.judging(pr.url, finding=number, findings=len(found))
+        judgements.append(run.judge.judge(candidate.node, pr))
+    result = PRResult(
         url=pr.url,
         title=pr.pr_title,
         head_sha=report.pr.head_sha,
@@ -176,21 +244,26 @@ def evaluate_pr(
         judge_model=options.judge_model,
         tool_version=__version__,
         findings=tuple(
-            _finding(node, j.golden, j.reason) for node, j in zip(findings, judgements, strict=True)
+            _finding(c.node, j.golden, j.reason, c.placement)
+            for c, j in zip(found, judgements, strict=True)
         ),
         golden=tuple(
             GoldenResult(
-                comment=c.comment,
-                severity=c.severity,
-                matched_by=tuple(n.id for n, m in zip(findings, matches, strict=True) if m == i),
+                comment=g.comment,
+                severity=g.severity,
+                category=g.category,
+                matched_by=tuple(
+                    c.node.id for c, j in zip(found, judgements, strict=True) if j.golden == i
+                ),
             )
-            for i, c in enumerate(pr.comments)
+            for i, g in enumerate(pr.comments)
         ),
-        score=ScoreReport.of(score),
+        score=ScoreReport.of(EMPTY, options.beta),  # replaced just below, from the matches
         reviewers=report.usage,
         judge=_sum(j.usage for j in judgements),
         notes=_notes(report),
     )
+    return result.rescored(options.profile, options.beta)
 
 
 def _check_agents(report: Report) -> None:
@@ -214,7 +287,9 @@ def _notes(report: Report) -> tuple[str, ...]:
     )
 
 
-def _finding(node: ReviewNode, golden: int | None, reason: str) -> FindingResult:
+def _finding(
+    node: ReviewNode, golden: int | None, reason: str, placement: CandidatePlace
+) -> FindingResult:
     anchor = node.anchor
     return FindingResult(
         id=node.id,
@@ -226,6 +301,7 @@ def _finding(node: ReviewNode, golden: int | None, reason: str) -> FindingResult
         end_line=anchor.end_line if anchor else None,
         golden=golden,
         reason=reason,
+        placement=placement,
     )
 
 

@@ -3,7 +3,8 @@
 `EvalProgress` is the seam the runner calls; `TerminalProgress` prints one line per PR
 on stderr (started, scored or reused from the cache, failed) — at a terminal also a live line while
 the judge works, in the style of `reviewbot.agent.progress` — and `render_result`
-prints the result tables on stdout. Text from the benchmark file or a model goes
+prints the result tables on stdout: per PR, by severity, by category (the golden
+comments' categories the profile counts), and tokens and cost. Text from the benchmark file or a model goes
 through `for_terminal` and the redactor, never through rich markup. Progress never
 decides anything.
 """
@@ -71,7 +72,8 @@ class TerminalProgress:
         )
         self._print(
             f"✓ [{index}/{total}] {short_name(result.url)}: {len(result.findings)} finding(s), "
-            f"{matched} · P {c.precision:.1%} R {c.recall:.1%} F1 {c.f1:.1%} · {how}"
+            f"{matched} · P {c.precision:.1%} R {c.recall:.1%} F1 {c.f1:.1%} "
+            f"Fβ {c.fbeta:.1%} · {how}"
         )
 
     def failed(self, index: int, total: int, url: str, error: str) -> None:
@@ -96,8 +98,10 @@ class TerminalProgress:
 
 
 def render_result(result: EvalResult, console: Console, redactor: Redactor) -> None:
+    console.print(Text(_profile_line(result)))
     console.print(_pr_table(result, redactor))
     console.print(_severity_table(result))
+    console.print(_category_table(result))
     console.print(_usage_table(result))
     if result.failed or result.problems:
         console.print(
@@ -108,6 +112,20 @@ def render_result(result: EvalResult, console: Console, redactor: Redactor) -> N
         )
 
 
+def _profile_line(result: EvalResult) -> str:
+    score = result.score
+    line = (
+        f"Profile {result.profile.value} (categories: {', '.join(result.categories)}), "
+        f"F{result.beta:g} beside F1."
+    )
+    if score.golden_outside:
+        line += (
+            f" Left out by the profile: {score.golden_outside} golden comment(s), and "
+            f"{score.findings_outside} finding(s) matched only to them (neither TP nor FP)."
+        )
+    return line
+
+
 def _ratios(counts: CountsReport) -> list[str]:
     return [
         str(counts.tp),
@@ -116,10 +134,12 @@ def _ratios(counts: CountsReport) -> list[str]:
         f"{counts.precision:.1%}",
         f"{counts.recall:.1%}",
         f"{counts.f1:.1%}",
+        f"{counts.fbeta:.1%}",
     ]
 
 
-_COUNT_COLUMNS = ("TP", "FP", "FN", "Precision", "Recall", "F1")
+def _count_columns(result: EvalResult) -> tuple[str, ...]:
+    return ("TP", "FP", "FN", "Precision", "Recall", "F1", f"F{result.beta:g}")
 
 
 def _pr_table(result: EvalResult, redactor: Redactor) -> Table:
@@ -128,8 +148,9 @@ def _pr_table(result: EvalResult, redactor: Redactor) -> Table:
     )
     table.add_column("PR")
     table.add_column("Findings", justify="right")
+    table.add_column("In body", justify="right")
     table.add_column("Golden", justify="right")
-    for name in _COUNT_COLUMNS:
+    for name in _count_columns(result):
         table.add_column(name, justify="right")
     table.add_column("Cost", justify="right")
     for pr in result.prs:
@@ -138,14 +159,14 @@ def _pr_table(result: EvalResult, redactor: Redactor) -> Table:
         table.add_row(
             Text(name),
             str(len(pr.findings)),
+            str(_in_body(pr)),
             str(len(pr.golden)),
             *_ratios(pr.score.total),
             f"${cost:.3f}",
         )
     for failure in result.failed:
         name = redactor(for_terminal(short_name(failure.url), single_line=True))
-        table.add_row(Text(name), "-", "-", "not scored", *[""] * 5, "")
-    total = result.score.total
+        table.add_row(Text(name), "-", "-", "-", "not scored", *[""] * 6, "")
     findings = sum(len(pr.findings) for pr in result.prs)
     golden = sum(len(pr.golden) for pr in result.prs)
     spent = result.usage.reviewers.cost_usd + result.usage.judge.cost_usd
@@ -153,20 +174,41 @@ def _pr_table(result: EvalResult, redactor: Redactor) -> Table:
     table.add_row(
         Text("overall", style="bold"),
         str(findings),
+        str(sum(_in_body(pr) for pr in result.prs)),
         str(golden),
-        *_ratios(total),
+        *_ratios(result.score.total),
         f"${spent:.3f}",
     )
     return table
 
 
+def _in_body(pr: PRResult) -> int:
+    return sum(1 for f in pr.findings if f.placement == "body")
+
+
 def _severity_table(result: EvalResult) -> Table:
     table = Table(title="By severity")
     table.add_column("Severity")
-    for name in _COUNT_COLUMNS:
+    for name in _count_columns(result):
         table.add_column(name, justify="right")
     for severity in reversed(Severity):
         table.add_row(severity.value, *_ratios(result.score.by_severity[severity]))
+    return table
+
+
+def _category_table(result: EvalResult) -> Table:
+    """TP, FN and recall per category: an FP matched no golden comment, so it has none."""
+    table = Table(title=f"By category ({result.profile.value}; an FP has none)")
+    for name in ("Category", "Golden", "TP", "FN", "Recall"):
+        table.add_column(name, justify="right" if name != "Category" else "left")
+    for category, counts in result.score.by_category.items():
+        table.add_row(
+            category,
+            str(counts.tp + counts.fn),
+            str(counts.tp),
+            str(counts.fn),
+            f"{counts.recall:.1%}",
+        )
     return table
 
 

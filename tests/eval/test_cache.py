@@ -23,7 +23,7 @@ RESULT = PRResult(
     tool_version="0.1.0",
     findings=(),
     golden=(),
-    score=ScoreReport.of(EMPTY),
+    score=ScoreReport.of(EMPTY, 2.0),
     reviewers=Usage(requests=2),
     judge=Usage(),
 )

@@ -49,14 +49,42 @@ JUDGE_MODEL = "claude-haiku-4-5"
 #   Medium   TP 0 FP 1 FN 1: P 0,   R 0,   F1 0            (FP: M3, P2; FN: A #2)
 #   Low      TP 1 FP 2 FN 0: P 1/3, R 1,   F1 2·(1/3)·1/(4/3) = 1/2   (FP: N3, M4, both P3)
 # Without collapsing N1 and N2, PR A's precision would be 2/3 (or 1/3 counting N2 as an FP).
-PR_A = {"tp": 1, "fp": 1, "fn": 1, "precision": 0.5, "recall": 0.5, "f1": 0.5}
-PR_B = {"tp": 2, "fp": 2, "fn": 1, "precision": 0.5, "recall": 2 / 3, "f1": 4 / 7}
-TOTAL = {"tp": 3, "fp": 3, "fn": 2, "precision": 0.5, "recall": 0.6, "f1": 6 / 11}
+# F2 (the default β = 2) = 5PR / (4P + R):
+#   A 5·0.25/2.5 = 1/2    B 5·(1/3)/(8/3) = 5/8    overall 5·0.3/2.6 = 15/26
+#   Critical 1    High 5·0.5/4.5 = 5/9    Medium 0    Low 5·(1/3)/(7/3) = 5/7
+# The golden comments have no category (the older format): every profile counts them all.
+PR_A = {"tp": 1, "fp": 1, "fn": 1, "precision": 0.5, "recall": 0.5, "f1": 0.5, "fbeta": 0.5}
+PR_B = {"tp": 2, "fp": 2, "fn": 1, "precision": 0.5, "recall": 2 / 3, "f1": 4 / 7, "fbeta": 5 / 8}
+TOTAL = {"tp": 3, "fp": 3, "fn": 2, "precision": 0.5, "recall": 0.6, "f1": 6 / 11, "fbeta": 15 / 26}
 BY_SEVERITY = {
-    "Critical": {"tp": 1, "fp": 0, "fn": 0, "precision": 1.0, "recall": 1.0, "f1": 1.0},
-    "High": {"tp": 1, "fp": 0, "fn": 1, "precision": 1.0, "recall": 0.5, "f1": 2 / 3},
-    "Medium": {"tp": 0, "fp": 1, "fn": 1, "precision": 0.0, "recall": 0.0, "f1": 0.0},
-    "Low": {"tp": 1, "fp": 2, "fn": 0, "precision": 1 / 3, "recall": 1.0, "f1": 0.5},
+    "Critical": {
+        "tp": 1,
+        "fp": 0,
+        "fn": 0,
+        "precision": 1.0,
+        "recall": 1.0,
+        "f1": 1.0,
+        "fbeta": 1.0,
+    },
+    "High": {
+        "tp": 1,
+        "fp": 0,
+        "fn": 1,
+        "precision": 1.0,
+        "recall": 0.5,
+        "f1": 2 / 3,
+        "fbeta": 5 / 9,
+    },
+    "Medium": {"tp": 0, "fp": 1, "fn": 1, "precision": 0.0, "recall": 0.0, "f1": 0.0, "fbeta": 0.0},
+    "Low": {
+        "tp": 1,
+        "fp": 2,
+        "fn": 0,
+        "precision": 1 / 3,
+        "recall": 1.0,
+        "f1": 0.5,
+        "fbeta": 5 / 7,
+    },
 }
 REVIEWER_REQUESTS = 2 + 3  # A: two reviewer turns; B: two reviewer turns, one verifier turn
 JUDGE_REQUESTS = len(FINDINGS_A) + len(FINDINGS_B)

@@ -22,7 +22,7 @@ RESULT = PRResult(
     tool_version="0.1.0",
     findings=(),
     golden=(),
-    score=ScoreReport.of(EMPTY),
+    score=ScoreReport.of(EMPTY, 2.0),
     reviewers=Usage(),
     judge=Usage(),
 )

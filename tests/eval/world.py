@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from tests.fakes.gitrepo import make_repo
-from tests.fakes.messages_api import JSON, Reply, Scripted, reply, text, tool_use
+from tests.fakes.messages_api import (
+    JSON,
+    FakeMessagesAPI,
+    Reply,
+    Scripted,
+    reply,
+    text,
+    tool_use,
+)
 from tests.fakes.pulls import seed_pull
 from tests.fakes.world import World, open_world
 
@@ -156,14 +164,27 @@ def script_b() -> list[Scripted]:
 
 
 @contextmanager
-def bench_world(root: Path) -> Iterator[World]:
-    """The harness's world (PR A) with PR B of a second repository added to its fake GitHub."""
-    with open_world(root / "world", base={"app.py": APP_BASE}, head={"app.py": APP_HEAD}) as world:
+def bench_world(root: Path, model: FakeMessagesAPI | None = None) -> Iterator[World]:
+    """The harness's world (PR A) with PR B of a second repository added to its fake GitHub;
+    `model`: a fake Messages API of the test's (e.g. one script per PR) instead of one script."""
+    app = {"base": {"app.py": APP_BASE}, "head": {"app.py": APP_HEAD}}
+    with open_world(root / "world", **app, model=model) as world:
         lib = make_repo(root / "lib", {"lib.py": LIB_BASE}, {"lib.py": LIB_HEAD}).path
         seed_pull(
             world.github, lib, "main", "feature", full_name="octo/lib", number=3, author="octocat"
         )
         yield world
+
+
+def by_pr(body: JSON) -> str:
+    """Which PR a request is about, whichever worker sent it: B's name its repository or file."""
+    shown = json.dumps(body)
+    return "B" if "octo/lib" in shown or "lib.py" in shown else "A"
+
+
+def routed_model() -> FakeMessagesAPI:
+    """The two PRs' scripts apart, each answered in its own order: for concurrent runs."""
+    return FakeMessagesAPI(scripts={"A": script_a(), "B": script_b()}, route=by_pr)
 
 
 def write_bench(path: Path, entries: Any) -> Path:
