@@ -30,7 +30,9 @@ DELIVERIES = Counter(
     "Webhook deliveries by outcome (queued, duplicate, dropped, unsigned, too_large, malformed, error)",
     ["outcome"],
 )
-JOBS = Counter("reviewbot_jobs_total", "Job attempts by outcome (done, retry, failed)", ["outcome"])
+JOBS = Counter(
+    "reviewbot_jobs_total", "Job attempts by outcome (done, skipped, retry, failed)", ["outcome"]
+)
 REVIEW_SECONDS = Histogram(
     "reviewbot_review_seconds",
     "Time one job took, from start to published or skipped",

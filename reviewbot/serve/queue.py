@@ -9,8 +9,11 @@ What it guarantees, and how:
     2xx only once durable       `enqueue` returns after that transaction committed
     one job per PR at a time    each job's procrastinate `lock` is its PR: a worker never starts
                                 a job while another job of the same lock is running
-    newer head supersedes       `supersede` cancels the PR's queued jobs of other heads and asks
-                                running ones to abort; the pipeline's stop check refuses to publish
+    newer head supersedes       decided by GitHub, never by the queue: each job asks GitHub for
+                                the PR's head when it starts and skips, logging why, if its own
+                                head is not that one (the pipeline's expected-head admission); a
+                                running review whose head moves refuses to publish (its head
+                                checks before and while posting)
     a dead worker's job reruns  workers heartbeat; each worker retries the `doing` jobs of workers
                                 whose heartbeat stopped (`get_stalled_jobs` → `retry_job`)
     transient failures retry    `RetryLater` is retried with exponential backoff, up to
@@ -20,6 +23,14 @@ What it guarantees, and how:
                                 machines, and PostgreSQL frees them if the holder dies
     SIGTERM                     procrastinate's worker stops fetching, waits `shutdown_grace` for
                                 running jobs, then aborts them: an abort at shutdown is retried
+
+Why intake never cancels a job of another head: delivery order is no guarantee. GitHub sends
+deliveries concurrently, a failed one is redelivered by hand hours later, and a synchronize's
+`before` misleads once a branch is force-pushed back (A → B → A). Cancelling "the other heads"
+on arrival let an older head's late delivery cancel the newest head's job, so nothing was
+reviewed. The one fact GitHub guarantees is the PR's head now, so that is what decides, when a
+job starts; a stale job costs one PR read. Intake only stores; with no read-then-cancel
+there is no window between deliveries to lock.
 """
 
 from __future__ import annotations
@@ -173,20 +184,6 @@ class Queue:
             if made:
                 await self.app.job_manager.batch_defer_jobs_async(made, connection=conn)
         return True
-
-    async def supersede(self, args: ReviewArgs) -> int:
-        """Cancel this PR's queued jobs for other heads and ask its running ones to stop."""
-        async with self._connection() as conn:
-            rows = await (
-                await conn.execute(
-                    "SELECT id, status::text = 'doing' FROM procrastinate_jobs WHERE task_name = %s"
-                    " AND lock = %s AND status IN ('todo', 'doing')"
-                    " AND args->'args'->>'head_sha' IS DISTINCT FROM %s",
-                    (TASK, args.lock, args.head_sha),
-                )
-            ).fetchall()
-        manager = self.app.job_manager
-        return sum([await manager.cancel_job_by_id_async(i, abort=doing) for i, doing in rows])
 
     # ---------------------------------------------------------------- workers
 

@@ -83,8 +83,6 @@ class _Handlers:
     async def _queue(self, delivery: str, event: str, body: bytes, intake: Intake) -> Response:
         try:
             stored = await self.queue.enqueue(delivery, event, body, intake.jobs)
-            if stored and event == "pull_request":
-                await self.queue.supersede(intake.jobs[0])
         except (psycopg.Error, OSError) as exc:
             log.error("delivery %s: the queue cannot store it: %s", delivery, exc)
             return _answer(503, "error", "the queue is unavailable; redeliver later")

@@ -159,8 +159,9 @@ class World:
         """A new commit on the PR's branch: the fake PR's head moves to it."""
         assert self.repo is not None
         self.repo.git("checkout", "--quiet", f"pr-{number}")
+        pushes = len(self.pulls[number].commits)  # each push changes the file again
         self.repo.write_files(
-            {"app.py": BASE.replace("return x", f"return x + {number}") + "# pushed\n"}
+            {"app.py": BASE.replace("return x", f"return x + {number}") + f"# push {pushes}\n"}
         )
         self.repo.git("commit", "--quiet", "-am", "push")
         head = self.repo.git("rev-parse", "HEAD").strip()
