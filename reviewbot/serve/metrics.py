@@ -40,10 +40,15 @@ REVIEW_SECONDS = Histogram(
 )
 TOKENS = Counter("reviewbot_model_tokens_total", "Model tokens by kind", ["kind"])
 COST = Counter("reviewbot_model_cost_usd_total", "Estimated model cost in US dollars")
+RESTARTS = Counter("reviewbot_worker_restarts_total", "Worker processes started again after dying")
 
 
 def delivered(outcome: str) -> None:
     DELIVERIES.labels(outcome=outcome).inc()
+
+
+def worker_restarted() -> None:
+    RESTARTS.inc()
 
 
 def observe_job(outcome: str, seconds: float, report: Report | None) -> None:

@@ -38,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
@@ -58,6 +59,7 @@ log = logging.getLogger(__name__)
 TASK = "reviewbot.review"
 MAX_ATTEMPTS = 6
 BACKOFF_BASE = 2  # seconds: waits of 2, 4, 8, 16, 32 between attempts
+ABORT_WATCH = 0.5  # seconds between looks for a stop request while a job runs
 _TOTAL = 0  # the advisory-lock namespace of the total limit; installations use their id
 _DDL = """
 CREATE TABLE IF NOT EXISTS reviewbot_deliveries (
@@ -201,10 +203,10 @@ class Queue:
 
             def stop() -> str | None:
                 if context.should_abort():
-                    return f"stopped before publishing: {context.abort_reason() or 'aborted'}"
+                    return f"stopped before publishing: {_why(context)}"
                 return None
 
-            with self._slots(job.installation, limits, stop) as conn:
+            with _told_to_stop(context, job), self._slots(job.installation, limits, stop) as conn:
                 runner(job, _payload(conn, job.delivery), stop)
             if stop() is not None:
                 raise procrastinate_errors.JobAborted(stop())
@@ -259,6 +261,37 @@ class Queue:
         connector = self.app.connector
         assert isinstance(connector, PsycopgConnector)
         return connector.pool.connection()
+
+
+@contextmanager
+def _told_to_stop(context: JobContext, job: ReviewArgs) -> Iterator[None]:
+    """Log the moment a running job is asked to stop (the shutdown grace ran out): the review
+    cannot be interrupted mid-call, so it ends, posts nothing, and is queued again."""
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(ABORT_WATCH):
+            if context.should_abort():
+                log.warning(
+                    "job %s (%s#%d): asked to stop (%s); it will post nothing and run again",
+                    context.job.id,
+                    job.repo,
+                    job.number,
+                    _why(context),
+                )
+                return
+
+    watcher = threading.Thread(target=watch, name=f"abort-watch-{context.job.id}", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+
+
+def _why(context: JobContext) -> str:
+    reason = context.abort_reason()
+    return reason.value.replace("_", " ") if reason is not None else "aborted"
 
 
 def _payload(conn: psycopg.Connection[Any], delivery: str) -> dict[str, Any]:

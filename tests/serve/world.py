@@ -111,14 +111,21 @@ class Model:
         self.gate.set()
         self.arrived = threading.Semaphore(0)
         self.seen: list[Any] = []  # each request's body, as it arrived (before the gate)
+        self.delay = 0.0  # seconds each answer takes (a benchmark's model latency)
+        self.in_flight = 0
+        self.most_in_flight = 0  # the most requests waiting for an answer at one time
         self._lock = threading.Lock()
 
     def __call__(self, body: Any, headers: Mapping[str, str]) -> tuple[int, Mapping[str, str], Any]:
         with self._lock:
             self.seen.append(body)
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
         self.arrived.release()
         self.gate.wait(WAIT)
+        time.sleep(self.delay)
         with self._lock:
+            self.in_flight -= 1
             self.api.add(FINALIZE)
             return self.api.handle(body, headers)
 
