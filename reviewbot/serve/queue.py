@@ -3,10 +3,10 @@
 What it guarantees, and how:
 
     a delivery is queued once   its id and body go into `reviewbot_deliveries` in the SAME
-                                transaction as its jobs (`batch_defer_jobs_async(connection=…)`):
+                                statement as its jobs (procrastinate's defer function):
                                 both or neither are stored, and a redelivery finds its id and adds
                                 nothing; a job's arguments name the delivery, whose body it reads
-    2xx only once durable       `enqueue` returns after that transaction committed
+    2xx only once durable       `enqueue` returns after that statement committed
     one job per PR at a time    each job's procrastinate `lock` is its PR: a worker never starts
                                 a job while another job of the same lock is running
     newer head supersedes       decided by GitHub, never by the queue: each job asks GitHub for
@@ -50,6 +50,7 @@ from urllib.parse import urlsplit
 import psycopg
 from procrastinate import App, JobContext, PsycopgConnector, RetryStrategy
 from procrastinate import exceptions as procrastinate_errors
+from psycopg.types.json import Jsonb
 from pydantic import BaseModel, ConfigDict
 
 from reviewbot.errors import NetworkError
@@ -68,6 +69,19 @@ CREATE TABLE IF NOT EXISTS reviewbot_deliveries (
     body bytea NOT NULL,
     received_at timestamptz NOT NULL DEFAULT now()
 )
+"""
+
+
+# One statement, so one round trip and one transaction (the pool's connections autocommit):
+# the delivery's row and its jobs are stored together, or, for a delivery id already
+# stored, neither (no row comes back). procrastinate's own defer function inserts the jobs,
+# as `batch_defer_jobs_async` would, in three more round trips (BEGIN, defer, COMMIT).
+_ENQUEUE = """
+WITH stored AS (
+    INSERT INTO reviewbot_deliveries (id, event, body) VALUES (%s, %s, %s)
+    ON CONFLICT (id) DO NOTHING RETURNING id
+)
+SELECT procrastinate_defer_jobs_v1(%s::procrastinate_job_to_defer_v1[]) FROM stored
 """
 
 
@@ -166,26 +180,20 @@ class Queue:
     async def enqueue(
         self, delivery: str, event: str, body: bytes, jobs: Sequence[ReviewArgs]
     ) -> bool:
-        """Store the delivery and its jobs in one transaction; False: it was already stored."""
-        async with self._connection() as conn, conn.transaction():
-            stored = await (
-                await conn.execute(
-                    "INSERT INTO reviewbot_deliveries (id, event, body) VALUES (%s, %s, %s) "
-                    "ON CONFLICT (id) DO NOTHING RETURNING id",
-                    (delivery, event, body),
-                )
-            ).fetchone()
-            if stored is None:
-                return False
-            made = [
-                self.app.configure_task(name=TASK, lock=args.lock).make_new_job(
-                    args=args.model_dump(mode="json")
-                )
-                for args in jobs
-            ]
-            if made:
-                await self.app.job_manager.batch_defer_jobs_async(made, connection=conn)
-        return True
+        """Store the delivery and its jobs atomically; False: it was already stored."""
+        made = [
+            self.app.configure_task(name=TASK, lock=args.lock).make_new_job(
+                args=args.model_dump(mode="json")
+            )
+            for args in jobs
+        ]
+        rows = [
+            (j.queue, j.task_name, j.priority, j.lock, j.queueing_lock, Jsonb(j.task_kwargs), None)
+            for j in made
+        ]
+        async with self._connection() as conn:
+            cursor = await conn.execute(_ENQUEUE, (delivery, event, body, rows))
+            return await cursor.fetchone() is not None
 
     # ---------------------------------------------------------------- workers
 
