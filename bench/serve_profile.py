@@ -12,7 +12,6 @@ functions that took the most time, own time first, then cumulative.
 from __future__ import annotations
 
 import argparse
-import os
 import pstats
 import shutil
 import signal
@@ -25,8 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.serve_intake import deliveries, send_all
-from reviewbot.serve.cluster import Cluster, find_bindir, run_as_of
-from tests.serve.world import free_port, get, open_world, wait_until
+from tests.serve.world import free_port, get, open_world, postgres_server, wait_until
 
 
 def profiled(world, profile: Path, port: int) -> subprocess.Popen[bytes]:
@@ -47,15 +45,8 @@ def main() -> None:
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="reviewbot-profile-", dir="/tmp"))
     scratch.chmod(0o755)
-    cluster = Cluster(
-        bindir=find_bindir(os.environ),
-        folder=scratch / "server",
-        port=free_port(),
-        run_as=run_as_of(os.environ, os.geteuid()),
-    )
-    cluster.start()
     try:
-        with open_world(scratch / "world", cluster.url) as world:
+        with postgres_server(fsync=True) as queue, open_world(scratch / "world", queue) as world:
             for number in range(1, 51):
                 world.add_pull(number)
             port, profile = free_port(), scratch / "serve.prof"
@@ -73,7 +64,6 @@ def main() -> None:
             stats.sort_stats("tottime").print_stats(args.top)
             stats.sort_stats("cumulative").print_stats(args.top)
     finally:
-        cluster.stop()
         shutil.rmtree(scratch, ignore_errors=True)
 
 

@@ -73,15 +73,16 @@ def wait_until(condition: Any, what: str, timeout: float = WAIT) -> Any:
 
 
 @contextmanager
-def postgres_server() -> Iterator[str]:
-    """A PostgreSQL server for the tests (as root it runs as `postgres`); its URL."""
+def postgres_server(*, fsync: bool = False) -> Iterator[str]:
+    """A PostgreSQL server for the tests (as root it runs as `postgres`); its URL.
+    `fsync`: commits reach the disk (the benchmarks' durable figures)."""
     folder = Path(tempfile.mkdtemp(prefix="reviewbot-pg-", dir="/tmp"))
     folder.chmod(0o755)  # the `postgres` account must reach it when the tests run as root
     cluster = Cluster(
         bindir=find_bindir(os.environ),
         folder=folder / "cluster",
         port=free_port(),
-        fsync=False,
+        fsync=fsync,
         run_as=run_as_of(os.environ, os.geteuid()),
     )
     cluster.start()
