@@ -164,7 +164,7 @@ def run_throughput(server_url: str, root: Path, args) -> None:
     print(f"\n### throughput: 20 PRs, model latency {args.latency} s, one review per worker")
     print("| workers | reviews | wall s | reviews/min | model requests | peak RSS MiB per worker |")
     print("|---|---|---|---|---|---|")
-    for workers in (1, 2, 4):
+    for workers in args.counts:
         with open_world(root / f"tp{workers}", server_url) as world:
             world.model.delay = args.latency
             for number in range(1, 21):
@@ -174,7 +174,11 @@ def run_throughput(server_url: str, root: Path, args) -> None:
             )
             server = start_server(world, workers=workers, env=env)
             try:
-                wait_until(lambda s=server: "workers running" not in _health(s), "workers ready")
+                wait_until(
+                    lambda s=server: "workers running" not in _health(s),
+                    "workers ready",
+                    timeout=DRAIN,
+                )
                 started = time.perf_counter()
                 for number in range(1, 21):
                     payload = world.pull_request_event(number)
@@ -202,6 +206,7 @@ def main() -> None:
     parser.add_argument("--only", choices=("storm", "kill", "throughput"))
     parser.add_argument("--workers", type=int, default=2, help="workers of the storm runs")
     parser.add_argument("--latency", type=float, default=1.0, help="seconds per model answer")
+    parser.add_argument("--counts", type=int, nargs="+", default=[1, 2, 4], help="throughput")
     parser.add_argument("--pace", type=float, default=0.1, help="seconds between deliveries")
     args = parser.parse_args()
     print(f"load average at start: {os.getloadavg()}; {args}")
