@@ -45,7 +45,9 @@ class Workers:
     def __init__(self, count: int, env: Mapping[str, str]) -> None:
         self.env = dict(env)
         self.slots = [_Slot(*self._spawn(), started=time.monotonic()) for _ in range(count)]
-        self.lock = threading.Lock()
+        # Re-entrant: SIGTERM's handler (signal_stop) runs on the main thread, which may be
+        # inside status() for /healthz at that moment.
+        self.lock = threading.RLock()
         self.stopping = threading.Event()
         self.signalled: set[int] = set()  # a second SIGTERM would make a worker quit at once
         self.watcher = threading.Thread(target=self._watch, name="workers", daemon=True)
