@@ -74,6 +74,12 @@ def send_all(
     return latencies, statuses
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) the server process has used: its cost, whatever the load."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def deliveries(world, n: int) -> list[tuple[str, bytes]]:
     numbers = list(world.pulls)
     made: list[tuple[str, bytes]] = []
@@ -91,9 +97,11 @@ def run(label: str, world, env: dict[str, str], n: int, clients: int, queue_url:
     server = start_server(world, workers=0, env=env)
     try:
         bodies = deliveries(world, n)
+        cpu = cpu_seconds(server.process.pid)
         started = time.perf_counter()
         latencies, statuses = send_all(server.url, bodies, clients)
         wall = time.perf_counter() - started
+        cpu = cpu_seconds(server.process.pid) - cpu
         with psycopg.connect(queue_url) as conn:  # while the private cluster still runs
             stored = conn.execute("SELECT count(*) FROM reviewbot_deliveries").fetchone()[0]
     finally:
@@ -105,7 +113,8 @@ def run(label: str, world, env: dict[str, str], n: int, clients: int, queue_url:
     q = statistics.quantiles(latencies, n=100)
     print(
         f"| {label} | {n} | {clients} | {n / wall:,.0f} | {q[49] * 1000:.1f} | {q[89] * 1000:.1f} "
-        f"| {q[98] * 1000:.1f} | {max(latencies) * 1000:.1f} | {stored} of {unique} |"
+        f"| {q[98] * 1000:.1f} | {max(latencies) * 1000:.1f} | {cpu / n * 1000:.2f} "
+        f"| {stored} of {unique} |"
     )
 
 
@@ -114,6 +123,7 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=2000)
     parser.add_argument("-c", "--clients", type=int, default=8)
     args = parser.parse_args()
+    print(f"load average at start: {os.getloadavg()}")
     scratch = Path(tempfile.mkdtemp(prefix="reviewbot-bench-", dir="/tmp"))
     scratch.chmod(0o755)
     server_cluster = Cluster(
@@ -124,9 +134,10 @@ def main() -> None:
     )
     server_cluster.start()
     print(
-        "| queue | deliveries | clients | deliveries/s | p50 ms | p90 ms | p99 ms | max ms | stored |"
+        "| queue | deliveries | clients | deliveries/s | p50 ms | p90 ms | p99 ms | max ms "
+        "| server CPU ms/delivery | stored |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     try:
         with open_world(scratch / "world-server", server_cluster.url) as world:
             for number in range(1, 51):
@@ -152,6 +163,7 @@ def main() -> None:
     finally:
         server_cluster.stop()
         shutil.rmtree(scratch, ignore_errors=True)
+    print(f"load average at end: {os.getloadavg()}")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@ processes and the web server, started in that order and stopped in reverse.
 Every setting is checked before anything listens (one line, exit 2). SIGTERM (or Ctrl-C)
 stops intake first (uvicorn stops accepting and finishes the requests it has), then each
 worker stops fetching, lets its running reviews finish within REVIEWBOT_SHUTDOWN_GRACE
-and hands the rest back to the queue; the private cluster stops last.
+and hands the rest back to the queue; the private cluster stops last. A worker that dies
+meanwhile is started again (supervisor.py).
 """
 
 from __future__ import annotations
@@ -14,13 +15,12 @@ import logging
 import os
 import shutil
 import signal
-import subprocess
-import sys
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
 
 import uvicorn
 
@@ -29,6 +29,9 @@ from reviewbot.github.client import app_login, check_app_key
 from reviewbot.serve.cluster import Cluster, find_bindir, run_as_of
 from reviewbot.serve.config import ServeConfig
 from reviewbot.serve.queue import Queue
+
+if TYPE_CHECKING:
+    from reviewbot.serve.supervisor import Workers
 
 log = logging.getLogger(__name__)
 STOP_MARGIN = 30.0  # seconds past the grace period a worker has to hand its jobs back
@@ -50,15 +53,17 @@ def run_server(host: str, port: int, workers: int, env: Mapping[str, str]) -> No
             "PROMETHEUS_MULTIPROC_DIR": str(metrics_dir),
         }
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(metrics_dir)  # before metrics is imported
+        from reviewbot.serve.supervisor import Workers
         from reviewbot.serve.web import make_app
 
-        children = [_start_worker(child_env) for _ in range(workers)]
+        children = Workers(workers, child_env)
         try:
             app = make_app(
                 Queue(url),
                 secret=config.webhook_secret,
                 max_body=config.max_body,
                 app_id=config.app_id,
+                workers=children.status,
             )
             log.info(
                 "reviewbot serve: %d worker(s), posting as %s, on http://%s:%d",
@@ -75,7 +80,7 @@ def run_server(host: str, port: int, workers: int, env: Mapping[str, str]) -> No
             )
             _Intake(config_, children).run()
         finally:
-            _stop(children, config.shutdown_grace + STOP_MARGIN)
+            children.stop(config.shutdown_grace + STOP_MARGIN)
 
 
 @contextmanager
@@ -105,41 +110,10 @@ def _metrics_dir(state: Path) -> Path:
 class _Intake(uvicorn.Server):
     """uvicorn, telling the workers to stop taking jobs the moment it is told to stop."""
 
-    def __init__(self, config: uvicorn.Config, children: list[subprocess.Popen[bytes]]) -> None:
+    def __init__(self, config: uvicorn.Config, children: Workers) -> None:
         super().__init__(config)
         self.children = children
 
     def handle_exit(self, sig: int, frame: FrameType | None) -> None:
-        _signal_once(self.children)
+        self.children.signal_stop()
         super().handle_exit(sig, frame)
-
-
-def _start_worker(env: Mapping[str, str]) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "reviewbot.serve.worker"], env=dict(env), stdin=subprocess.DEVNULL
-    )
-
-
-_SIGNALLED: set[int] = set()  # workers told to stop: a second SIGTERM would make them quit at once
-
-
-def _signal_once(children: list[subprocess.Popen[bytes]]) -> None:
-    for child in children:
-        if child.poll() is None and child.pid not in _SIGNALLED:
-            _SIGNALLED.add(child.pid)
-            child.send_signal(signal.SIGTERM)
-
-
-def _stop(children: list[subprocess.Popen[bytes]], wait: float) -> None:
-    _signal_once(children)
-    for child in children:
-        try:
-            child.wait(timeout=wait)
-        except subprocess.TimeoutExpired:
-            log.error(
-                "worker %d did not stop in %.0f s; killed (its jobs rerun elsewhere)",
-                child.pid,
-                wait,
-            )
-            child.kill()
-            child.wait()

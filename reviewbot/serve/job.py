@@ -46,7 +46,7 @@ class ReviewJob:
         started = time.monotonic()
         reports: list[Report] = []
         try:
-            outcome = self._run(args, payload, stop, reports.append)
+            kind, outcome = self._run(args, payload, stop, reports.append)
         except ReviewbotError as exc:
             kind = "retry" if transient(exc) else "failed"
             log.warning(
@@ -57,7 +57,7 @@ class ReviewJob:
                 raise RetryLater(str(exc)) from exc
             raise
         log.info("delivery %s, %s#%d: %s", args.delivery, args.repo, args.number, outcome)
-        self.observe("done", time.monotonic() - started, reports[-1] if reports else None)
+        self.observe(kind, time.monotonic() - started, reports[-1] if reports else None)
 
     def _run(
         self,
@@ -65,10 +65,12 @@ class ReviewJob:
         payload: dict[str, Any],
         stop: Callable[[], str | None],
         keep: Callable[[Report], None],
-    ) -> str:
+    ) -> tuple[str, str]:
+        """(`done` or `skipped`, what happened); a job whose head is no longer the PR's is
+        skipped by the pipeline, which asks GitHub for the PR's head first."""
         plan = plan_event(args.event, payload)
         if plan.action is PlanAction.SKIP or plan.repo != args.repo:
-            return f"skipped: {plan.reason}"
+            return "skipped", f"skipped: {plan.reason}"
         plan = replace(plan, number=args.number, numbers=(args.number,))
         token = self.tokens.token(args.installation)
         review = self.config.review
@@ -85,9 +87,9 @@ class ReviewJob:
         job = app.Job(progress=SilentProgress(), post=True, clients=self.clients, stop=stop)
         result = app.run_plan(plan, settings, job, emit)
         if result.report is None:
-            return f"skipped: {result.skipped}"
+            return "skipped", f"skipped: {result.skipped}"
         notes = "; ".join(result.notes)
-        return (
+        return "done", (
             f"{result.report.verdict.label} ({plan.action.value}){' — ' + notes if notes else ''}"
         )
 

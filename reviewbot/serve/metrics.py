@@ -30,7 +30,9 @@ DELIVERIES = Counter(
     "Webhook deliveries by outcome (queued, duplicate, dropped, unsigned, too_large, malformed, error)",
     ["outcome"],
 )
-JOBS = Counter("reviewbot_jobs_total", "Job attempts by outcome (done, retry, failed)", ["outcome"])
+JOBS = Counter(
+    "reviewbot_jobs_total", "Job attempts by outcome (done, skipped, retry, failed)", ["outcome"]
+)
 REVIEW_SECONDS = Histogram(
     "reviewbot_review_seconds",
     "Time one job took, from start to published or skipped",
@@ -38,10 +40,15 @@ REVIEW_SECONDS = Histogram(
 )
 TOKENS = Counter("reviewbot_model_tokens_total", "Model tokens by kind", ["kind"])
 COST = Counter("reviewbot_model_cost_usd_total", "Estimated model cost in US dollars")
+RESTARTS = Counter("reviewbot_worker_restarts_total", "Worker processes started again after dying")
 
 
 def delivered(outcome: str) -> None:
     DELIVERIES.labels(outcome=outcome).inc()
+
+
+def worker_restarted() -> None:
+    RESTARTS.inc()
 
 
 def observe_job(outcome: str, seconds: float, report: Report | None) -> None:

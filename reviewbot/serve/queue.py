@@ -3,14 +3,17 @@
 What it guarantees, and how:
 
     a delivery is queued once   its id and body go into `reviewbot_deliveries` in the SAME
-                                transaction as its jobs (`batch_defer_jobs_async(connection=…)`):
+                                statement as its jobs (procrastinate's defer function):
                                 both or neither are stored, and a redelivery finds its id and adds
                                 nothing; a job's arguments name the delivery, whose body it reads
-    2xx only once durable       `enqueue` returns after that transaction committed
+    2xx only once durable       `enqueue` returns after that statement committed
     one job per PR at a time    each job's procrastinate `lock` is its PR: a worker never starts
                                 a job while another job of the same lock is running
-    newer head supersedes       `supersede` cancels the PR's queued jobs of other heads and asks
-                                running ones to abort; the pipeline's stop check refuses to publish
+    newer head supersedes       decided by GitHub, never by the queue: each job asks GitHub for
+                                the PR's head when it starts and skips, logging why, if its own
+                                head is not that one (the pipeline's expected-head admission); a
+                                running review whose head moves refuses to publish (its head
+                                checks before and while posting)
     a dead worker's job reruns  workers heartbeat; each worker retries the `doing` jobs of workers
                                 whose heartbeat stopped (`get_stalled_jobs` → `retry_job`)
     transient failures retry    `RetryLater` is retried with exponential backoff, up to
@@ -20,6 +23,14 @@ What it guarantees, and how:
                                 machines, and PostgreSQL frees them if the holder dies
     SIGTERM                     procrastinate's worker stops fetching, waits `shutdown_grace` for
                                 running jobs, then aborts them: an abort at shutdown is retried
+
+Why intake never cancels a job of another head: delivery order is no guarantee. GitHub sends
+deliveries concurrently, a failed one is redelivered by hand hours later, and a synchronize's
+`before` misleads once a branch is force-pushed back (A → B → A). Cancelling "the other heads"
+on arrival let an older head's late delivery cancel the newest head's job, so nothing was
+reviewed. The one fact GitHub guarantees is the PR's head now, so that is what decides, when a
+job starts; a stale job costs one PR read. Intake only stores; with no read-then-cancel
+there is no window between deliveries to lock.
 """
 
 from __future__ import annotations
@@ -27,6 +38,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
@@ -38,6 +50,7 @@ from urllib.parse import urlsplit
 import psycopg
 from procrastinate import App, JobContext, PsycopgConnector, RetryStrategy
 from procrastinate import exceptions as procrastinate_errors
+from psycopg.types.json import Jsonb
 from pydantic import BaseModel, ConfigDict
 
 from reviewbot.errors import NetworkError
@@ -47,6 +60,7 @@ log = logging.getLogger(__name__)
 TASK = "reviewbot.review"
 MAX_ATTEMPTS = 6
 BACKOFF_BASE = 2  # seconds: waits of 2, 4, 8, 16, 32 between attempts
+ABORT_WATCH = 0.5  # seconds between looks for a stop request while a job runs
 _TOTAL = 0  # the advisory-lock namespace of the total limit; installations use their id
 _DDL = """
 CREATE TABLE IF NOT EXISTS reviewbot_deliveries (
@@ -55,6 +69,19 @@ CREATE TABLE IF NOT EXISTS reviewbot_deliveries (
     body bytea NOT NULL,
     received_at timestamptz NOT NULL DEFAULT now()
 )
+"""
+
+
+# One statement, so one round trip and one transaction (the pool's connections autocommit):
+# the delivery's row and its jobs are stored together, or, for a delivery id already
+# stored, neither (no row comes back). procrastinate's own defer function inserts the jobs,
+# as `batch_defer_jobs_async` would, in three more round trips (BEGIN, defer, COMMIT).
+_ENQUEUE = """
+WITH stored AS (
+    INSERT INTO reviewbot_deliveries (id, event, body) VALUES (%s, %s, %s)
+    ON CONFLICT (id) DO NOTHING RETURNING id
+)
+SELECT procrastinate_defer_jobs_v1(%s::procrastinate_job_to_defer_v1[]) FROM stored
 """
 
 
@@ -153,40 +180,20 @@ class Queue:
     async def enqueue(
         self, delivery: str, event: str, body: bytes, jobs: Sequence[ReviewArgs]
     ) -> bool:
-        """Store the delivery and its jobs in one transaction; False: it was already stored."""
-        async with self._connection() as conn, conn.transaction():
-            stored = await (
-                await conn.execute(
-                    "INSERT INTO reviewbot_deliveries (id, event, body) VALUES (%s, %s, %s) "
-                    "ON CONFLICT (id) DO NOTHING RETURNING id",
-                    (delivery, event, body),
-                )
-            ).fetchone()
-            if stored is None:
-                return False
-            made = [
-                self.app.configure_task(name=TASK, lock=args.lock).make_new_job(
-                    args=args.model_dump(mode="json")
-                )
-                for args in jobs
-            ]
-            if made:
-                await self.app.job_manager.batch_defer_jobs_async(made, connection=conn)
-        return True
-
-    async def supersede(self, args: ReviewArgs) -> int:
-        """Cancel this PR's queued jobs for other heads and ask its running ones to stop."""
+        """Store the delivery and its jobs atomically; False: it was already stored."""
+        made = [
+            self.app.configure_task(name=TASK, lock=args.lock).make_new_job(
+                args=args.model_dump(mode="json")
+            )
+            for args in jobs
+        ]
+        rows = [
+            (j.queue, j.task_name, j.priority, j.lock, j.queueing_lock, Jsonb(j.task_kwargs), None)
+            for j in made
+        ]
         async with self._connection() as conn:
-            rows = await (
-                await conn.execute(
-                    "SELECT id, status::text = 'doing' FROM procrastinate_jobs WHERE task_name = %s"
-                    " AND lock = %s AND status IN ('todo', 'doing')"
-                    " AND args->'args'->>'head_sha' IS DISTINCT FROM %s",
-                    (TASK, args.lock, args.head_sha),
-                )
-            ).fetchall()
-        manager = self.app.job_manager
-        return sum([await manager.cancel_job_by_id_async(i, abort=doing) for i, doing in rows])
+            cursor = await conn.execute(_ENQUEUE, (delivery, event, body, rows))
+            return await cursor.fetchone() is not None
 
     # ---------------------------------------------------------------- workers
 
@@ -204,10 +211,10 @@ class Queue:
 
             def stop() -> str | None:
                 if context.should_abort():
-                    return f"stopped before publishing: {context.abort_reason() or 'aborted'}"
+                    return f"stopped before publishing: {_why(context)}"
                 return None
 
-            with self._slots(job.installation, limits, stop) as conn:
+            with _told_to_stop(context, job), self._slots(job.installation, limits, stop) as conn:
                 runner(job, _payload(conn, job.delivery), stop)
             if stop() is not None:
                 raise procrastinate_errors.JobAborted(stop())
@@ -262,6 +269,37 @@ class Queue:
         connector = self.app.connector
         assert isinstance(connector, PsycopgConnector)
         return connector.pool.connection()
+
+
+@contextmanager
+def _told_to_stop(context: JobContext, job: ReviewArgs) -> Iterator[None]:
+    """Log the moment a running job is asked to stop (the shutdown grace ran out): the review
+    cannot be interrupted mid-call, so it ends, posts nothing, and is queued again."""
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(ABORT_WATCH):
+            if context.should_abort():
+                log.warning(
+                    "job %s (%s#%d): asked to stop (%s); it will post nothing and run again",
+                    context.job.id,
+                    job.repo,
+                    job.number,
+                    _why(context),
+                )
+                return
+
+    watcher = threading.Thread(target=watch, name=f"abort-watch-{context.job.id}", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        done.set()
+
+
+def _why(context: JobContext) -> str:
+    reason = context.abort_reason()
+    return reason.value.replace("_", " ") if reason is not None else "aborted"
 
 
 def _payload(conn: psycopg.Connection[Any], delivery: str) -> dict[str, Any]:

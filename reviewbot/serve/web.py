@@ -10,7 +10,7 @@ A queue that cannot store the delivery is a 503, so GitHub's delivery log shows 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import psycopg
@@ -31,8 +31,17 @@ class TooLarge(Exception):
     pass
 
 
-def make_app(queue: Queue, *, secret: bytes, max_body: int, app_id: int | None = None) -> Starlette:
+def make_app(
+    queue: Queue,
+    *,
+    secret: bytes,
+    max_body: int,
+    app_id: int | None = None,
+    workers: Callable[[], str | None] = lambda: None,
+) -> Starlette:
+    """`workers`: which of this server's workers are down, if any (shown by /healthz)."""
     handlers = _Handlers(queue, secret=secret, max_body=max_body, app_id=app_id)
+    handlers.workers = workers
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -58,6 +67,7 @@ class _Handlers:
         self.app_id = app_id  # its own check suites are not re-folded
         self.secret = secret
         self.max_body = max_body
+        self.workers: Callable[[], str | None] = lambda: None
 
     async def webhook(self, request: Request) -> Response:
         delivery = request.headers.get("x-github-delivery", "").strip()
@@ -83,8 +93,6 @@ class _Handlers:
     async def _queue(self, delivery: str, event: str, body: bytes, intake: Intake) -> Response:
         try:
             stored = await self.queue.enqueue(delivery, event, body, intake.jobs)
-            if stored and event == "pull_request":
-                await self.queue.supersede(intake.jobs[0])
         except (psycopg.Error, OSError) as exc:
             log.error("delivery %s: the queue cannot store it: %s", delivery, exc)
             return _answer(503, "error", "the queue is unavailable; redeliver later")
@@ -100,9 +108,13 @@ class _Handlers:
         return _answer(202, "queued", intake.reason)
 
     async def healthz(self, _: Request) -> Response:
+        # A dead worker is named but stays 200: intake still queues durably, and a load
+        # balancer must not turn GitHub's deliveries away while the worker restarts.
+        down = self.workers()
+        workers = f"{down}\n" if down else ""
         if await self.queue.healthy():
-            return PlainTextResponse("ok\n")
-        return PlainTextResponse("queue unreachable\n", status_code=503)
+            return PlainTextResponse(f"ok\n{workers}")
+        return PlainTextResponse(f"queue unreachable\n{workers}", status_code=503)
 
     async def metrics(self, _: Request) -> Response:
         try:

@@ -38,6 +38,7 @@ def run_worker(config: ServeConfig, url: str, bot_login: str) -> None:
 
     async def work() -> None:
         await queue.open()
+        _say_ready()
         try:
             await queue.work(
                 concurrency=config.worker_concurrency,
@@ -49,6 +50,17 @@ def run_worker(config: ServeConfig, url: str, bot_login: str) -> None:
             await queue.close()
 
     asyncio.run(work())
+
+
+def _say_ready() -> None:
+    """Tell `reviewbot serve` (supervisor.py) this worker reached its queue and takes jobs."""
+    fd = os.environ.get("REVIEWBOT_READY_FD", "")
+    if fd.isdigit():
+        try:
+            os.write(int(fd), b"1")
+            os.close(int(fd))
+        except OSError:  # started by hand, or the server is gone
+            pass
 
 
 def start() -> None:

@@ -70,15 +70,16 @@ def wait_until(condition: Any, what: str, timeout: float = WAIT) -> Any:
 
 
 @contextmanager
-def postgres_server() -> Iterator[str]:
-    """A PostgreSQL server for the tests (as root it runs as `postgres`); its URL."""
+def postgres_server(*, fsync: bool = False) -> Iterator[str]:
+    """A PostgreSQL server for the tests (as root it runs as `postgres`); its URL.
+    `fsync`: commits reach the disk (the benchmarks' durable figures)."""
     folder = Path(tempfile.mkdtemp(prefix="reviewbot-pg-", dir="/tmp"))
     folder.chmod(0o755)  # the `postgres` account must reach it when the tests run as root
     cluster = Cluster(
         bindir=find_bindir(os.environ),
         folder=folder / "cluster",
         port=free_port(),
-        fsync=False,
+        fsync=fsync,
         run_as=run_as_of(os.environ, os.geteuid()),
     )
     cluster.start()
@@ -108,14 +109,21 @@ class Model:
         self.gate.set()
         self.arrived = threading.Semaphore(0)
         self.seen: list[Any] = []  # each request's body, as it arrived (before the gate)
+        self.delay = 0.0  # seconds each answer takes (a benchmark's model latency)
+        self.in_flight = 0
+        self.most_in_flight = 0  # the most requests waiting for an answer at one time
         self._lock = threading.Lock()
 
     def __call__(self, body: Any, headers: Mapping[str, str]) -> tuple[int, Mapping[str, str], Any]:
         with self._lock:
             self.seen.append(body)
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
         self.arrived.release()
         self.gate.wait(WAIT)
+        time.sleep(self.delay)
         with self._lock:
+            self.in_flight -= 1
             self.api.add(FINALIZE)
             return self.api.handle(body, headers)
 
@@ -156,8 +164,9 @@ class World:
         """A new commit on the PR's branch: the fake PR's head moves to it."""
         assert self.repo is not None
         self.repo.git("checkout", "--quiet", f"pr-{number}")
+        pushes = len(self.pulls[number].commits)  # each push changes the file again
         self.repo.write_files(
-            {"app.py": BASE.replace("return x", f"return x + {number}") + "# pushed\n"}
+            {"app.py": BASE.replace("return x", f"return x + {number}") + f"# push {pushes}\n"}
         )
         self.repo.git("commit", "--quiet", "-am", "push")
         head = self.repo.git("rev-parse", "HEAD").strip()
