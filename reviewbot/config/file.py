@@ -183,6 +183,12 @@ class RunConfig(_Section):
     )
 
 
+class SplitConfig(_Section):
+    """`/split`: below `min_files` changed files a PR is small enough; the command says so."""
+
+    min_files: int = Field(default=30, ge=2, strict=True)
+
+
 class ReviewConfig(_Section):
     model: str = DEFAULT_MODEL
     review: RunConfig = RunConfig()
@@ -198,6 +204,7 @@ class ReviewConfig(_Section):
     paths: PathsConfig = PathsConfig()
     ci: CIConfig = CIConfig()
     publish: PublishConfig = PublishConfig()
+    split: SplitConfig = SplitConfig()
 
     @model_validator(mode="after")
     def _unique_reviewers(self) -> Self:

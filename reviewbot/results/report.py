@@ -193,6 +193,15 @@ class Published(_Model):
     resolved: tuple[str, ...] = Field(
         default=(), description="Earlier nodes marked resolved by this run."
     )
+    threads_resolved: tuple[int, ...] = Field(
+        default=(), description="Review threads resolved, by their first comment's id."
+    )
+    threads_reopened: tuple[int, ...] = Field(
+        default=(), description="Resolved review threads unresolved: their finding came back."
+    )
+    threads_left_open: tuple[int, ...] = Field(
+        default=(), description="Threads of resolved findings left open: a person replied."
+    )
     annotated: tuple[str, ...] = Field(
         default=(), description="Node ids carried as annotations of the `reviewbot` check run."
     )

@@ -15,7 +15,7 @@ from reviewbot.results.plan import SplitPart, SplitProposal
 from reviewbot.text.hygiene import quoted
 from reviewbot.tools.context import ToolContext, ToolRetry
 from reviewbot.tools.dag import dependency_order
-from reviewbot.tools.plan_verbs import Key, Text, StepTitle, VerbInput
+from reviewbot.tools.plan_verbs import Key, StepTitle, Text, VerbInput
 from reviewbot.tools.toolbox import ToolResult
 
 

@@ -12,7 +12,7 @@ pending reviews listed to their author only, deletable, a submitted one not; bod
 comments of a review, check runs (create, get, update, list for a ref; 403 without the
 `checks` permission; conclusions validated as GitHub does; annotations: at most 50 a request,
 appended by each update, counted in `output.annotations_count`, listed), commit statuses,
-collaborator permission and `/user` —
+collaborator permission and `/user`, and GraphQL's review threads (tests/fakes/github_graphql.py) —
 the routes reviewbot calls, no more — and what branch protection would say of a
 required check (`required_check`). Plain handler: `FakeGitHub()(request) → response`; the
 loopback server (tests/fakes/server.py) records requests and injects faults.
@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tests.fakes.github_app import FakeApp
+from tests.fakes.github_graphql import serve_graphql
 from tests.fakes.server import Request, Response
 
 _TEMPLATE_PATH = (
@@ -267,6 +268,7 @@ class FakeRepo:
     issue_comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     reviews: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     review_comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    resolved_threads: set[int] = field(default_factory=set)  # root comment ids (github_graphql)
     check_runs: list[dict[str, Any]] = field(default_factory=list)
     annotations: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # check run id →
     statuses: list[dict[str, Any]] = field(default_factory=list)
@@ -297,8 +299,11 @@ class FakeGitHub:
         dismiss_allowed: bool = True,
         app_slug: str = "github-actions",
         app: FakeApp | None = None,
+        graphql_allowed: bool = True,
     ) -> None:
         self.login = login
+        self.graphql_allowed = graphql_allowed  # False: thread mutations answer FORBIDDEN
+        self.thread_changes: list[tuple[str, int]] = []  # (mutation, root comment id), in order
         self.user_type = user_type
         self.tokens = tokens  # None: any token is accepted
         self.approve_allowed = approve_allowed  # False: like GITHUB_TOKEN by default
@@ -501,6 +506,7 @@ class FakeGitHub:
         n = r"(?P<number>\d+)"
         return [
             ("GET", r"/user", self._get_user),
+            ("POST", r"(?:/api)?/graphql", lambda request: serve_graphql(self, request)),
             ("GET", rf"{r}/pulls/{n}", self._get_pull),
             ("GET", rf"{r}/pulls/{n}/files", self._list_files),
             ("GET", rf"{r}/pulls/{n}/commits", self._list_commits),
