@@ -135,6 +135,7 @@ class LoopResult:
     exit_code: int | None = None  # set when the Messages API failed (not the model, not a budget)
     tool_calls: int = 0
     notes: tuple[str, ...] = ()
+    answer: str = ""  # the text of the turn that ended the run (a chat agent's answer)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -148,6 +149,7 @@ class Finish:
     error: str | None = None
     exit_code: int | None = None
     messages: tuple[JSON, ...] = ()
+    answer: str = ""
 
 
 Step = NextTurn | Finish
@@ -220,6 +222,7 @@ class ToolLoop:
             exit_code=finish.exit_code,
             tool_calls=state.tool_calls,
             notes=tuple(state.notes),
+            answer=finish.answer,
         )
         self._progress.finished(
             self.agent, stop_reason=result.stop_reason, turns=result.turns, usage=result.usage
@@ -347,7 +350,7 @@ class ToolLoop:
             return self._cut_off(state, response, assistant)
         state.cutoffs = 0
         if not response.tool_uses:
-            return Finish(reason=StopReason.END_TURN)
+            return Finish(reason=StopReason.END_TURN, answer=response.text)
         results, ends = self._run_tools(state, response.tool_uses)
         messages = (assistant, {"role": "user", "content": results})
         if ends:

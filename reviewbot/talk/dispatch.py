@@ -113,15 +113,21 @@ class Dispatcher:
         if poster.answered(written):
             return Answered(reason=f"comment {written.comment_id} was answered already")
         if isinstance(parsed, Unknown):
-            return poster.post(written, Answer(body=unknown_line(parsed.word)), "unknown")
+            why = (
+                f"{parsed.word} by {written.author} is not a command: answered with the known ones"
+            )
+            return poster.post(written, Answer(body=unknown_line(parsed.word)), why)
         verb = f"/{parsed.verb.value}"
+        where = "in its thread" if thread is not None else "in a PR comment"
         who = self.who.get(parsed.verb, Who.WRITERS)
         refusal = _refusal(who, written.author, poster.pr_author, is_writer)
         if refusal is not None:
             line = f"`{verb}` is for {refusal}; nothing was run."
-            return poster.post(written, Answer(body=line), f"{verb} refused: not {refusal}")
+            why = f"{verb} by {written.author} refused: it is for {refusal}"
+            return poster.post(written, Answer(body=line), why)
         handler = self.handlers.get(parsed.verb, not_yet)
-        return poster.post(written, handler(make(parsed, thread)), f"{verb} answered")
+        answered = f"{verb} by {written.author} answered ({where}): a command, not a review"
+        return poster.post(written, handler(make(parsed, thread)), answered)
 
 
 def _thread_of(memory: Memory, root: int | None) -> PriorNode | None:

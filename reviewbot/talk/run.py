@@ -24,6 +24,7 @@ from reviewbot.memory.prior import Trust
 from reviewbot.memory.read import read_memory
 from reviewbot.memory.seal import Sealer
 from reviewbot.publish.placement import web_url_of
+from reviewbot.talk.chat import ask
 from reviewbot.talk.dispatch import (
     Answered,
     Asked,
@@ -38,7 +39,7 @@ HANDLERS: dict[Verb, CommandHandler] = {
     Verb.HELP: help_answer,
     Verb.PLAN: not_yet,  # plan mode's entry plugs in here
     Verb.SPLIT: not_yet,  # orchestrate mode's entry plugs in here
-    Verb.ASK: not_yet,
+    Verb.ASK: ask,
 }
 
 
