@@ -74,6 +74,7 @@ from reviewbot.scope.decision import ReviewScope
 from reviewbot.sources.git_repo import local_snapshot, uncommitted
 from reviewbot.sources.pr_ref import PUBLIC_HOST, PRRef, parse_pr_url, parse_repo_name
 from reviewbot.sources.snapshot import PRSnapshot
+from reviewbot.talk.run import answer_command
 from reviewbot.tools.ask_user import NoOperator, Operator
 
 log = logging.getLogger(__name__)
@@ -489,6 +490,13 @@ def run_plan(plan: EventPlan, settings: Settings, job: Job, emit: Emit) -> RunOu
         if plan.action is PlanAction.REFOLD:
             return _refold_each(github, refs, settings, job, emit)
         ref = refs[0]
+        if plan.action is PlanAction.ANSWER and plan.command is not None:
+            # `/ask`, `/help`, …: answered by reviewbot/talk/, which checks who may ask.
+            info = fetch_pull_request(github.client, ref)
+            config = _configured(_base_config(github.client, info, job), job)
+            model = partial(job.clients.model, settings)
+            answered = answer_command(plan.command, github, info, config, settings, model, job)
+            return RunOutcome(skipped=answered.reason, notes=answered.notes)
         if plan.trigger == EventName.ISSUE_COMMENT:
             # /review counts only from someone who may write: re-checked through the API.
             refusal = admission.not_a_writer(partial(github.permission, ref.full_name), plan.actor)

@@ -137,6 +137,7 @@ class LoopResult:
     exit_code: int | None = None  # set when the Messages API failed (not the model, not a budget)
     tool_calls: int = 0
     notes: tuple[str, ...] = ()
+    answer: str = ""  # the text of the turn that ended the run (a chat agent's answer)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -150,6 +151,7 @@ class Finish:
     error: str | None = None
     exit_code: int | None = None
     messages: tuple[JSON, ...] = ()
+    answer: str = ""
 
 
 Step = NextTurn | Finish
@@ -227,6 +229,7 @@ class ToolLoop:
             exit_code=finish.exit_code,
             tool_calls=state.tool_calls,
             notes=tuple(state.notes),
+            answer=finish.answer,
         )
         self._progress.finished(
             self.agent, stop_reason=result.stop_reason, turns=result.turns, usage=result.usage
@@ -354,19 +357,19 @@ class ToolLoop:
             return self._cut_off(state, response, assistant)
         state.cutoffs = 0
         if not response.tool_uses:
-            return self._ended(assistant)
+            return self._ended(assistant, response.text)
         results, ends = self._run_tools(state, response.tool_uses)
         messages = (assistant, {"role": "user", "content": results})
         if ends:
             return Finish(reason=StopReason.FINALIZED, messages=messages)
         return NextTurn(messages=messages)
 
-    def _ended(self, assistant: JSON) -> Step:
+    def _ended(self, assistant: JSON, answer: str) -> Step:
         """The model ended its turn: the run ends, unless the reminder is due (once)."""
         reminder, self._reminder = self._reminder, None
         text = reminder() if reminder is not None and assistant["content"] else None
         if text is None:
-            return Finish(reason=StopReason.END_TURN)
+            return Finish(reason=StopReason.END_TURN, answer=answer)
         return NextTurn(messages=(assistant, {"role": "user", "content": self._redact(text)}))
 
     def _cut_off(self, state: _State, response: ModelResponse, assistant: JSON) -> Step:

@@ -19,7 +19,7 @@ import tomllib
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
-from typing import Annotated, Self, get_args
+from typing import Annotated, Literal, Self, get_args
 
 from pydantic import (
     BaseModel,
@@ -189,6 +189,25 @@ class SplitConfig(_Section):
     min_files: int = Field(default=30, ge=2, strict=True)
 
 
+class AskConfig(_Section):
+    """`[ask]`: who may ask reviewbot a question (`/ask`) and what one answer may cost."""
+
+    who: Literal["writers", "author_and_writers", "anyone"] = Field(
+        default="author_and_writers",
+        description="Who may `/ask`: people with write access, also the PR's author, or anyone.",
+    )
+    budget: BudgetConfig = Field(
+        default=BudgetConfig(
+            max_turns=12,
+            max_input_tokens=400_000,
+            max_output_tokens=8_000,
+            max_cost_usd=0.5,
+            timeout_seconds=300.0,
+        ),
+        description="The budget of one answer, in the fields of `[budget]`.",
+    )
+
+
 class ReviewConfig(_Section):
     model: str = DEFAULT_MODEL
     review: RunConfig = RunConfig()
@@ -205,6 +224,7 @@ class ReviewConfig(_Section):
     ci: CIConfig = CIConfig()
     publish: PublishConfig = PublishConfig()
     split: SplitConfig = SplitConfig()
+    ask: AskConfig = AskConfig()
 
     @model_validator(mode="after")
     def _unique_reviewers(self) -> Self:

@@ -3,7 +3,7 @@
 Owns: repositories, pull requests (the real PR object shape, built from the
 webhook fixture's `pull_request`), paginated files (Link headers, per_page, the
 3,000-file cap, files without `patch`), commits, contents at a ref, issue comments
-(list/create/edit), review comments (list/edit; people's comments and thread replies seeded
+(list/create/edit), review comments (list/edit, replies in a thread: `POST …/comments/{id}/replies`; people's comments and thread replies seeded
 with `add_review_comment` and `add_reply`, filed under a review of their own as GitHub does),
 reviews (create with comments, dismiss an approval or a change request with a message, validated against each file's diff the way GitHub does: one
 bad comment → 422 for the whole review and nothing stored; one pending review per user;
@@ -523,6 +523,11 @@ class FakeGitHub:
             ),
             ("PATCH", rf"{r}/pulls/comments/(?P<comment_id>\d+)", self._edit_review_comment),
             (
+                "POST",
+                rf"{r}/pulls/{n}/comments/(?P<comment_id>\d+)/replies",
+                self._create_reply,
+            ),
+            (
                 "GET",
                 rf"{r}/pulls/{n}/reviews/(?P<review_id>\d+)/comments",
                 self._list_review_comments_of,
@@ -838,6 +843,29 @@ class FakeGitHub:
     def _find_issue_comment(self, repo: FakeRepo, comment_id: str) -> dict[str, Any] | None:
         everything = itertools.chain.from_iterable(repo.issue_comments.values())
         return next((c for c in everything if c["id"] == int(comment_id)), None)
+
+    def _create_reply(
+        self, request: Request, repo: FakeRepo, number: str, comment_id: str
+    ) -> Response:
+        """`POST …/pulls/{n}/comments/{id}/replies`: a reply in the thread of a top-level
+        review comment (GitHub answers 404 for a comment of another PR; a reply to a reply
+        is not supported: 422)."""
+        if self._pull(repo, number) is None:
+            return _not_found()
+        comments = repo.review_comments.get(int(number), [])
+        parent = next((c for c in comments if c["id"] == int(comment_id)), None)
+        if parent is None:
+            return _not_found()
+        if parent.get("in_reply_to_id") is not None:
+            return _unprocessable(["in_reply_to_id is a reply; reply to the thread's first comment"])
+        body = (request.json() or {}).get("body")
+        refused = self._check_body(body, required=True)
+        if refused:
+            return refused
+        reply = self.add_reply(
+            repo.full_name, int(number), in_reply_to=parent["id"], body=str(body), author=self.login
+        )
+        return Response.json(201, reply)
 
     def _list_issue_comments(self, request: Request, repo: FakeRepo, number: str) -> Response:
         if self._pull(repo, number) is None:

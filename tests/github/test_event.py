@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reviewbot.commands.grammar import Unknown
 from reviewbot.errors import UsageError
 from reviewbot.github.event import EventPlan, PlanAction, plan_event, plan_event_json
 
@@ -103,7 +104,12 @@ EXPECTED: dict[str, EventPlan] = {
     "pull_request_review_comment.created.payload.json": EventPlan(
         action=SKIP,
         trigger="pull_request_review_comment",
-        reason="reviewbot does not act on pull_request_review_comment events",
+        reason="the review comment starts a thread: commands are replies",
+        repo=REPO,
+        number=2,
+        numbers=(2,),
+        head_sha="ec26c3e57ca3a959ca5aad62de7213c562f8c821",
+        actor="Codertocat",
     ),
     "pull_request_review_thread.resolved.payload.json": EventPlan(
         action=SKIP,
@@ -211,13 +217,23 @@ class TestIssueComment:
 
     @pytest.mark.parametrize(
         "body",
-        ["/reviewer", "please /review", "LGTM", "", None, "/ review"],
-        ids=["longer-word", "not-first", "other", "empty", "null", "spaced"],
+        ["please /review", "LGTM", "", None, "/ review", "/usr/bin/env fails", "thanks\n/review"],
+        ids=["not-first", "other", "empty", "null", "spaced", "a-path", "not-first-line"],
     )
     def test_other_comments_are_skipped(self, body):
-        """Only a comment whose first word is exactly `/review` counts."""
+        """Only a comment whose first line starts with a `/word` is a command."""
         plan = plan_event("issue_comment", pr_comment(body))
-        assert (plan.action, plan.reason) == (SKIP, "the comment does not start with /review")
+        assert (plan.action, plan.reason) == (
+            SKIP,
+            "the comment is not a command (its first line is no /word)",
+        )
+
+    def test_a_longer_word_is_an_unknown_command(self):
+        """`/reviewer` is not `/review`: it is answered as an unknown command, never reviewed."""
+        plan = plan_event("issue_comment", pr_comment("/reviewer"))
+        assert plan.action is PlanAction.ANSWER
+        assert isinstance(plan.command, Unknown)
+        assert plan.command.word == "/reviewer"
 
     def test_bot_comments_are_ignored(self):
         """A bot (for instance reviewbot itself) cannot trigger a review."""
