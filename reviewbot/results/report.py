@@ -23,6 +23,7 @@ from pydantic import (
 from reviewbot.modes.profile import Role
 from reviewbot.nodes.boundary import Discarded
 from reviewbot.nodes.model import ReviewNode
+from reviewbot.results.plan import FixPlan, SplitProposal
 from reviewbot.results.run import Coverage, StopReason, Usage
 from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.fold import Decision, Source
@@ -240,6 +241,10 @@ class Report(_Model):
         description="Why nothing was reviewed (no changes, an event that needs no review): then "
         "there are no axes and no findings, and the verdict is hold, as for zero axes.",
     )
+    plan: FixPlan | None = Field(default=None, description="What `/plan` posted: a fix plan.")
+    split: SplitProposal | None = Field(
+        default=None, description="What `/split` posted: a proposed stack of smaller PRs."
+    )
 
     @classmethod
     def nothing_reviewed(cls, reason: str, pr: PRInfo, tool_version: str) -> Report:
@@ -256,6 +261,14 @@ class Report(_Model):
             pr=pr,
             skipped=reason,
         )
+
+    def with_proposal(self, proposal: FixPlan | SplitProposal | None) -> Report:
+        """This report with what a `/plan` or `/split` answer posted (None: unchanged)."""
+        if isinstance(proposal, FixPlan):
+            return self.model_copy(update={"plan": proposal})
+        if isinstance(proposal, SplitProposal):
+            return self.model_copy(update={"split": proposal})
+        return self
 
     @property
     def no_model_ran(self) -> bool:

@@ -33,6 +33,7 @@ from reviewbot.github.rest import GitHubClient, repo_path
 from reviewbot.memory.postings import PriorNode
 from reviewbot.memory.read import Memory
 from reviewbot.publish.inert import Inert, RepoLinks
+from reviewbot.results.plan import FixPlan, SplitProposal
 from reviewbot.sources.comments import Where
 
 NOT_YET = "`/{verb}` is not available yet in this version of reviewbot."
@@ -66,6 +67,7 @@ class Answer:
 
     body: str
     notes: tuple[str, ...] = ()
+    proposal: FixPlan | SplitProposal | None = None  # /plan's, /split's: for the JSON report
 
 
 CommandHandler = Callable[[Asked], Answer]
@@ -78,6 +80,7 @@ class Answered:
     reason: str
     posted: str | None = None
     notes: tuple[str, ...] = field(default_factory=tuple)
+    proposal: FixPlan | SplitProposal | None = None
 
 
 def not_yet(asked: Asked) -> Answer:
@@ -169,7 +172,7 @@ class Poster:
         self.client.write_once(
             self._path(written), {"body": body}, find=lambda: self._find(written)
         )
-        return Answered(reason=reason, posted=body, notes=answer.notes)
+        return Answered(reason=reason, posted=body, notes=answer.notes, proposal=answer.proposal)
 
     def answered(self, written: Written) -> bool:
         """A webhook delivered again (or a re-run job) finds its answer already posted."""

@@ -24,6 +24,7 @@ from reviewbot.memory.prior import Trust
 from reviewbot.memory.read import read_memory
 from reviewbot.memory.seal import Sealer
 from reviewbot.publish.placement import web_url_of
+from reviewbot.talk import proposals
 from reviewbot.talk.chat import ask
 from reviewbot.talk.dispatch import (
     Answered,
@@ -32,13 +33,12 @@ from reviewbot.talk.dispatch import (
     Dispatcher,
     Poster,
     help_answer,
-    not_yet,
 )
 
 HANDLERS: dict[Verb, CommandHandler] = {
     Verb.HELP: help_answer,
-    Verb.PLAN: not_yet,  # plan mode's entry plugs in here
-    Verb.SPLIT: not_yet,  # orchestrate mode's entry plugs in here
+    Verb.PLAN: proposals.plan,
+    Verb.SPLIT: proposals.split,
     Verb.ASK: ask,
 }
 

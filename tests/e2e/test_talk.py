@@ -213,10 +213,11 @@ class TestWithoutTheModel:
         (body,) = plain["unknown"].posted
         first = body.split("\n\n")[0]
         assert first.startswith("`/lgtm` is not a reviewbot command; the commands are `/review`")
-        assert "`/ask`" in first and "`/help`" in first
+        assert "`/ask`" in first
+        assert "`/help`" in first
 
-    def test_plan_is_not_available_yet_and_still_only_for_writers(self, plain):
-        assert plain["plan-writer"].posted[0].startswith("`/plan` is not available yet")
+    def test_plan_without_findings_needs_no_plan_and_is_only_for_writers(self, plain):
+        assert plain["plan-writer"].posted[0].startswith("**reviewbot's fix plan**: no plan needed")
         assert (
             plain["plan-stranger"]
             .posted[0]
@@ -280,7 +281,10 @@ class TestInAThread:
         assert ask.run.calls("POST", f"/pulls/{world.pull.number}/comments/{root['id']}/replies")
         context = ask.run.model[0]["messages"][0]["content"][0]["text"]
         assert "Drop the + 0" in context
-        assert '<untrusted_data kind="file" from="app.py">\n     2\t    return sum(items) + 0\n' in context
+        assert (
+            '<untrusted_data kind="file" from="app.py">\n     2\t    return sum(items) + 0\n'
+            in context
+        )
         assert f"blob/{world.pull.head_sha}/app.py#L2" in body  # the finding's lines may be cited
 
     def test_confirm_with_an_id_in_the_discussion_is_applied_at_once(self, thread):
