@@ -37,7 +37,7 @@ def plan_text(plan: FixPlan, findings: Sequence[ReviewNode], inert: Inert, foote
     if plan.unplanned:
         lines += ["", "Not in the plan (left to a person):"]
         lines += [f"- {_finding(f, by_id, inert)}" for f in plan.unplanned]
-    return "\n".join([*lines, "", footer]).strip() + "\n"
+    return "\n".join([*lines, "", footer]).strip()
 
 
 def split_text(split: SplitProposal, inert: Inert, footer: str) -> str:
@@ -51,7 +51,7 @@ def split_text(split: SplitProposal, inert: Inert, footer: str) -> str:
         )
         lines.extend(f"   - {inert.code(path)}" for path in part.files)
     lines += ["", "Merge in this order: each part after the parts it depends on."]
-    return "\n".join([*lines, "", footer]).strip() + "\n"
+    return "\n".join([*lines, "", footer]).strip()
 
 
 def _after(depends_on: Sequence[str], number: Mapping[str, int]) -> str:
