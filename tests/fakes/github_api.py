@@ -851,7 +851,9 @@ class FakeGitHub:
         if parent is None:
             return _not_found()
         if parent.get("in_reply_to_id") is not None:
-            return _unprocessable(["in_reply_to_id is a reply; reply to the thread's first comment"])
+            return _unprocessable(
+                ["in_reply_to_id is a reply; reply to the thread's first comment"]
+            )
         body = (request.json() or {}).get("body")
         refused = self._check_body(body, required=True)
         if refused:
