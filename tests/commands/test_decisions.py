@@ -46,7 +46,10 @@ def test_an_id_in_the_thread_must_be_the_threads_finding():
     assert decision.transition.reason == "yes"
     decisions, (ignored,) = decide(reply(f"/confirm {OTHER.fingerprint} yes"))
     assert decisions == ()
-    assert "replies in the thread of" in ignored.why
+    assert (
+        ignored.why
+        == f"named finding {OTHER.fingerprint} in the thread of finding {FIRST.fingerprint}"
+    )
 
 
 def test_in_the_discussion_the_id_names_the_finding():
@@ -60,8 +63,8 @@ def test_in_the_discussion_the_id_names_the_finding():
 @pytest.mark.parametrize(
     ("body", "why"),
     [
-        ("/dismiss because", "names no finding: write /dismiss <id> in the PR's discussion"),
-        ("/confirm 00000000 sure", "names no finding as 00000000"),
+        ("/dismiss because", "wrote no finding id (/dismiss <id> … in the PR's discussion)"),
+        ("/confirm 00000000 sure", "named 00000000, which is no finding"),
     ],
 )
 def test_in_the_discussion_without_a_known_id_nothing_is_decided(body, why):

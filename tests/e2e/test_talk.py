@@ -211,6 +211,8 @@ def plain(worlds) -> dict[str, Said]:
         "unknown": comment(world, "stranger", "/lgtm ship it"),
         "plan-writer": comment(world, "maintainer", "/plan"),
         "plan-stranger": comment(world, "stranger", "/plan"),
+        "split-writer": comment(world, "maintainer", "/split"),
+        "split-stranger": comment(world, "stranger", "/Split now"),
         "path": comment(world, "maintainer", "/usr/bin/env python fails"),
         "bot": comment(world, "github-actions[bot]", "/ask what is the token?", bot=True),
     }
@@ -237,6 +239,15 @@ class TestWithoutTheModel:
             .posted[0]
             .startswith("`/plan` is for people with write access; nothing was run.")
         )
+
+    def test_split_is_not_available_yet_and_still_only_for_writers(self, plain):
+        assert plain["split-writer"].posted[0].startswith("`/split` is not available yet")
+        assert (
+            plain["split-stranger"]
+            .posted[0]
+            .startswith("`/split` is for people with write access; nothing was run.")
+        )
+        assert plain["split-writer"].run.model == ()
 
     def test_a_path_and_a_bot_are_not_commands(self, plain):
         assert plain["path"].posted == []
@@ -272,6 +283,11 @@ def thread(worlds) -> dict[str, Any]:
         "pull_request_review_comment",
         thread_reply_event(world, root=root["id"], login=AUTHOR, body="/ask why is this a nit?"),
     )
+    out["by-author"] = said(
+        world,
+        "pull_request_review_comment",
+        thread_reply_event(world, root=root["id"], login=AUTHOR, body="/dismiss mine is fine"),
+    )
     out["confirm"] = said(
         world, "issue_comment", comment(world, "maintainer", f"/confirm {fingerprint[:8]} agreed")
     )
@@ -300,6 +316,16 @@ class TestInAThread:
             in context
         )
         assert f"blob/{world.pull.head_sha}/app.py#L2" in body  # the finding's lines may be cited
+
+    def test_the_prs_author_cannot_dismiss_its_finding(self, thread):
+        run = thread["by-author"].run
+        assert run.model == ()
+        (node,) = run.report()["nodes"]
+        assert node["status"] == "open"
+        summary = [r for r in run.writes() if "reviewbot:summary" in r.body.decode()]
+        assert "Ignored 1 /confirm or /dismiss: 1 by an account that is the PR's author" in (
+            summary[-1].body.decode()
+        )
 
     def test_confirm_with_an_id_in_the_discussion_is_applied_at_once(self, thread):
         run = thread["confirm"].run
