@@ -189,6 +189,16 @@ class SplitConfig(_Section):
     min_files: int = Field(default=30, ge=2, strict=True)
 
 
+class AskBudgetConfig(BudgetConfig):
+    """`[ask.budget]`: the bounds of one `/ask` answer, in the fields of `[budget]`."""
+
+    max_turns: int = Field(default=12, ge=1, le=500)
+    max_input_tokens: int = Field(default=400_000, ge=1_000)
+    max_output_tokens: int = Field(default=8_000, ge=256)
+    max_cost_usd: float = Field(default=0.5, gt=0)
+    timeout_seconds: float = Field(default=300.0, gt=0, description="Wall time of one answer.")
+
+
 class AskConfig(_Section):
     """`[ask]`: who may ask reviewbot a question (`/ask`) and what one answer may cost."""
 
@@ -196,16 +206,7 @@ class AskConfig(_Section):
         default="author_and_writers",
         description="Who may `/ask`: people with write access, also the PR's author, or anyone.",
     )
-    budget: BudgetConfig = Field(
-        default=BudgetConfig(
-            max_turns=12,
-            max_input_tokens=400_000,
-            max_output_tokens=8_000,
-            max_cost_usd=0.5,
-            timeout_seconds=300.0,
-        ),
-        description="The budget of one answer, in the fields of `[budget]`.",
-    )
+    budget: AskBudgetConfig = AskBudgetConfig()
 
 
 class ReviewConfig(_Section):

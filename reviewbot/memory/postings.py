@@ -156,13 +156,13 @@ def _finding_of(
     if command.written.thread_root is not None:
         fingerprint = inline[command.written.thread_root]
         if named is not None and not fingerprint.startswith(named):
-            return None, f"names finding {named}, but replies in the thread of {fingerprint}"
+            return None, f"named finding {named} in the thread of finding {fingerprint}"
         return fingerprint, None
     if named is None:
-        return None, f"names no finding: write /{command.verb.value} <id> in the PR's discussion"
+        return None, f"wrote no finding id (/{command.verb.value} <id> … in the PR's discussion)"
     matches = sorted(fp for fp in known if fp.startswith(named))
     if len(matches) != 1:
-        return None, f"names {'no' if not matches else 'more than one'} finding as {named}"
+        return None, f"named {named}, which is {'no' if not matches else 'more than one'} finding"
     return matches[0], None
 
 

@@ -123,10 +123,10 @@ class Dispatcher:
         verb = f"/{parsed.verb.value}"
         where = "in its thread" if thread is not None else "in a PR comment"
         who = self.who.get(parsed.verb, Who.WRITERS)
-        refusal = _refusal(who, written.author, poster.pr_author, is_writer)
-        if refusal is not None:
-            line = f"`{verb}` is for {refusal}; nothing was run."
-            why = f"{verb} by {written.author} refused: it is for {refusal}"
+        whom = not_for(who, written.author, poster.pr_author, is_writer)
+        if whom is not None:
+            line = f"`{verb}` is for {whom}; nothing was run."
+            why = f"{verb} by {written.author} refused: it is for {whom}"
             return poster.post(written, Answer(body=line), why)
         handler = self.handlers.get(parsed.verb, not_yet)
         answered = f"{verb} by {written.author} answered ({where}): a command, not a review"
@@ -141,7 +141,7 @@ def _thread_of(memory: Memory, root: int | None) -> PriorNode | None:
     )
 
 
-def _refusal(
+def not_for(
     who: Who, login: str, pr_author: str | None, is_writer: Callable[[str], bool]
 ) -> str | None:
     """None when `login` may use a command for `who`; else whom it is for, in words."""

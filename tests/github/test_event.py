@@ -479,3 +479,42 @@ class TestNeverCrashes:
         target[path[-1]] = value
         result = outcome(event_name(file_name), payload)
         assert isinstance(result, EventPlan) or "\n" not in str(result)
+
+
+def review_reply(body: str | None, **comment: Any) -> dict[str, Any]:
+    """The real pull_request_review_comment payload, as a reply in the thread of comment 1."""
+    payload = load("pull_request_review_comment.created.payload.json")
+    payload["comment"].update({"body": body, "in_reply_to_id": 1, **comment})
+    return payload
+
+
+class TestReviewThreadReplies:
+    def test_ask_in_a_thread_is_answered_about_its_thread(self):
+        plan = plan_event("pull_request_review_comment", review_reply("/ask why?"))
+        assert plan.action is PlanAction.ANSWER
+        assert plan.command is not None
+        assert plan.command.written.thread_root == 1
+        assert plan.command.written.comment_id == 284312630
+
+    @pytest.mark.parametrize("body", ["/dismiss fine", "/Confirm"])
+    def test_a_decision_re_folds_the_verdict(self, body):
+        assert plan_event("pull_request_review_comment", review_reply(body)).action is REFOLD
+
+    def test_review_belongs_in_the_discussion(self):
+        plan = plan_event("pull_request_review_comment", review_reply("/review"))
+        assert (plan.action, plan.reason) == (
+            SKIP,
+            "write /review in the PR's discussion, not a thread",
+        )
+
+    def test_a_bot_an_edit_and_a_new_thread_are_not_commands(self):
+        bot = review_reply("/ask x")
+        bot["comment"]["user"]["type"] = "Bot"
+        assert plan_event("pull_request_review_comment", bot).reason == (
+            "/ask from the bot Codertocat is ignored"
+        )
+        edited = review_reply("/ask x")
+        edited["action"] = "edited"
+        assert plan_event("pull_request_review_comment", edited).action is SKIP
+        started = review_reply("/ask x", in_reply_to_id=None)
+        assert plan_event("pull_request_review_comment", started).action is SKIP
