@@ -67,6 +67,7 @@ from reviewbot.github.reader import (
 from reviewbot.github.rest import GitHubClient
 from reviewbot.memory.read import Memory, read_memory
 from reviewbot.memory.seal import Sealer
+from reviewbot.results.plan import FixPlan, SplitProposal
 from reviewbot.results.report import PRInfo, Report
 from reviewbot.review.pipeline import Agents, pr_info, refold, review_snapshot
 from reviewbot.review.pull import review_on_forge
@@ -74,6 +75,7 @@ from reviewbot.scope.full import FullScope
 from reviewbot.sources.git_repo import local_snapshot, uncommitted
 from reviewbot.sources.pr_ref import PUBLIC_HOST, PRRef, parse_pr_url, parse_repo_name
 from reviewbot.sources.snapshot import PRSnapshot
+from reviewbot.talk.run import answer_command
 from reviewbot.tools.ask_user import NoOperator, Operator
 
 log = logging.getLogger(__name__)
@@ -114,6 +116,7 @@ class RunOutcome:
     reports: tuple[Report, ...] = ()
     failures: tuple[tuple[str, ReviewbotError], ...] = ()
     pr: PRInfo | None = None  # with `skipped`: the PR (or branch) that needed no review
+    proposal: FixPlan | SplitProposal | None = None  # what a /plan or /split answer posted
 
     @property
     def every_report(self) -> tuple[Report, ...]:
@@ -132,7 +135,8 @@ class RunOutcome:
         pr = self.pr or PRInfo(
             origin="github", url=None, repo=None, number=None, title="", base_sha="", head_sha=""
         )
-        return Report.nothing_reviewed(self.skipped or "no reason given", pr, __version__)
+        why = self.skipped or "no reason given"
+        return Report.nothing_reviewed(why, pr, __version__).with_proposal(self.proposal)
 
 
 # ---------------------------------------------------------------- building blocks
@@ -489,6 +493,15 @@ def run_plan(plan: EventPlan, settings: Settings, job: Job, emit: Emit) -> RunOu
         if plan.action is PlanAction.REFOLD:
             return _refold_each(github, refs, settings, job, emit)
         ref = refs[0]
+        if plan.action is PlanAction.ANSWER and plan.command is not None:
+            # `/ask`, `/help`, …: answered by reviewbot/talk/, which checks who may ask.
+            info = fetch_pull_request(github.client, ref)
+            config = _configured(_base_config(github.client, info, job), job)
+            model = partial(job.clients.model, settings)
+            answered = answer_command(plan.command, github, info, config, settings, model, job)
+            return RunOutcome(
+                skipped=answered.reason, notes=answered.notes, proposal=answered.proposal
+            )
         if plan.trigger == EventName.ISSUE_COMMENT:
             # /review counts only from someone who may write: re-checked through the API.
             refusal = admission.not_a_writer(partial(github.permission, ref.full_name), plan.actor)

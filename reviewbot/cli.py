@@ -549,7 +549,9 @@ def _finish(
             ),
             err=True,
         )
-        write_actions_outputs(settings, None, None, redact)
+        kept = outcome.skipped_report() if outcome.proposal is not None else None  # /plan, /split
+        written = write_report((kept,), report_path, redact) if kept and report_path else None
+        write_actions_outputs(settings, None, written, redact)
         _exit_on_failure(outcome)
         return
     every = outcome.every_report

@@ -48,7 +48,7 @@ PURE_REVIEWBOT = ("reviewbot.nodes", "reviewbot.verdict", "reviewbot.errors")
 # with the shared vocabulary below and the forge, the composition root and the commands above.
 # A new package or top-level module must be placed here (docs/ARCHITECTURE.md says where).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("foundation", ("errors", "redact", "render", "nodes", "verdict", "modes")),
+    ("foundation", ("errors", "redact", "render", "commands", "nodes", "verdict", "modes")),
     ("config", ("config",)),
     ("sources", ("sources", "text")),
     ("coverage", ("coverage",)),
@@ -58,7 +58,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("review", ("tools", "agent", "review")),
     ("publish", ("publish", "output")),
     ("forge", ("github",)),
-    ("entry", ("app", "serve", "eval", "cli", "__main__")),
+    ("entry", ("talk", "app", "serve", "eval", "cli", "__main__")),
 )
 
 # Public names defined in two modules that are tolerated: none. Each public name means one

@@ -8,7 +8,9 @@ Each model turn is turned into one next-step value — `NextTurn` (append these
 messages, ask again) or `Finish` (stop, with a reason) — so the decision per
 `stop_reason` is one small function:
 
-    end_turn / stop_sequence, no tool calls   → Finish(END_TURN)
+    end_turn / stop_sequence, no tool calls   → Finish(END_TURN); the first time, a due
+                                                `reminder` (a required verb not yet called)
+                                                is sent instead → NextTurn (once)
     tool_use                                  → run every call, append results → NextTurn
       … a result with ends_run (finalize)     → Finish(FINALIZED) after the turn's results
     refusal                                   → Finish(REFUSAL); that turn's tool calls never run
@@ -135,6 +137,7 @@ class LoopResult:
     exit_code: int | None = None  # set when the Messages API failed (not the model, not a budget)
     tool_calls: int = 0
     notes: tuple[str, ...] = ()
+    answer: str = ""  # the text of the turn that ended the run (a chat agent's answer)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -148,6 +151,7 @@ class Finish:
     error: str | None = None
     exit_code: int | None = None
     messages: tuple[JSON, ...] = ()
+    answer: str = ""
 
 
 Step = NextTurn | Finish
@@ -182,11 +186,15 @@ class ToolLoop:
         clock: Callable[[], float] = time.monotonic,
         ledger: Ledger | None = None,
         answered: Callable[[], None] | None = None,
+        reminder: Callable[[], str | None] | None = None,
     ) -> None:
         """`ledger`: the review's, shared by its agents (default: this agent's own).
 
         `answered` is called once, when the first request is answered (the panel lets
         the other agents start then: that answer wrote the shared cache prefix).
+        `reminder` is asked, once, when the model first ends its turn without a tool
+        call: the text it returns (a mode's required verb not yet called) is sent as the
+        next user message, and the run goes on; None (or a second such turn) ends the run.
         """
         self.agent = agent
         self.model = model
@@ -198,6 +206,7 @@ class ToolLoop:
         self._clock = clock
         self._ledger = ledger or Ledger(limits.totals, clock=clock)
         self._answered = answered
+        self._reminder = reminder
 
     def run(self, *, system: str, context: str, brief: str = "") -> LoopResult:
         """Run the conversation that starts with the PR `context` until a stop.
@@ -220,6 +229,7 @@ class ToolLoop:
             exit_code=finish.exit_code,
             tool_calls=state.tool_calls,
             notes=tuple(state.notes),
+            answer=finish.answer,
         )
         self._progress.finished(
             self.agent, stop_reason=result.stop_reason, turns=result.turns, usage=result.usage
@@ -347,12 +357,20 @@ class ToolLoop:
             return self._cut_off(state, response, assistant)
         state.cutoffs = 0
         if not response.tool_uses:
-            return Finish(reason=StopReason.END_TURN)
+            return self._ended(assistant, response.text)
         results, ends = self._run_tools(state, response.tool_uses)
         messages = (assistant, {"role": "user", "content": results})
         if ends:
             return Finish(reason=StopReason.FINALIZED, messages=messages)
         return NextTurn(messages=messages)
+
+    def _ended(self, assistant: JSON, answer: str) -> Step:
+        """The model ended its turn: the run ends, unless the reminder is due (once)."""
+        reminder, self._reminder = self._reminder, None
+        text = reminder() if reminder is not None and assistant["content"] else None
+        if text is None:
+            return Finish(reason=StopReason.END_TURN, answer=answer)
+        return NextTurn(messages=(assistant, {"role": "user", "content": self._redact(text)}))
 
     def _cut_off(self, state: _State, response: ModelResponse, assistant: JSON) -> Step:
         state.cutoffs += 1

@@ -272,7 +272,9 @@ class _Panel:
             return _AgentRun(
                 report=_not_started(VERIFIER_AXIS, Role.VERIFIER, model, StopReason.SKIPPED, why)
             )
-        nodes = render("prompts/verifier_nodes.j2", nodes=[self._shown(n) for n in targets])
+        nodes = render(
+            "prompts/verifier_nodes.j2", nodes=[shown_node(n, self.redactor) for n in targets]
+        )
         return self._run_agent(
             name=VERIFIER_AXIS,
             role=Role.VERIFIER,
@@ -382,28 +384,30 @@ class _Panel:
             name=reviewer.name, gated=reviewer.gated, outcome=outcome, detail=_count(own)
         )
 
-    def _shown(self, node: ReviewNode) -> dict[str, object]:
-        anchor = node.anchor
-        # The path is the PR's (a file name can say anything): a quoted name, never bare.
-        where = (
-            f"{hygiene.quoted(anchor.path, self.redactor)}, lines {anchor.start_line}–{anchor.end_line}"
-            if anchor
-            else ""
-        )
-        if anchor is not None and anchor.side == "LEFT":  # not in the head: the patch shows them
-            where += " (lines the PR deletes, base numbering; see the patch)"
-        text = f"{node.title}\n\n{node.body}"
-        if anchor is not None:
-            text += f"\n\nQuoted lines:\n{anchor.quote}"
-        return {
-            "id": node.id,
-            "priority": node.priority.value,
-            "kind": node.kind.value,
-            "author": ", ".join(node.raisers),
-            "confidence": f"{node.confidence:g}",
-            "where": where,
-            "text": hygiene.wrap(text, kind="review_node", redactor=self.redactor, label=node.id),
-        }
+
+def shown_node(node: ReviewNode, redactor: Redactor) -> dict[str, object]:
+    """A node as `prompts/verifier_nodes.j2` shows it to an agent: its text fenced as untrusted."""
+    anchor = node.anchor
+    # The path is the PR's (a file name can say anything): a quoted name, never bare.
+    where = (
+        f"{hygiene.quoted(anchor.path, redactor)}, lines {anchor.start_line}–{anchor.end_line}"
+        if anchor
+        else ""
+    )
+    if anchor is not None and anchor.side == "LEFT":  # not in the head: the patch shows them
+        where += " (lines the PR deletes, base numbering; see the patch)"
+    text = f"{node.title}\n\n{node.body}"
+    if anchor is not None:
+        text += f"\n\nQuoted lines:\n{anchor.quote}"
+    return {
+        "id": node.id,
+        "priority": node.priority.value,
+        "kind": node.kind.value,
+        "author": ", ".join(node.raisers),
+        "confidence": f"{node.confidence:g}",
+        "where": where,
+        "text": hygiene.wrap(text, kind="review_node", redactor=redactor, label=node.id),
+    }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -62,7 +62,9 @@ def _plain(value: object) -> Any:
 def _table(name: str, table: dict[str, Any]) -> list[str]:
     lines = ["", f"[{name}]", *_pairs(table)]
     for key, value in table.items():
-        if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+        if isinstance(value, dict):  # a sub-table: `[ask.budget]`
+            lines.extend(_table(f"{name}.{key}", value))
+        elif isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
             for item in value:
                 lines.extend(["", f"[[{name}.{key}]]", *_pairs(item)])
     return lines

@@ -19,7 +19,7 @@ import tomllib
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path, PurePosixPath
-from typing import Annotated, Self, get_args
+from typing import Annotated, Literal, Self, get_args
 
 from pydantic import (
     BaseModel,
@@ -183,6 +183,32 @@ class RunConfig(_Section):
     )
 
 
+class SplitConfig(_Section):
+    """`/split`: below `min_files` changed files a PR is small enough; the command says so."""
+
+    min_files: int = Field(default=30, ge=2, strict=True)
+
+
+class AskBudgetConfig(BudgetConfig):
+    """`[ask.budget]`: the bounds of one `/ask` answer, in the fields of `[budget]`."""
+
+    max_turns: int = Field(default=12, ge=1, le=500)
+    max_input_tokens: int = Field(default=400_000, ge=1_000)
+    max_output_tokens: int = Field(default=8_000, ge=256)
+    max_cost_usd: float = Field(default=0.5, gt=0)
+    timeout_seconds: float = Field(default=300.0, gt=0, description="Wall time of one answer.")
+
+
+class AskConfig(_Section):
+    """`[ask]`: who may ask reviewbot a question (`/ask`) and what one answer may cost."""
+
+    who: Literal["writers", "author_and_writers", "anyone"] = Field(
+        default="author_and_writers",
+        description="Who may `/ask`: people with write access, also the PR's author, or anyone.",
+    )
+    budget: AskBudgetConfig = AskBudgetConfig()
+
+
 class ReviewConfig(_Section):
     model: str = DEFAULT_MODEL
     review: RunConfig = RunConfig()
@@ -198,6 +224,8 @@ class ReviewConfig(_Section):
     paths: PathsConfig = PathsConfig()
     ci: CIConfig = CIConfig()
     publish: PublishConfig = PublishConfig()
+    split: SplitConfig = SplitConfig()
+    ask: AskConfig = AskConfig()
 
     @model_validator(mode="after")
     def _unique_reviewers(self) -> Self:

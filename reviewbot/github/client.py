@@ -243,6 +243,25 @@ class PyGithubClient:
             self._appender = Requester(**kwargs)
         return self._send("PATCH", path, body=body, requester=self._appender)[1]
 
+    def graphql(self, query: str, variables: Mapping[str, Any]) -> Any:
+        # Sent like every other request (PyGithub's GraphQL URL, its retry and error mapping);
+        # GitHub answers a failed operation 200 with an `errors` array: that is a refusal too.
+        url = self._requester.graphql_url
+        data = self._send("POST", url, body={"query": query, "variables": dict(variables)})[1]
+        errors = data.get("errors") if isinstance(data, dict) else None
+        if errors:
+            first = errors[0] if isinstance(errors[0], dict) else {}
+            message = " ".join(str(first.get("message") or "a GraphQL error").split())[:300]
+            kind = first.get("type") or "ERROR"
+            raise GitHubRefusal(
+                f"GitHub refused the GraphQL request: {message} ({kind})",
+                status=200,
+                message=message,
+                verb="POST",
+                path="/graphql",
+            )
+        return data.get("data") if isinstance(data, dict) else None
+
     def delete(self, path: str) -> None:
         with contextlib.suppress(RefusedNotFound):  # already gone: a retry after a lost answer
             self._send("DELETE", path, empty_ok=True)

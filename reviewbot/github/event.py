@@ -1,10 +1,11 @@
 """GitHub Actions events → what reviewbot should do about them, as pure code.
 
 Owns: the pydantic models of the webhook payload fields reviewbot reads (for
-`pull_request`, `pull_request_target`, `issue_comment`, `check_suite` and
-`workflow_run`) and `plan_event`, which turns an event name and its payload into
-one frozen `EventPlan`: review, refold (re-fold the verdict from stored state, no
-model call) or skip — always with a one-line reason.
+`pull_request`, `pull_request_target`, `issue_comment`, `pull_request_review_comment`,
+`check_suite` and `workflow_run`) and `plan_event`, which turns an event name and its payload
+into one frozen `EventPlan`: review, refold (re-fold the verdict from stored state, no
+model call), answer a command written in the PR (`/ask`, `/help`, …: the command is parsed
+by reviewbot/commands/grammar.py) or skip — always with a one-line reason.
 
 Must not: read the environment or files (the caller reads GITHUB_EVENT_NAME and
 GITHUB_EVENT_PATH and passes their content), call any API, or make a permission
@@ -31,11 +32,13 @@ from typing import Annotated, Any, TypeVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
+from reviewbot.commands.grammar import Command, Place, Unknown, Verb, Written, parse
 from reviewbot.errors import UsageError
 from reviewbot.nodes.boundary import explain
 from reviewbot.sources.pr_ref import is_login, parse_repo_name
 
 REVIEW_COMMAND = "/review"
+DECISION_VERBS = frozenset({Verb.CONFIRM, Verb.DISMISS})
 REVIEW_ACTIONS = frozenset({"opened", "synchronize", "reopened", "ready_for_review"})
 TRUSTED_ASSOCIATIONS = frozenset({"OWNER", "MEMBER", "COLLABORATOR"})
 MAX_DIGITS = 30  # GitHub's ids and numbers have at most 20; Python refuses 4,300 with a ValueError
@@ -48,6 +51,7 @@ class EventName(StrEnum):
     PULL_REQUEST = "pull_request"
     PULL_REQUEST_TARGET = "pull_request_target"
     ISSUE_COMMENT = "issue_comment"
+    PULL_REQUEST_REVIEW_COMMENT = "pull_request_review_comment"
     CHECK_SUITE = "check_suite"
     WORKFLOW_RUN = "workflow_run"
 
@@ -57,6 +61,7 @@ class PlanAction(StrEnum):
 
     REVIEW = "review"  # run the reviewers (model calls) and publish
     REFOLD = "refold"  # re-fold the verdict from what is on the PR (CI changed); no model call
+    ANSWER = "answer"  # answer a command written in the PR (`command`); reviewbot/talk/ does
     SKIP = "skip"  # nothing to do; the reason says why
 
 
@@ -77,6 +82,7 @@ class EventPlan:
     numbers: tuple[int, ...] = ()
     head_sha: str | None = None
     actor: str | None = None
+    command: Command | Unknown | None = None  # ANSWER: what was asked, where and by whom
 
 
 # --- payload models: only the fields we read -------------------------------------------
@@ -136,9 +142,21 @@ class _Issue(_Payload):
 
 
 class _Comment(_Payload):
+    id: int = 0  # absent from older recorded payloads; every real comment has one
     body: str | None
     user: _User
     author_association: str
+
+
+class _ReviewComment(_Comment):
+    in_reply_to_id: int | None = None  # None: the comment starts a thread
+
+
+class _ReviewCommentEvent(_Payload):
+    action: str
+    comment: _ReviewComment
+    pull_request: _PullRequest
+    repository: _Repo
 
 
 class _IssueCommentEvent(_Payload):
@@ -301,11 +319,6 @@ def _plan_pull_request(name: str, payload: Mapping[str, Any]) -> EventPlan:
     )
 
 
-def _is_review_command(body: str | None) -> bool:
-    words = (body or "").strip().split(maxsplit=1)
-    return bool(words) and words[0] == REVIEW_COMMAND
-
-
 def _plan_issue_comment(name: str, payload: Mapping[str, Any]) -> EventPlan:
     event = _parse(_IssueCommentEvent, name, payload)
     issue, comment = event.issue, event.comment
@@ -322,8 +335,18 @@ def _plan_issue_comment(name: str, payload: Mapping[str, Any]) -> EventPlan:
         )
     if issue.pull_request is None:
         return _skip(name, f"#{issue.number} is an issue, not a pull request", **known)
-    if not _is_review_command(comment.body):
-        return _skip(name, f"the comment does not start with {REVIEW_COMMAND}", **known)
+    written = Written(place=Place.PR_COMMENT, author=author, comment_id=comment.id)
+    command = parse(comment.body, written)
+    if command is None:
+        return _skip(name, "the comment is not a command (its first line is no /word)", **known)
+    if isinstance(command, Command) and command.verb is Verb.REVIEW:
+        return _plan_review_command(name, event, known)
+    return _plan_command(name, command, comment, issue.state, known)
+
+
+def _plan_review_command(name: str, event: _IssueCommentEvent, known: dict[str, Any]) -> EventPlan:
+    issue, comment = event.issue, event.comment
+    author = comment.user.login
     if comment.user.type == "Bot":
         return _skip(name, f"{REVIEW_COMMAND} from the bot {author} is ignored", **known)
     if comment.author_association not in TRUSTED_ASSOCIATIONS:
@@ -341,6 +364,63 @@ def _plan_issue_comment(name: str, payload: Mapping[str, Any]) -> EventPlan:
         reason=f"{REVIEW_COMMAND} by {author} ({comment.author_association}) on #{issue.number}",
         **known,
     )
+
+
+def _plan_command(
+    name: str, command: Command | Unknown, comment: _Comment, state: str, known: dict[str, Any]
+) -> EventPlan:
+    """Every command but `/review`: who may use it is checked through the API when it is
+    answered (reviewbot/talk/), so the payload's `author_association` decides nothing here."""
+    word = command.word if isinstance(command, Unknown) else f"/{command.verb.value}"
+    author = comment.user.login
+    if comment.user.type == "Bot":  # reviewbot itself, or any other bot: never a command
+        return _skip(name, f"{word} from the bot {author} is ignored", **known)
+    if state != "open":
+        return _skip(name, f"pull request #{known['number']} is {state}", **known)
+    if isinstance(command, Command) and command.verb in DECISION_VERBS:
+        # Applied by re-folding the verdict from what is on the PR: no model request.
+        return EventPlan(
+            action=PlanAction.REFOLD,
+            trigger=name,
+            reason=f"{word} by {author} on #{known['number']}: re-fold the verdict",
+            **known,
+        )
+    return EventPlan(
+        action=PlanAction.ANSWER,
+        trigger=name,
+        reason=f"{word} by {author} on #{known['number']}",
+        command=command,
+        **known,
+    )
+
+
+def _plan_review_comment(name: str, payload: Mapping[str, Any]) -> EventPlan:
+    """A reply in a review thread: a command there is about the thread's finding."""
+    event = _parse(_ReviewCommentEvent, name, payload)
+    comment, pr = event.comment, event.pull_request
+    known: dict[str, Any] = {
+        "repo": event.repository.full_name,
+        "number": pr.number,
+        "numbers": (pr.number,),
+        "head_sha": pr.head.sha,
+        "actor": comment.user.login,
+    }
+    if event.action != "created":
+        return _skip(name, f"review comment {event.action}: only new replies are read", **known)
+    if comment.in_reply_to_id is None:
+        return _skip(name, "the review comment starts a thread: commands are replies", **known)
+    written = Written(
+        place=Place.THREAD_REPLY,
+        author=comment.user.login,
+        comment_id=comment.id,
+        thread_root=comment.in_reply_to_id,
+    )
+    command = parse(comment.body, written)
+    if command is None:
+        return _skip(name, "the reply is not a command (its first line is no /word)", **known)
+    if isinstance(command, Command) and command.verb is Verb.REVIEW:
+        return _skip(name, f"write {REVIEW_COMMAND} in the PR's discussion, not a thread", **known)
+    return _plan_command(name, command, comment, pr.state, known)
 
 
 def _stub_numbers(prs: tuple[_PullRequestStub, ...]) -> tuple[int, ...]:
@@ -407,6 +487,7 @@ _PLANNERS: dict[str, _Planner] = {
     EventName.PULL_REQUEST: _plan_pull_request,
     EventName.PULL_REQUEST_TARGET: _plan_pull_request,
     EventName.ISSUE_COMMENT: _plan_issue_comment,
+    EventName.PULL_REQUEST_REVIEW_COMMENT: _plan_review_comment,
     EventName.CHECK_SUITE: _plan_check_suite,
     EventName.WORKFLOW_RUN: _plan_workflow_run,
 }

@@ -13,6 +13,8 @@ a run makes are the ones listed here:
            PATCH /pulls/comments/{id}, PUT /pulls/{n}/reviews/{id}
                                                    vanished findings marked resolved (≤ 10 edits a run)
     3      PATCH /issues/comments/{id} or POST /issues/{n}/comments    the summary, edited in place
+           POST /graphql                           their threads resolved (a person's reply keeps one
+                                                   open), a returning finding's unresolved (github/threads.py)
     4      POST /check-runs  (403 → POST /statuses/{sha})             the verdict for branch protection,
                                                    with the first 50 findings as annotations
     5      PATCH /check-runs/{id}                  the next annotations, 50 a request (≤ 2 PATCHes:
@@ -62,6 +64,7 @@ from reviewbot.github.reader import fetch_comment_records
 from reviewbot.github.rest import GitHubClient, GitHubRefusal, GitHubUnreachable, api_path
 from reviewbot.github.review_write import Posted, ReviewWriter
 from reviewbot.github.shapes import CheckRun, Created, RepoApi, StatusShape, key
+from reviewbot.github.threads import ThreadChanges, settle_threads, thread_work
 from reviewbot.memory.markers import (
     NODE_TAG,
     SummaryMarker,
@@ -195,7 +198,7 @@ class GitHubPublisher:
         notes.extend(posted.notes)
         dismissal = self._dismiss_approvals(report, snapshot.head_sha)
         notes.extend(dismissal.notes())
-        gone = self._resolve(report, settled, snapshot.head_sha, notes)
+        gone, threads = self._resolve(report, settled, prior, snapshot.head_sha, notes)
         summary_id = self._upsert_summary(
             report, posted.plan, [p.node for p in gone], marker, link_of, notes, prior
         )
@@ -220,6 +223,7 @@ class GitHubPublisher:
             in_body=tuple(item.node.id for item in posted.plan.body) if posted.review else (),
             already_posted=tuple(node.id for node in posted.plan.already_posted),
             resolved=tuple(p.node.id for p in gone),
+            **threads.published(),
             annotated=annotated,
             dismissed_approvals=dismissal.dismissed,
             standing_approvals=tuple(review_id for review_id, _ in dismissal.standing),
@@ -332,15 +336,27 @@ class GitHubPublisher:
         return tuple(out)
 
     def _resolve(
-        self, report: Report, settled: Resolution, head_sha: str, notes: list[str]
-    ) -> list[PriorNode]:
-        """Mark this run's resolutions (`resolution.resolution`); what it marked, notes added."""
+        self,
+        report: Report,
+        settled: Resolution,
+        prior: PriorState,
+        head_sha: str,
+        notes: list[str],
+    ) -> tuple[list[PriorNode], ThreadChanges]:
+        """Mark this run's resolutions (`resolution.resolution`) and settle their review threads
+        (github/threads.py); what it marked and what it did to threads, notes added."""
         notes.extend(settled.notes)
         if report.review is not None and report.review.resolve_later:  # (this run kept them)
             notes.append(owed_note(len(report.review.resolve_later)))
         gone, marked = self._mark_resolved(settled.now, head_sha)
         notes.extend(marked)
-        return gone
+        resolve, reopen = thread_work(gone, prior.nodes, report.nodes)
+        threads = settle_threads(
+            self._api.client, self.repo, self.number, resolve=resolve, reopen=reopen,
+            bot_login=self.bot_login,
+        )  # fmt: skip
+        notes.extend(threads.notes)
+        return gone, threads
 
     def _mark_resolved(
         self, vanished: Sequence[PriorNode], head_sha: str

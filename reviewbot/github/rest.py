@@ -98,6 +98,10 @@ class GitHubClient(Protocol):
         client; a lost answer is `GitHubUnreachable`, and the caller reads back."""
         ...
 
+    def graphql(self, query: str, variables: Mapping[str, Any]) -> Any:
+        """One GraphQL operation: its `data`; an answer with `errors` is a `GitHubRefusal`."""
+        ...
+
     def delete(self, path: str) -> None:
         """DELETE, where a 404 means done (a retry after a lost answer finds it gone)."""
         ...

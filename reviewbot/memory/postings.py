@@ -1,7 +1,8 @@
 """A node's postings on the PR, folded into one per fingerprint, and the decisions on them.
 
 - one node per fingerprint over all its sealed postings (`NodeHistory.by_fingerprint`);
-- `decisions_of` reads the `/confirm` and `/dismiss` replies to sealed inline comments;
+- `decisions_of` reads the `/confirm` and `/dismiss` decisions: replies in a sealed inline
+  comment's thread, and discussion comments that name a finding by id;
 - `apply_decisions` applies what earlier runs and people decided to this run's nodes (not to
   be confused with carrying a finding forward to its new lines: scope/carry.py).
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from reviewbot.commands.grammar import Command, Place, Verb, Written, command_of
 from reviewbot.nodes.assessment import stricter
 from reviewbot.nodes.history import (
     OPEN_STATUSES,
@@ -22,11 +24,13 @@ from reviewbot.nodes.history import (
     apply_all,
     confirmations,
     fresh,
-    parse_command,
 )
 from reviewbot.nodes.lifecycle import Action, Transition
 from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.sources.comments import CommentRecord, Where
+
+MAX_REASON = 500  # characters of a decision's reason kept in the record
+_ACTIONS = {Verb.CONFIRM: Action.CONFIRM, Verb.DISMISS: Action.DISMISS}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -95,34 +99,71 @@ def decisions_of(
     nodes: Sequence[PriorNode],
     not_entitled: Callable[[str], str | None],
 ) -> tuple[tuple[HumanDecision, ...], tuple[IgnoredCommand, ...]]:
-    """`/confirm` and `/dismiss` replies to sealed inline comments, in the order written.
+    """`/confirm` and `/dismiss` decisions, in the order written.
 
-    `not_entitled(login)` says why an account may not decide (None: it may).
+    A reply in a sealed inline comment's thread decides that comment's finding (no id needed);
+    in the PR's discussion, `/dismiss <id> <reason>` names the finding by its fingerprint (or a
+    prefix of at least 8 of its digits). `not_entitled(login)` says why an account may not
+    decide (None: it may).
     """
     inline = {p.comment_id: p.node.fingerprint for p in nodes if p.where is Where.INLINE}
+    known = {p.node.fingerprint for p in nodes}
     decisions: list[HumanDecision] = []
     ignored: list[IgnoredCommand] = []
     for record in records:
-        if record.in_reply_to not in inline or not record.author:
+        command = _decision_command(record, inline)
+        if command is None or not record.author:
             continue
-        command = parse_command(record.body)
-        if command is None:
+        fingerprint, why = _finding_of(command, inline, known)
+        why = why or not_entitled(record.author)
+        if fingerprint is None or why is not None:
+            ignored.append(IgnoredCommand(login=record.author, comment_id=record.id, why=why or ""))
             continue
-        why = not_entitled(record.author)
-        if why is not None:
-            ignored.append(IgnoredCommand(login=record.author, comment_id=record.id, why=why))
-            continue
-        action, reason = command
+        action = _ACTIONS[command.verb]
+        reason = command.text[:MAX_REASON]
         transition = Transition(action=action, by=f"human:{record.author}", reason=reason)
         decisions.append(
             HumanDecision(
-                fingerprint=inline[record.in_reply_to],
+                fingerprint=fingerprint,
                 transition=transition,
                 comment_id=record.id,
                 login=record.author,
             )
         )
     return tuple(decisions), tuple(ignored)
+
+
+def _decision_command(record: CommentRecord, inline: dict[int, str]) -> Command | None:
+    """The `/confirm` or `/dismiss` of a reply in a finding's thread or of a discussion comment."""
+    if record.where is Where.INLINE and record.in_reply_to in inline:
+        place, root = Place.THREAD_REPLY, record.in_reply_to
+    elif record.where is Where.ISSUE:
+        place, root = Place.PR_COMMENT, None
+    else:
+        return None
+    written = Written(
+        place=place, author=record.author or "", comment_id=record.id, thread_root=root
+    )
+    command = command_of(record.body, written)
+    return command if command is not None and command.verb in _ACTIONS else None
+
+
+def _finding_of(
+    command: Command, inline: dict[int, str], known: set[str]
+) -> tuple[str | None, str | None]:
+    """The fingerprint a decision applies to, or why it applies to none."""
+    named = command.finding_id
+    if command.written.thread_root is not None:
+        fingerprint = inline[command.written.thread_root]
+        if named is not None and not fingerprint.startswith(named):
+            return None, f"named finding {named} in the thread of finding {fingerprint}"
+        return fingerprint, None
+    if named is None:
+        return None, f"wrote no finding id (/{command.verb.value} <id> … in the PR's discussion)"
+    matches = sorted(fp for fp in known if fp.startswith(named))
+    if len(matches) != 1:
+        return None, f"named {named}, which is {'no' if not matches else 'more than one'} finding"
+    return matches[0], None
 
 
 def apply_decisions(

@@ -39,6 +39,7 @@ ASK_USER = "ask_user"
 REVIEW_VERBS = ("add_review_node", "finalize_review")
 JUDGE_VERBS = ("confirm_review_node", "dispute_review_node")
 PLAN_VERBS = ("submit_plan",)
+ORCHESTRATE_VERBS = ("propose_orchestration",)
 # The surface belongs to the mode, not to the role: every agent of a review run (reviewers,
 # focused reviewers, the verifier) has the same tools, so all of them share one cached
 # prefix. Who may judge which node is the lifecycle's rule, enforced where the verb runs:
@@ -88,8 +89,10 @@ deliver the plan with `submit_plan`. A planning run counts as delivered only whe
 has been called. If only a person can settle a point, use `ask_user`."""
 
 _ORCHESTRATE_GUIDANCE = """\
-You are carrying out a task in the worktree. Work only inside it. Pushing and publishing are \
-left to a person. If only a person can settle a point, use `ask_user`."""
+You are proposing how to split a change into a stack of smaller pull requests, not making \
+them. The worktree is read-only: read what you need, then deliver the proposal with \
+`propose_orchestration`. Nothing is pushed or created; a person decides. If only a person can \
+settle a point, use `ask_user`."""
 
 PROFILES: dict[Mode, CapabilityProfile] = {
     Mode.REVIEW: CapabilityProfile(
@@ -121,24 +124,15 @@ PROFILES: dict[Mode, CapabilityProfile] = {
         pinned_verbs=frozenset({*PLAN_VERBS, ASK_USER}),
         guidance=_PLAN_GUIDANCE,
     ),
+    # Read-only like plan mode: it proposes a split of the PR, it never carries one out.
     Mode.ORCHESTRATE: CapabilityProfile(
         mode=Mode.ORCHESTRATE,
-        max_tier=Tier.EXECUTE,
-        allow=None,
-        # The verbs of the review and plan modes belong to those modes' agents.
-        deny=frozenset({*REVIEW_VERBS, *JUDGE_VERBS, *PLAN_VERBS}),
-        # Work stays inside the sandboxed worktree; what leaves it is a person's call.
-        denied_effects=frozenset(
-            {
-                Effect.WRITE_OUTSIDE_WORKTREE,
-                Effect.ENCLOSURE_CONTROL,
-                Effect.PUSH,
-                Effect.PR_PUBLISH,
-                Effect.VENDOR_SYNC_WRITE,
-            }
-        ),
-        worktree="read_write",
-        pinned_verbs=frozenset({ASK_USER}),
+        max_tier=Tier.READ,
+        allow=frozenset({*READ_TOOLS, *ORCHESTRATE_VERBS, ASK_USER}),
+        denied_effects=READ_ONLY_DENIED,
+        worktree="read_only",
+        required_verbs=ORCHESTRATE_VERBS,
+        pinned_verbs=frozenset({*ORCHESTRATE_VERBS, ASK_USER}),
         guidance=_ORCHESTRATE_GUIDANCE,
     ),
 }

@@ -6,8 +6,7 @@ memory/postings.py folds a node's postings and applies the decisions to a run's 
 
 - a prior node's status is rebuilt through the lifecycle (`recorded`, `apply_all`), never
   copied from a marker: its peers' confirmations (stricter only), `resolved` only from
-  reviewbot's resolution record (`recorded(edited=True)`), `dismissed` never;
-- `parse_command` reads a `/confirm` or `/dismiss` reply.
+  reviewbot's resolution record (`recorded(edited=True)`), `dismissed` never.
 
 Must not: know where a comment lives on a forge, import the wire format (memory/markers.py),
 redaction or GitHub.
@@ -71,14 +70,6 @@ def recorded(node: ReviewNode, *, edited: bool) -> ReviewNode:
 
 def fresh(node: ReviewNode) -> ReviewNode:
     return node.model_copy(update={"status": Status.OPEN, "confirmed_by": ()})
-
-
-def parse_command(body: str) -> tuple[Action, str] | None:
-    """`/confirm [reason]` or `/dismiss [reason]` on a reply's first line; None otherwise."""
-    first, _, rest = body.strip().partition("\n")
-    word, _, reason = first.strip().partition(" ")
-    action = {"/confirm": Action.CONFIRM, "/dismiss": Action.DISMISS}.get(word.casefold())
-    return None if action is None else (action, reason.strip() or rest.strip()[:500])
 
 
 def apply_all(node: ReviewNode, events: Iterable[Transition]) -> ReviewNode:

@@ -24,6 +24,7 @@ from reviewbot.coverage.model import Coverage
 from reviewbot.modes.profile import Role
 from reviewbot.nodes.boundary import Discarded
 from reviewbot.nodes.model import ReviewNode
+from reviewbot.results.plan import FixPlan, SplitProposal
 from reviewbot.results.run import StopReason, Usage
 from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.fold import Decision, Source
@@ -194,6 +195,15 @@ class Published(_Model):
     resolved: tuple[str, ...] = Field(
         default=(), description="Earlier nodes marked resolved by this run."
     )
+    threads_resolved: tuple[int, ...] = Field(
+        default=(), description="Review threads resolved, by their first comment's id."
+    )
+    threads_reopened: tuple[int, ...] = Field(
+        default=(), description="Resolved review threads unresolved: their finding came back."
+    )
+    threads_left_open: tuple[int, ...] = Field(
+        default=(), description="Threads of resolved findings left open: a person replied."
+    )
     annotated: tuple[str, ...] = Field(
         default=(), description="Node ids carried as annotations of the `reviewbot` check run."
     )
@@ -232,6 +242,10 @@ class Report(_Model):
         description="Why nothing was reviewed (no changes, an event that needs no review): then "
         "there are no axes and no findings, and the verdict is hold, as for zero axes.",
     )
+    plan: FixPlan | None = Field(default=None, description="What `/plan` posted: a fix plan.")
+    split: SplitProposal | None = Field(
+        default=None, description="What `/split` posted: a proposed stack of smaller PRs."
+    )
 
     @classmethod
     def nothing_reviewed(cls, reason: str, pr: PRInfo, tool_version: str) -> Report:
@@ -248,6 +262,14 @@ class Report(_Model):
             pr=pr,
             skipped=reason,
         )
+
+    def with_proposal(self, proposal: FixPlan | SplitProposal | None) -> Report:
+        """This report with what a `/plan` or `/split` answer posted (None: unchanged)."""
+        if isinstance(proposal, FixPlan):
+            return self.model_copy(update={"plan": proposal})
+        if isinstance(proposal, SplitProposal):
+            return self.model_copy(update={"split": proposal})
+        return self
 
     @property
     def no_model_ran(self) -> bool:

@@ -19,7 +19,14 @@ from reviewbot.serve.queue import ReviewArgs
 log = logging.getLogger(__name__)
 
 # The events the App subscribes to and acts on; installation events only get logged.
-ACTED_ON = frozenset({EventName.PULL_REQUEST, EventName.ISSUE_COMMENT, EventName.CHECK_SUITE})
+ACTED_ON = frozenset(
+    {
+        EventName.PULL_REQUEST,
+        EventName.ISSUE_COMMENT,
+        EventName.PULL_REQUEST_REVIEW_COMMENT,  # commands written in reviewbot's threads
+        EventName.CHECK_SUITE,
+    }
+)
 LOGGED = frozenset({"installation", "installation_repositories", "ping"})
 
 

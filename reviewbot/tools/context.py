@@ -1,6 +1,6 @@
 """What a tool handler works on: the workspace, the node store and the run's mutable state.
 
-Owns `Workspace`, `Proposal`, `Plan`, `ToolContext`, `Deadline` and `ToolRetry`, the
+Owns `Workspace`, `Proposal`, `ToolContext`, `Deadline` and `ToolRetry`, the
 signal a handler raises to answer the model with an `is_error` result it can act on
 (`ToolTimedOut` when the call ran out of time). `ToolRetry` is deliberately not in
 `reviewbot.errors`: it never ends a run.
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from reviewbot.coverage.seen import HeadViews
 from reviewbot.errors import RepositoryError
 from reviewbot.modes.profile import Role
+from reviewbot.results.plan import FixPlan, SplitProposal
 from reviewbot.sources.diff_index import DiffIndex
 from reviewbot.tools.store import NodeStore
 from reviewbot.tools.toolbox import Untrusted
@@ -102,14 +103,6 @@ class Proposal:
     verdict: Verdict
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Plan:
-    """What `submit_plan` delivered (plan mode's required verb)."""
-
-    summary: str
-    steps: tuple[str, ...]
-
-
 @dataclass(slots=True, kw_only=True)
 class ToolContext:
     """One agent's run state. Mutable on purpose: reading a file marks it seen."""
@@ -125,7 +118,8 @@ class ToolContext:
     targets: frozenset[str] = frozenset()
     root: Path = field(init=False)
     proposal: Proposal | None = None
-    plan: Plan | None = None
+    plan: FixPlan | None = None  # what `submit_plan` delivered (plan mode)
+    split: SplitProposal | None = None  # what `propose_orchestration` delivered
     views: HeadViews = field(default_factory=HeadViews)  # head lines shown in full (coverage)
     deadline: Deadline = field(default_factory=Deadline.never)  # set for each call
 

@@ -1,4 +1,12 @@
-"""`submit_plan`: plan mode's required output verb. Records the plan; changes nothing else."""
+"""`submit_plan`: plan mode's required output verb. Records a fix plan; changes nothing else.
+
+The plan is a dependency graph over the findings the agent was given (they are in the
+node store): a goal, and nodes with a key, a title, a description, the keys each depends
+on and the ids of the findings each fixes. It is checked here, at the boundary — a
+duplicate or unknown key, a cycle, a finding id that is not one of the given findings —
+and a plan that fails is refused with the reason as the tool result, so the agent can
+send a corrected one; only a valid plan ends the run.
+"""
 
 from __future__ import annotations
 
@@ -6,19 +14,36 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from reviewbot.tools.context import Plan, ToolContext
+from reviewbot.results.plan import FixPlan, FixStep
+from reviewbot.text.hygiene import quoted
+from reviewbot.tools.context import ToolContext, ToolRetry
+from reviewbot.tools.dag import dependency_order
 from reviewbot.tools.toolbox import ToolResult
 
-PlanStep = Annotated[str, StringConstraints(min_length=1, max_length=2_000)]
+Key = Annotated[str, StringConstraints(pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$")]
+StepTitle = Annotated[str, StringConstraints(min_length=1, max_length=200)]
+Text = Annotated[str, StringConstraints(min_length=1, max_length=4_000)]
 
 
-class SubmitPlanInput(BaseModel):
+class VerbInput(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    summary: str = Field(
-        min_length=1, max_length=20_000, description="What the plan achieves and why."
+
+class PlanNodeInput(VerbInput):
+    key: Key = Field(description="A short key of your choosing: lower-case, e.g. `fix-auth`.")
+    title: StepTitle = Field(description="The step in a few words.")
+    description: Text = Field(description="What to change, where, and how to check it.")
+    depends_on: list[Key] = Field(
+        default_factory=list, max_length=50, description="Keys of steps that must be done first."
     )
-    steps: list[PlanStep] = Field(min_length=1, max_length=100, description="The steps, in order.")
+    fixes: list[str] = Field(
+        default_factory=list, max_length=100, description="Ids of the findings this step fixes."
+    )
+
+
+class SubmitPlanInput(VerbInput):
+    goal: Text = Field(description="What the plan achieves, in a sentence or two.")
+    nodes: list[PlanNodeInput] = Field(min_length=1, max_length=50, description="The steps.")
 
 
 def submit_plan(ctx: ToolContext, args: SubmitPlanInput) -> ToolResult:
@@ -28,5 +53,27 @@ def submit_plan(ctx: ToolContext, args: SubmitPlanInput) -> ToolResult:
             is_error=True,
             ends_run=True,
         )
-    ctx.plan = Plan(summary=args.summary, steps=tuple(args.steps))
-    return ToolResult(content=f"plan recorded ({len(args.steps)} steps)", ends_run=True)
+    order = dependency_order([(n.key, n.depends_on) for n in args.nodes], what="node")
+    findings = {node.id for node in ctx.store.all()}
+    for node in args.nodes:
+        unknown = [f for f in node.fixes if f not in findings]
+        if unknown:
+            raise ToolRetry(
+                f"node {node.key!r} fixes {quoted(unknown[0], limit=80)}, which is not one of the findings "
+                f"given (their ids are: {', '.join(sorted(findings)) or 'none'})"
+            )
+    by_key = {n.key: n for n in args.nodes}
+    steps = tuple(
+        FixStep(
+            key=key,
+            title=by_key[key].title,
+            description=by_key[key].description,
+            depends_on=tuple(dict.fromkeys(by_key[key].depends_on)),
+            fixes=tuple(dict.fromkeys(by_key[key].fixes)),
+        )
+        for key in order
+    )
+    fixed = {f for step in steps for f in step.fixes}
+    unplanned = tuple(node.id for node in ctx.store.all() if node.id not in fixed)
+    ctx.plan = FixPlan(goal=args.goal, steps=steps, unplanned=unplanned)
+    return ToolResult(content=f"plan recorded ({len(steps)} steps)", ends_run=True)

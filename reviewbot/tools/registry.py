@@ -19,7 +19,16 @@ from pydantic import BaseModel
 
 from reviewbot.modes.effect import Effect, Tier
 from reviewbot.nodes.model import Finding
-from reviewbot.tools import ask_user, git_views, other_modes, patch, plan_verbs, repo, review_verbs
+from reviewbot.tools import (
+    ask_user,
+    git_views,
+    other_modes,
+    patch,
+    plan_verbs,
+    repo,
+    review_verbs,
+    split_verbs,
+)
 from reviewbot.tools.context import ToolContext
 from reviewbot.tools.toolbox import ToolResult
 
@@ -195,10 +204,17 @@ _TOOLS = (
     ),
     ToolSpec(
         name="submit_plan",
-        description="Deliver the plan: a summary and its steps in order.",
+        description="Deliver the fix plan: a goal and its steps, each with what it depends on and the findings it fixes.",
         input_model=plan_verbs.SubmitPlanInput,
         tier=_R,
         handler=plan_verbs.submit_plan,
+    ),
+    ToolSpec(
+        name="propose_orchestration",
+        description="Propose how to split the PR into a stack of smaller PRs: each part's files, title and dependencies.",
+        input_model=split_verbs.ProposeOrchestrationInput,
+        tier=_R,
+        handler=split_verbs.propose_orchestration,
     ),
     ToolSpec(
         name="ask_user",

@@ -18,9 +18,10 @@ from typing import Any
 from reviewbot.coverage.seen import HeadViews
 from reviewbot.modes.mode import Mode
 from reviewbot.modes.profile import PROFILES, CapabilityProfile, Role
+from reviewbot.results.plan import FixPlan, SplitProposal
 from reviewbot.text.truncate import head_tail_chars
 from reviewbot.tools.ask_user import Operator
-from reviewbot.tools.context import Deadline, Plan, Proposal, ToolContext, ToolRetry, Workspace
+from reviewbot.tools.context import Deadline, Proposal, ToolContext, ToolRetry, Workspace
 from reviewbot.tools.guard import Allow, GuardRecord, Halt, Reject, check
 from reviewbot.tools.paths import normalise
 from reviewbot.tools.registry import ToolSpec
@@ -28,7 +29,7 @@ from reviewbot.tools.store import NodeStore
 from reviewbot.tools.surface import Surface, compute_surface
 from reviewbot.tools.toolbox import ToolResult
 
-__all__ = ["NodeStore", "Plan", "Proposal", "ReviewSession", "Workspace"]
+__all__ = ["NodeStore", "Proposal", "ReviewSession", "Workspace"]
 
 _MIN_DATA_CHARS = 1_000
 
@@ -127,8 +128,12 @@ class ReviewSession:
         return self._ctx.proposal
 
     @property
-    def plan(self) -> Plan | None:
+    def plan(self) -> FixPlan | None:
         return self._ctx.plan
+
+    @property
+    def split(self) -> SplitProposal | None:
+        return self._ctx.split
 
     @property
     def transcript(self) -> list[GuardRecord]:

@@ -3,7 +3,7 @@
 Owns: repositories, pull requests (the real PR object shape, built from the
 webhook fixture's `pull_request`), paginated files (Link headers, per_page, the
 3,000-file cap, files without `patch`), commits, contents at a ref, issue comments
-(list/create/edit), review comments (list/edit; people's comments and thread replies seeded
+(list/create/edit), review comments (list/edit, replies in a thread: `POST …/comments/{id}/replies`; people's comments and thread replies seeded
 with `add_review_comment` and `add_reply`, filed under a review of their own as GitHub does),
 reviews (create with comments, dismiss an approval or a change request with a message, validated against each file's diff the way GitHub does: one
 bad comment → 422 for the whole review and nothing stored; one pending review per user;
@@ -12,7 +12,7 @@ pending reviews listed to their author only, deletable, a submitted one not; bod
 comments of a review, check runs (create, get, update, list for a ref; 403 without the
 `checks` permission; conclusions validated as GitHub does; annotations: at most 50 a request,
 appended by each update, counted in `output.annotations_count`, listed), commit statuses,
-collaborator permission and `/user` —
+collaborator permission and `/user`, and GraphQL's review threads (tests/fakes/github_graphql.py) —
 the routes reviewbot calls, no more — and what branch protection would say of a
 required check (`required_check`). Plain handler: `FakeGitHub()(request) → response`; the
 loopback server (tests/fakes/server.py) records requests and injects faults.
@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tests.fakes.github_app import FakeApp
+from tests.fakes.github_graphql import serve_graphql
 from tests.fakes.server import Request, Response
 
 _TEMPLATE_PATH = (
@@ -267,6 +268,7 @@ class FakeRepo:
     issue_comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     reviews: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
     review_comments: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    resolved_threads: set[int] = field(default_factory=set)  # root comment ids (github_graphql)
     check_runs: list[dict[str, Any]] = field(default_factory=list)
     annotations: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # check run id →
     statuses: list[dict[str, Any]] = field(default_factory=list)
@@ -297,8 +299,11 @@ class FakeGitHub:
         dismiss_allowed: bool = True,
         app_slug: str = "github-actions",
         app: FakeApp | None = None,
+        graphql_allowed: bool = True,
     ) -> None:
         self.login = login
+        self.graphql_allowed = graphql_allowed  # False: thread mutations answer FORBIDDEN
+        self.thread_changes: list[tuple[str, int]] = []  # (mutation, root comment id), in order
         self.user_type = user_type
         self.tokens = tokens  # None: any token is accepted
         self.approve_allowed = approve_allowed  # False: like GITHUB_TOKEN by default
@@ -501,6 +506,7 @@ class FakeGitHub:
         n = r"(?P<number>\d+)"
         return [
             ("GET", r"/user", self._get_user),
+            ("POST", r"(?:/api)?/graphql", lambda request: serve_graphql(self, request)),
             ("GET", rf"{r}/pulls/{n}", self._get_pull),
             ("GET", rf"{r}/pulls/{n}/files", self._list_files),
             ("GET", rf"{r}/pulls/{n}/commits", self._list_commits),
@@ -516,6 +522,11 @@ class FakeGitHub:
                 self._dismiss_review,
             ),
             ("PATCH", rf"{r}/pulls/comments/(?P<comment_id>\d+)", self._edit_review_comment),
+            (
+                "POST",
+                rf"{r}/pulls/{n}/comments/(?P<comment_id>\d+)/replies",
+                self._create_reply,
+            ),
             (
                 "GET",
                 rf"{r}/pulls/{n}/reviews/(?P<review_id>\d+)/comments",
@@ -832,6 +843,31 @@ class FakeGitHub:
     def _find_issue_comment(self, repo: FakeRepo, comment_id: str) -> dict[str, Any] | None:
         everything = itertools.chain.from_iterable(repo.issue_comments.values())
         return next((c for c in everything if c["id"] == int(comment_id)), None)
+
+    def _create_reply(
+        self, request: Request, repo: FakeRepo, number: str, comment_id: str
+    ) -> Response:
+        """`POST …/pulls/{n}/comments/{id}/replies`: a reply in the thread of a top-level
+        review comment (GitHub answers 404 for a comment of another PR; a reply to a reply
+        is not supported: 422)."""
+        if self._pull(repo, number) is None:
+            return _not_found()
+        comments = repo.review_comments.get(int(number), [])
+        parent = next((c for c in comments if c["id"] == int(comment_id)), None)
+        if parent is None:
+            return _not_found()
+        if parent.get("in_reply_to_id") is not None:
+            return _unprocessable(
+                ["in_reply_to_id is a reply; reply to the thread's first comment"]
+            )
+        body = (request.json() or {}).get("body")
+        refused = self._check_body(body, required=True)
+        if refused:
+            return refused
+        reply = self.add_reply(
+            repo.full_name, int(number), in_reply_to=parent["id"], body=str(body), author=self.login
+        )
+        return Response.json(201, reply)
 
     def _list_issue_comments(self, request: Request, repo: FakeRepo, number: str) -> Response:
         if self._pull(repo, number) is None:

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from reviewbot.commands.grammar import Unknown
 from reviewbot.errors import UsageError
 from reviewbot.github.event import EventPlan, PlanAction, plan_event, plan_event_json
 
@@ -103,7 +104,12 @@ EXPECTED: dict[str, EventPlan] = {
     "pull_request_review_comment.created.payload.json": EventPlan(
         action=SKIP,
         trigger="pull_request_review_comment",
-        reason="reviewbot does not act on pull_request_review_comment events",
+        reason="the review comment starts a thread: commands are replies",
+        repo=REPO,
+        number=2,
+        numbers=(2,),
+        head_sha="ec26c3e57ca3a959ca5aad62de7213c562f8c821",
+        actor="Codertocat",
     ),
     "pull_request_review_thread.resolved.payload.json": EventPlan(
         action=SKIP,
@@ -211,13 +217,23 @@ class TestIssueComment:
 
     @pytest.mark.parametrize(
         "body",
-        ["/reviewer", "please /review", "LGTM", "", None, "/ review"],
-        ids=["longer-word", "not-first", "other", "empty", "null", "spaced"],
+        ["please /review", "LGTM", "", None, "/ review", "/usr/bin/env fails", "thanks\n/review"],
+        ids=["not-first", "other", "empty", "null", "spaced", "a-path", "not-first-line"],
     )
     def test_other_comments_are_skipped(self, body):
-        """Only a comment whose first word is exactly `/review` counts."""
+        """Only a comment whose first line starts with a `/word` is a command."""
         plan = plan_event("issue_comment", pr_comment(body))
-        assert (plan.action, plan.reason) == (SKIP, "the comment does not start with /review")
+        assert (plan.action, plan.reason) == (
+            SKIP,
+            "the comment is not a command (its first line is no /word)",
+        )
+
+    def test_a_longer_word_is_an_unknown_command(self):
+        """`/reviewer` is not `/review`: it is answered as an unknown command, never reviewed."""
+        plan = plan_event("issue_comment", pr_comment("/reviewer"))
+        assert plan.action is PlanAction.ANSWER
+        assert isinstance(plan.command, Unknown)
+        assert plan.command.word == "/reviewer"
 
     def test_bot_comments_are_ignored(self):
         """A bot (for instance reviewbot itself) cannot trigger a review."""
@@ -463,3 +479,42 @@ class TestNeverCrashes:
         target[path[-1]] = value
         result = outcome(event_name(file_name), payload)
         assert isinstance(result, EventPlan) or "\n" not in str(result)
+
+
+def review_reply(body: str | None, **comment: Any) -> dict[str, Any]:
+    """The real pull_request_review_comment payload, as a reply in the thread of comment 1."""
+    payload = load("pull_request_review_comment.created.payload.json")
+    payload["comment"].update({"body": body, "in_reply_to_id": 1, **comment})
+    return payload
+
+
+class TestReviewThreadReplies:
+    def test_ask_in_a_thread_is_answered_about_its_thread(self):
+        plan = plan_event("pull_request_review_comment", review_reply("/ask why?"))
+        assert plan.action is PlanAction.ANSWER
+        assert plan.command is not None
+        assert plan.command.written.thread_root == 1
+        assert plan.command.written.comment_id == 284312630
+
+    @pytest.mark.parametrize("body", ["/dismiss fine", "/Confirm"])
+    def test_a_decision_re_folds_the_verdict(self, body):
+        assert plan_event("pull_request_review_comment", review_reply(body)).action is REFOLD
+
+    def test_review_belongs_in_the_discussion(self):
+        plan = plan_event("pull_request_review_comment", review_reply("/review"))
+        assert (plan.action, plan.reason) == (
+            SKIP,
+            "write /review in the PR's discussion, not a thread",
+        )
+
+    def test_a_bot_an_edit_and_a_new_thread_are_not_commands(self):
+        bot = review_reply("/ask x")
+        bot["comment"]["user"]["type"] = "Bot"
+        assert plan_event("pull_request_review_comment", bot).reason == (
+            "/ask from the bot Codertocat is ignored"
+        )
+        edited = review_reply("/ask x")
+        edited["action"] = "edited"
+        assert plan_event("pull_request_review_comment", edited).action is SKIP
+        started = review_reply("/ask x", in_reply_to_id=None)
+        assert plan_event("pull_request_review_comment", started).action is SKIP

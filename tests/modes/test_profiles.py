@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from reviewbot.modes import PROFILES, READ_ONLY_DENIED, Effect, Mode, Tier
@@ -85,6 +87,24 @@ class TestReviewProfile:
 
     def test_a_writable_worktree_words_the_denial_as_an_effect(self):
         """In a read-write profile, denying worktree writes reads as a denied effect."""
-        assert PROFILES[Mode.ORCHESTRATE].denial(Effect.WORKTREE_WRITE) == (
-            "writing the worktree is denied"
-        )
+        writable = dataclasses.replace(PROFILES[Mode.PLAN], worktree="read_write")
+        assert writable.denial(Effect.WORKTREE_WRITE) == "writing the worktree is denied"
+
+
+class TestProposalProfiles:
+    @pytest.mark.parametrize(
+        ("mode", "verb"),
+        [(Mode.PLAN, "submit_plan"), (Mode.ORCHESTRATE, "propose_orchestration")],
+        ids=["plan", "orchestrate"],
+    )
+    def test_read_only_with_one_pinned_required_verb(self, mode, verb):
+        """Plan and orchestrate are read-only like review: read tier, read-only worktree, every
+        write/execute/publish effect denied, and their one privileged verb required and pinned."""
+        profile = PROFILES[mode]
+        assert profile.max_tier is Tier.READ
+        assert profile.worktree == "read_only"
+        assert profile.denied_effects == READ_ONLY_DENIED
+        assert profile.required_verbs == (verb,)
+        assert profile.pinned_verbs == {verb, "ask_user"}
+        assert REGISTRY[verb].tier is Tier.READ
+        assert not REGISTRY[verb].effects

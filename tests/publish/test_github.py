@@ -184,10 +184,14 @@ class TestRerun:
             *PRIOR_READS,
             ("PATCH", f"{R}/pulls/comments/{inline_review_1}"),
             ("PUT", f"{R}/pulls/{NUMBER}/reviews/{review_id}"),
+            # The inline finding's review thread: found, then resolved (github/threads.py).
+            ("POST", "/graphql"),
+            ("POST", "/graphql"),
             ("PATCH", f"{R}/issues/comments/{fake.issue_comments[0]['id']}"),
             ("POST", f"{R}/check-runs"),
         ]
         assert set(published.resolved) == {"review-1", "review-3", "review-5"}
+        assert published.threads_resolved == (inline_review_1,)
         state = publisher().load_prior_state()
         statuses = {p.node.id: p.node.status for p in state.nodes}
         assert statuses == {

@@ -9,9 +9,10 @@ import pytest
 from reviewbot.errors import RepositoryError
 from reviewbot.modes import Mode
 from reviewbot.nodes import Finding
+from reviewbot.results.plan import FixPlan, FixStep
 from reviewbot.sources.diff_index import DiffIndex
 from reviewbot.tools.ask_user import NoOperator
-from reviewbot.tools.context import Plan, ToolRetry
+from reviewbot.tools.context import ToolRetry
 from reviewbot.tools.registry import REGISTRY, for_the_model, self_contained
 from reviewbot.tools.session import NodeStore, ReviewSession, Workspace
 from reviewbot.tools.surface import Surface
@@ -123,9 +124,13 @@ class TestCall:
     def test_plan_mode_delivers_a_plan(self, repo):
         """In plan mode submit_plan records the plan and ends the run."""
         session = make_session(repo, mode=Mode.PLAN)
-        result = session.call("submit_plan", {"summary": "Swap os.system", "steps": ["a", "b"]})
+        step = {"key": "a", "title": "Swap os.system", "description": "Use subprocess.run."}
+        result = session.call("submit_plan", {"goal": "No shell", "nodes": [step]})
         assert result.ends_run
-        assert session.plan == Plan(summary="Swap os.system", steps=("a", "b"))
+        assert session.plan == FixPlan(
+            goal="No shell",
+            steps=(FixStep(key="a", title="Swap os.system", description="Use subprocess.run."),),
+        )
 
     def test_workspace_needs_a_commit_id(self, repo):
         """A head that is not a hex commit id is refused when the workspace is built."""

@@ -121,11 +121,21 @@ class TestReviewSurface:
 
 
 class TestOtherModes:
-    def test_orchestrate_may_write_but_never_push_or_publish(self):
-        """Orchestrate has the write and execute tools, and not push or publish."""
+    def test_orchestrate_is_read_only_with_its_one_privileged_verb(self):
+        """Orchestrate proposes a split: read tools and `propose_orchestration`, nothing that writes."""
         names = set(compute_surface(PROFILES[Mode.ORCHESTRATE]).names)
-        assert {"write_file", "bash", "git_commit"} <= names
-        assert {"git_push", "create_pull_request", "add_review_node"} & names == set()
+        assert "propose_orchestration" in names
+        assert {
+            "write_file",
+            "bash",
+            "git_commit",
+            "git_push",
+            "create_pull_request",
+        } & names == set()
+        assert {"add_review_node", "submit_plan"} & names == set()
+        assert exclusion(PROFILES[Mode.ORCHESTRATE], REGISTRY["write_file"]) == (
+            "the worktree is read-only"
+        )
 
     def test_tier_cap_alone_excludes(self):
         """With no denied effects, the tier cap still keeps execute tools off a read surface."""

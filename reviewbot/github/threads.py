@@ -1,0 +1,212 @@
+"""Review threads on GitHub: resolving the thread of a finding reviewbot marked resolved, and
+unresolving it when the finding comes back. GraphQL is the only API for threads.
+
+    query     repository.pullRequest.reviewThreads   each thread's node id, `isResolved`, and its
+                                                     comments' REST ids (`databaseId`) and authors
+    mutation  resolveReviewThread / unresolveReviewThread(input: {threadId})
+
+A thread is found by its first comment: reviewbot's inline comment of the finding. A thread
+a person replied in (any comment by another account) is a conversation: it is left open,
+and the comment's "Resolved" note (edited in by the publisher) is all that changes. Only
+threads whose state must change are written, and nothing is asked when nothing is to be
+done (a review without resolutions makes no GraphQL request).
+
+Threads are a courtesy: the finding's status lives in reviewbot's sealed markers, not in
+GitHub's thread state. So a GraphQL failure (a token without `pull-requests: write`, an
+Enterprise without the API, GitHub unreachable) costs one warning and one note, never the
+review. Must not: decide which findings are resolved (review/resolution.py does) or import
+PyGithub.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from pydantic import ValidationError
+
+from reviewbot.errors import ReviewbotError
+from reviewbot.github.answers import Shape
+from reviewbot.github.rest import GitHubClient
+from reviewbot.memory.postings import PriorNode
+from reviewbot.nodes.history import OPEN_STATUSES
+from reviewbot.nodes.model import ReviewNode, Status
+from reviewbot.sources.comments import Where
+
+log = logging.getLogger(__name__)
+
+MAX_THREAD_PAGES = 10  # 100 threads a page: a PR with more leaves the rest as they are
+THREADS_QUERY = """\
+query($owner: String!, $name: String!, $number: Int!, $first: Int!, $after: String) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      reviewThreads(first: $first, after: $after) {
+        pageInfo { hasNextPage endCursor }
+        nodes { id isResolved comments(first: 100) { nodes { databaseId author { login } } } }
+      }
+    }
+  }
+}"""
+RESOLVE = """\
+mutation($threadId: ID!) { resolveReviewThread(input: {threadId: $threadId}) { thread { id isResolved } } }"""
+UNRESOLVE = """\
+mutation($threadId: ID!) { unresolveReviewThread(input: {threadId: $threadId}) { thread { id isResolved } } }"""
+
+
+class _Author(Shape):
+    login: str | None = None
+
+
+class _Comment(Shape):
+    databaseId: int | None = None
+    author: _Author | None = None  # None: a deleted account ("ghost")
+
+
+class _Comments(Shape):
+    nodes: tuple[_Comment, ...] = ()
+
+
+class _Thread(Shape):
+    id: str
+    isResolved: bool
+    comments: _Comments = _Comments()
+
+
+class _PageInfo(Shape):
+    hasNextPage: bool = False
+    endCursor: str | None = None
+
+
+class _Threads(Shape):
+    nodes: tuple[_Thread, ...] = ()
+    pageInfo: _PageInfo = _PageInfo()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Thread:
+    id: str
+    resolved: bool
+    root: int | None  # the REST id of its first comment
+    authors: tuple[str, ...]  # every comment's author, in order ("" for a deleted account)
+
+    def answered_by_person(self, bot_login: str) -> bool:
+        return any(a.casefold() != bot_login.casefold() for a in self.authors[1:])
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ThreadChanges:
+    """What a run did to threads, by root comment id, and what to say about it."""
+
+    resolved: tuple[int, ...] = ()
+    reopened: tuple[int, ...] = ()
+    left_open: tuple[int, ...] = ()  # a person replied: only the "Resolved" note
+    notes: tuple[str, ...] = ()
+
+    def published(self) -> dict[str, tuple[int, ...]]:
+        """The `Published` fields that report it."""
+        return {
+            "threads_resolved": self.resolved,
+            "threads_reopened": self.reopened,
+            "threads_left_open": self.left_open,
+        }
+
+
+def review_threads(client: GitHubClient, repo: str, number: int) -> list[Thread]:
+    owner, _, name = repo.partition("/")
+    threads: list[Thread] = []
+    after: str | None = None
+    for _ in range(MAX_THREAD_PAGES):
+        variables = {"owner": owner, "name": name, "number": number, "first": 100, "after": after}
+        data = client.graphql(THREADS_QUERY, variables)
+        try:
+            raw = data["repository"]["pullRequest"]["reviewThreads"]
+            page = _Threads.model_validate(raw)
+        except (KeyError, TypeError, ValidationError) as exc:
+            raise ReviewbotError(
+                f"GitHub's review threads answer has another shape: {exc}"
+            ) from exc
+        threads.extend(_thread(t) for t in page.nodes)
+        if not page.pageInfo.hasNextPage or page.pageInfo.endCursor is None:
+            break
+        after = page.pageInfo.endCursor
+    return threads
+
+
+def _thread(raw: _Thread) -> Thread:
+    comments = raw.comments.nodes
+    return Thread(
+        id=raw.id,
+        resolved=raw.isResolved,
+        root=comments[0].databaseId if comments else None,
+        authors=tuple((c.author.login or "") if c.author else "" for c in comments),
+    )
+
+
+def settle_threads(
+    client: GitHubClient,
+    repo: str,
+    number: int,
+    *,
+    resolve: Collection[int],
+    reopen: Collection[int],
+    bot_login: str,
+) -> ThreadChanges:
+    """Resolve the threads rooted at `resolve`, unresolve those at `reopen`; never raises."""
+    if not resolve and not reopen:
+        return ThreadChanges()
+    try:
+        return _settle(client, repo, number, resolve, reopen, bot_login)
+    except ReviewbotError as exc:
+        log.warning("review threads were left as they are: %s", exc)
+        return ThreadChanges(
+            notes=(f"Review threads were left as they are: GitHub's GraphQL API failed ({exc}).",)
+        )
+
+
+def _settle(
+    client: GitHubClient,
+    repo: str,
+    number: int,
+    resolve: Collection[int],
+    reopen: Collection[int],
+    bot_login: str,
+) -> ThreadChanges:
+    by_root = {t.root: t for t in review_threads(client, repo, number) if t.root is not None}
+    resolved: list[int] = []
+    reopened: list[int] = []
+    left_open: list[int] = []
+    for root in sorted(set(resolve) - set(reopen)):
+        thread = by_root.get(root)
+        if thread is None or thread.resolved:
+            continue
+        if thread.answered_by_person(bot_login):
+            left_open.append(root)
+            continue
+        client.graphql(RESOLVE, {"threadId": thread.id})
+        resolved.append(root)
+    for root in sorted(reopen):
+        thread = by_root.get(root)
+        if thread is not None and thread.resolved:
+            client.graphql(UNRESOLVE, {"threadId": thread.id})
+            reopened.append(root)
+    return ThreadChanges(
+        resolved=tuple(resolved), reopened=tuple(reopened), left_open=tuple(left_open)
+    )
+
+
+def thread_work(
+    gone: Sequence[PriorNode], prior: Sequence[PriorNode], nodes: Sequence[ReviewNode]
+) -> tuple[list[int], list[int]]:
+    """(to resolve, to reopen), by root comment id: the inline postings of the findings this run
+    marked resolved, and the resolved inline postings of findings this run found again."""
+    back = {n.fingerprint for n in nodes if n.status in OPEN_STATUSES}
+    resolve = [p.comment_id for p in gone if p.where is Where.INLINE]
+    reopen = [
+        p.comment_id
+        for p in prior
+        if p.where is Where.INLINE
+        and p.node.status is Status.RESOLVED
+        and p.node.fingerprint in back
+    ]
+    return resolve, reopen
