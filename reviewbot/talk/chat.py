@@ -38,7 +38,7 @@ from reviewbot.text.truncate import clip, numbered
 from reviewbot.tools.ask_user import NoOperator
 from reviewbot.tools.paths import normalise
 from reviewbot.tools.session import NodeStore, ReviewSession, Workspace
-from reviewbot.tools.views import HeadViews
+from reviewbot.coverage.seen import HeadViews
 
 AGENT = "ask"
 MAX_QUOTES = 6  # code quotes under one answer
