@@ -22,6 +22,7 @@ from pathlib import Path
 from reviewbot.agent.loop import Limits, LoopResult, ToolLoop
 from reviewbot.agent.messages import ModelClient
 from reviewbot.agent.prompt import system_prompt
+from reviewbot.coverage.seen import HeadViews
 from reviewbot.github.forge import GitHubReader
 from reviewbot.github.gather import gathered
 from reviewbot.modes.mode import Mode
@@ -38,7 +39,6 @@ from reviewbot.text.truncate import clip, numbered
 from reviewbot.tools.ask_user import NoOperator
 from reviewbot.tools.paths import normalise
 from reviewbot.tools.session import NodeStore, ReviewSession, Workspace
-from reviewbot.coverage.seen import HeadViews
 
 AGENT = "ask"
 MAX_QUOTES = 6  # code quotes under one answer
