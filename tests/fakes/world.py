@@ -114,6 +114,7 @@ class World:
     pull: FakePull | None = None
     full_name: str = REPO
     sleeps: list[float] = field(default_factory=list)  # the model client's retry waits
+    monkeypatch: pytest.MonkeyPatch | None = None  # the test's, when the fixture made the world
     gh: LoopbackServer | None = None
     ms: LoopbackServer | None = None
     _stack: ExitStack = field(default_factory=ExitStack)
@@ -422,10 +423,10 @@ def _logging_restored() -> Iterator[None]:
 
 
 @pytest.fixture
-def world(tmp_path: Path) -> Iterator[World]:
+def world(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[World]:
     """A fresh world to build step by step; afterwards the servers stop, logging is restored
     and the fakes verified."""
-    made = World(root=tmp_path)
+    made = World(root=tmp_path, monkeypatch=monkeypatch)
     with _logging_restored():
         try:
             yield made

@@ -2,3 +2,5 @@
 (tests/fakes/world.py)."""
 
 from __future__ import annotations
+
+from tests.fakes.world import world  # noqa: F401 - re-exported as a pytest fixture
