@@ -126,4 +126,7 @@ def known_commands() -> str:
 
 def unknown_line(word: str) -> str:
     """The one line an unknown command gets."""
-    return f"`{word}` is not a reviewbot command; the commands are {known_commands()} (`/help`)."
+    return (
+        f"`{word}` is not a reviewbot command; the commands are {known_commands()} "
+        "(`/help` says what each does)."
+    )

@@ -79,7 +79,6 @@ from reviewbot.verdict.lattice import Label
 NODE_TAG = "reviewbot:node"
 SUMMARY_TAG = "reviewbot:summary"
 SEAL_TAG = "reviewbot:seal"
-FULL_COMMAND = ["/review", "full"]  # asks the next review to be full, not incremental
 # Marker bodies are one line of JSON; `.*?` stops at the first `-->`, which escaped JSON never contains.
 _MARKER = re.compile(r"<!--\s*(reviewbot:(?:node|summary|seal))\s+(.*?)\s*-->")
 _SEAL = re.compile(r"\s*<!--\s*reviewbot:seal\s+(.*?)\s*-->")

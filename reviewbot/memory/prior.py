@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 
 from pydantic import ValidationError
 
+from reviewbot.commands.grammar import Place, Written, command_of
 from reviewbot.coverage.model import Coverage, UnseenFile
 from reviewbot.memory.markers import (
-    FULL_COMMAND,
     NODE_TAG,
     SUMMARY_TAG,
     Sealed,
@@ -301,8 +301,9 @@ def _full_requests(
     """`/review full` discussion comments by people who may decide findings, and the rest."""
     asked, ignored = [], []
     for record in records:
-        words = record.body.strip().partition("\n")[0].split()
-        if record.where is not Where.ISSUE or [w.casefold() for w in words[:2]] != FULL_COMMAND:
+        written = Written(place=Place.PR_COMMENT, author=record.author or "", comment_id=record.id)
+        command = command_of(record.body, written) if record.where is Where.ISSUE else None
+        if command is None or not command.full:
             continue
         why = _not_entitled(record.author, trust) if record.author else "is unknown"
         if why is None:
