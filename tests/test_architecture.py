@@ -294,6 +294,27 @@ class TestSizes:
         assert long_functions(PACKAGE) == {}
 
 
+def cross_test_imports(tests: Path) -> dict[str, list[str]]:
+    """Test modules that import from another test module: what tests share lives in
+    tests/fakes/ (or a package's world/conftest), where a reader looks for it."""
+    found = {}
+    for path in sorted(tests.rglob("test_*.py")):
+        names = [
+            node.module
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.ImportFrom) and node.module
+        ]
+        shared = [n for n in names if n.split(".")[-1].startswith("test_")]
+        if shared:
+            found[str(path.relative_to(tests))] = shared
+    return found
+
+
+class TestTests:
+    def test_no_test_module_imports_another(self):
+        assert cross_test_imports(Path(__file__).parent) == {}
+
+
 def _write(package: Path, files: dict[str, str]) -> Path:
     for rel, text in files.items():
         (package / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -392,3 +413,10 @@ class TestChecksCanFail:
         )
         assert long_functions(package) == {"b.py:1 long": 61}
         assert long_modules(package) == {"b.py": 601}
+
+    def test_a_test_module_importing_another_is_found(self, tmp_path):
+        tests = _write(
+            tmp_path / "tests",
+            {"e2e/test_a.py": "from tests.e2e.test_b import push\n", "e2e/test_b.py": "X = 1\n"},
+        )
+        assert cross_test_imports(tests) == {"e2e/test_a.py": ["tests.e2e.test_b"]}

@@ -23,8 +23,8 @@ from reviewbot.nodes.fingerprint import fingerprint
 from reviewbot.nodes.model import Finding
 from reviewbot.publish.proposal_text import NO_PLAN_NEEDED
 from tests.e2e.harness import World, pull_request_event
-from tests.e2e.test_talk import ARGS, Said, comment, said
 from tests.fakes.messages_api import reply, text, tool_use
+from tests.fakes.talk import ARGS, Said, comment, said
 
 BASE = {"app.py": "def load(path):\n    return ''\n", "util.py": "def ratio(a, b):\n    return 0\n"}
 HEAD = {

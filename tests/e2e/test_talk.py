@@ -18,24 +18,15 @@ comments) against the loopback GitHub and Messages API fakes, with GitHub's real
 
 from __future__ import annotations
 
-import copy
 import json
-from dataclasses import dataclass
 from typing import Any
 
 import pytest
 
 from reviewbot.commands.table import markdown_table
-from tests.e2e.harness import (
-    AUTHOR,
-    REPO,
-    Run,
-    World,
-    _webhook,
-    issue_comment_event,
-    pull_request_event,
-)
+from tests.e2e.harness import AUTHOR, REPO, World, pull_request_event
 from tests.fakes.messages_api import reply, text, tool_use
+from tests.fakes.talk import ANSWER, Said, answers, comment, said, thread_reply_event
 
 ARGS = ["review", "--github-event", "--post"]
 BASE = {"app.py": "def total(items):\n    return sum(items)\n"}
@@ -64,62 +55,6 @@ CHAT_TOOLS = [
     "ask_user",
 ]
 REVIEW_VERBS = {"add_review_node", "finalize_review", "confirm_review_node", "dispute_review_node"}
-ANSWER = "<!-- reviewbot:answer "
-
-
-def answers(world: World) -> list[str]:
-    """reviewbot's answers on the PR: PR comments and thread replies with the answer marker."""
-    repo = world.github.repo(REPO)
-    every = [
-        *repo.issue_comments.get(world.pull.number, []),
-        *repo.review_comments.get(world.pull.number, []),
-    ]
-    return [c["body"] for c in every if ANSWER in c["body"]]
-
-
-def thread_reply_event(world: World, *, root: int, login: str, body: str) -> dict[str, Any]:
-    """GitHub's real `pull_request_review_comment.created` payload for a reply in `root`'s
-    thread; the reply is stored in the fake first, as GitHub has it before it sends the event."""
-    stored = world.github.add_reply(
-        REPO, world.pull.number, in_reply_to=root, body=body, author=login
-    )
-    payload = _webhook("pull_request_review_comment.created.payload.json")
-    comment = payload["comment"]
-    comment.update(copy.deepcopy(stored))
-    comment["user"]["type"] = "User"
-    payload["sender"]["login"] = login
-    pr = payload["pull_request"]
-    pr["number"], pr["state"] = world.pull.number, "open"
-    pr["head"]["sha"], pr["base"]["sha"] = world.pull.head_sha, world.pull.base_sha
-    payload["repository"].update(full_name=REPO, id=world.github.repo(REPO).id)
-    return payload
-
-
-def comment(world: World, login: str, body: str, *, bot: bool = False) -> dict[str, Any]:
-    """The real `issue_comment.created` payload of a comment stored in the fake first."""
-    stored = world.github.add_issue_comment(REPO, world.pull.number, body, login, "CONTRIBUTOR")
-    payload = issue_comment_event(world, login=login, body=body, association="CONTRIBUTOR")
-    payload["comment"]["id"] = stored["id"]
-    if bot:
-        payload["comment"]["user"]["type"] = "Bot"
-    return payload
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Said:
-    """A command's run and what reviewbot posted for it."""
-
-    run: Run
-    posted: list[str]
-
-
-def said(world: World, event_name: str, event: dict[str, Any]) -> Said:
-    before = len(answers(world))
-    run = world.run(ARGS, event_name=event_name, event=event)
-    assert run.returncode == 0, run.stderr
-    return Said(run=run, posted=answers(world)[before:])
-
-
 # ---------------------------------------------------------------- /ask in a PR comment
 
 

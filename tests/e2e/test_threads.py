@@ -20,8 +20,9 @@ from dataclasses import dataclass
 import pytest
 
 from tests.e2e.harness import AUTHOR, REPO, Run, World, pull_request_event
-from tests.e2e.test_incremental import ARGS, clean, push, synchronize
 from tests.fakes.messages_api import reply, text, tool_use
+
+ARGS = ["review", "--github-event", "--post"]
 
 BASE = {"util.py": "def ratio(a, b):\n    return 0\n"}
 HEAD = {"util.py": "def ratio(a, b):\n    return a / b\n"}
@@ -34,6 +35,16 @@ ZERO = {
     "body": "`ratio(1, 0)` raises ZeroDivisionError.",
     "anchor": {"path": "util.py", "start_line": 2, "end_line": 2, "quote": "    return a / b"},
 }
+
+
+def clean() -> list:
+    return [reply(text("Nothing to report."))]
+
+
+def synchronize(world: World) -> Run:
+    return world.run(
+        ARGS, event_name="pull_request", event=pull_request_event(world, action="synchronize")
+    )
 
 
 def found() -> list:
@@ -91,9 +102,9 @@ def flows(worlds) -> Flows:
         author=AUTHOR,
     )
     for world in (fixed, replied, refused):
-        push(world, FIXED)
+        world.push(FIXED)
     fixed_b, replied_b, refused_b = (synchronize(w) for w in (fixed, replied, refused))
-    push(fixed, HEAD)  # the bug comes back
+    fixed.push(HEAD)  # the bug comes back
     fixed_c = synchronize(fixed)
     return Flows(
         fixed=fixed,

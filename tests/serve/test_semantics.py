@@ -9,33 +9,18 @@ import signal
 from tests.fakes.server import Response
 from tests.serve.world import (
     arrived,
+    deliver,
     get,
     jobs,
     kill,
     model_saw,
     reviews,
     settled,
-    signed_request,
     start_server,
+    stopped,
     wait_until,
     worker_pids,
 )
-
-
-def deliver(world, server, number, action="opened", **changes):
-    payload = world.pull_request_event(number, action=action)
-    if "installation" in changes:
-        payload["installation"]["id"] = changes["installation"]
-    status, answer = signed_request(
-        server.url, "pull_request", payload, delivery=world.delivery_id()
-    )
-    assert status == 202, answer
-    return answer
-
-
-def stopped(world, server):
-    world.model.gate.set()  # a review held at the model must not outlive the test
-    assert server.stop() == 0, server.output()[-3000:]
 
 
 def test_a_newer_head_supersedes_a_queued_one(world):

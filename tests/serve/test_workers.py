@@ -9,11 +9,11 @@ import signal
 import psycopg
 
 from reviewbot.serve.queue import _key
-from tests.serve.test_semantics import deliver, stopped
 from tests.serve.world import (
     INSTALLATION,
     REPO,
     arrived,
+    deliver,
     get,
     jobs,
     kill,
@@ -21,6 +21,7 @@ from tests.serve.world import (
     reviews,
     settled,
     start_server,
+    stopped,
     wait_until,
     worker_pids,
 )

@@ -399,3 +399,22 @@ def worker_pids(server: Server) -> list[int]:
 
 def kill(pid: int) -> None:
     os.kill(pid, signal.SIGKILL)
+
+
+def deliver(
+    world: World, server: Server, number: int, action: str = "opened", **changes: Any
+) -> dict[str, Any]:
+    """A signed `pull_request` delivery for PR `number`, accepted (202)."""
+    payload = world.pull_request_event(number, action=action)
+    if "installation" in changes:
+        payload["installation"]["id"] = changes["installation"]
+    status, answer = signed_request(
+        server.url, "pull_request", payload, delivery=world.delivery_id()
+    )
+    assert status == 202, answer
+    return answer
+
+
+def stopped(world: World, server: Server) -> None:
+    world.model.gate.set()  # a review held at the model must not outlive the test
+    assert server.stop() == 0, server.output()[-3000:]
