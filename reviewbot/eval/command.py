@@ -53,6 +53,7 @@ def eval_options(flags: Mapping[str, Any]) -> tuple[EvalOptions, Path | None]:
         profile=Profile(flags["profile"]),
         beta=flags["beta"],
         workers=flags["workers"],
+        clone=flags.get("history"),
     )
     return options, flags["out"]
 

@@ -9,8 +9,11 @@ from click.testing import CliRunner
 
 from reviewbot.cli import cli
 from reviewbot.eval.bench import load_benchmark
+from tests.e2e.harness import open_world
 from tests.eval.history_repo import Builder
 from tests.eval.test_mine import FIXED, with_buggy_pr
+from tests.eval.world import APP_BASE, APP_HEAD, judge_reply, node
+from tests.fakes.messages_api import reply, text, tool_use
 
 
 @pytest.fixture
@@ -100,3 +103,30 @@ def test_since_keeps_the_later_prs_only(repo, tmp_path):
     assert json.loads(out.read_text(encoding="utf-8")) == []
     assert invoke(*args, "--since", "2020-01-01").exit_code == 0
     assert len(json.loads(out.read_text(encoding="utf-8"))) == 1
+
+
+def test_the_mined_prs_are_reviewed_from_the_clone_not_github(repo, tmp_path):
+    """The fake GitHub knows no octo/calc: the review must come from the clone's commits."""
+    repo.commit("Fix add() returning the difference", {"calc.py": FIXED})
+    finding = node("add() subtracts instead of adding", "P2", "calc.py", 3, "    return a - b")
+    judged = {"add() subtracts instead of adding": 1}
+    app = {"base": {"app.py": APP_BASE}, "head": {"app.py": APP_HEAD}}
+    with open_world(tmp_path / "world", **app) as world:
+        world.model.add(
+            reply(tool_use("add_review_node", finding)),
+            reply(text("Reviewed.")),
+            judge_reply(judged),
+        )
+        out, cache = tmp_path / "result.json", tmp_path / "cache"
+        args = ["eval", "--history", str(repo.path), "--out", str(out), "--cache-dir", str(cache)]
+        run = world.run(args)
+        assert run.returncode == 0, run.stderr
+        result = json.loads(out.read_text(encoding="utf-8"))
+        [scored] = result["prs"]
+        assert scored["url"] == "https://github.com/octo/calc/pull/1"
+        assert scored["head_sha"] == repo.git("rev-parse", "add")
+        assert (scored["score"]["total"]["tp"], scored["score"]["total"]["fn"]) == (1, 0)
+        assert (cache / "history-golden.json").exists()
+        resumed = world.run([*args, "--resume"])  # cached: no model request is left to answer
+        assert resumed.returncode == 0, resumed.stderr
+        assert json.loads(out.read_text(encoding="utf-8"))["cached"] == [scored["url"]]
