@@ -10,8 +10,9 @@
 
 What SZZ is known to get wrong, and what is filtered here:
 - fixes that only add lines: nothing to blame (counted, never an entry);
-- whitespace-only hunks (the same text once whitespace is removed), blank lines and
-  comment-only lines (by the file's comment syntax), documentation and test files;
+- whitespace-only hunks (the same text once whitespace is removed), blank lines,
+  comment-only lines (by the file's comment syntax), Python docstrings, documentation
+  and test files;
 - code the fix only moved: a deleted line the fix adds back elsewhere, word for word;
 - refactorings that moved the code earlier: blame follows moves and copies (-M -C) and
   looks through whitespace changes (-w), so the line's origin is found, not the move;
@@ -24,7 +25,9 @@ to the repository or touch the network (git_history.py reads, this module decide
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
@@ -180,6 +183,11 @@ def _blamed(
     origins: list[LineOrigin] = []
     for change in changes:
         lines = _kept_lines(change, added_anywhere, options, stats)
+        if lines and change.old_path is not None and change.old_path.endswith(".py"):
+            prose = docstring_lines(history.file_text(commit.parents[0], change.old_path))
+            if dropped := sum(1 for n in lines if n in prose):
+                stats.drop("docstring", dropped)
+                lines = [n for n in lines if n not in prose]
         if lines and change.old_path is not None:
             blamed = history.blame_lines(commit.parents[0], change.old_path, lines)
             origins.extend(blamed[n] for n in sorted(blamed))
@@ -211,6 +219,25 @@ def _kept_lines(
             else:
                 kept.append(number)
     return kept
+
+
+def docstring_lines(source: str) -> set[int]:
+    """The lines of a Python file's docstrings (strings standing alone as statements).
+
+    A file `tokenize` cannot read (Python 2, a syntax error) has none: its lines are kept.
+    """
+    lines: set[int] = set()
+    previous = tokenize.NEWLINE
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            standalone = previous in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
+            if token.type == tokenize.STRING and standalone:
+                lines.update(range(token.start[0], token.end[0] + 1))
+            if token.type not in (tokenize.COMMENT, tokenize.NL):
+                previous = token.type
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return set()
+    return lines
 
 
 def _squeeze(text: str) -> str:

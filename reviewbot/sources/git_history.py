@@ -102,6 +102,9 @@ class History:
         match = _REMOTE.search(url)
         return f"{match[1]}/{match[2]}" if match else None
 
+    def file_text(self, revision: str, path: str) -> str:
+        return self._run("cat-file", "-p", f"{revision}:{path}")
+
     def history_commits(self, revision: str) -> list[Commit]:
         fmt = _FIELD.join(("%H", "%P", "%ct", "%B")) + _RECORD
         out = self._run("log", "--no-color", f"--format={fmt}", revision, "--")

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from reviewbot.eval.mine import MineOptions, is_code, is_comment_or_blank, mine, selected
+from reviewbot.eval.mine import (
+    MineOptions,
+    docstring_lines,
+    is_code,
+    is_comment_or_blank,
+    mine,
+    selected,
+)
 from reviewbot.sources.git_history import History
 from tests.eval.history_repo import Builder
 
@@ -213,3 +220,22 @@ def test_code_and_path_selection():
     assert not selected("src/x.py", ("src/click",))
     assert selected("src/a.py", ("src/*.py",))
     assert selected("anything", ())
+
+
+def test_a_docstring_fix_is_not_blamed(repo):
+    documented = (
+        'def add(a, b):\n    """Add a and b,\n    returning the sum."""\n    return a + b\n'
+    )
+    repo.branch("doc")
+    repo.commit("Add add()", {"calc.py": documented})
+    repo.merge_pr(1, "doc", "Add add()")
+    repo.commit("Fix the docstring", {"calc.py": documented.replace("the sum", "their sum")})
+    entries, stats = run(repo)
+    assert entries == []
+    assert stats.filtered == {"docstring": 1}
+
+
+def test_docstring_lines():
+    source = 'x = """not a docstring\n"""\n\n\ndef f():\n    """One,\n    two."""\n    return "s"\n'
+    assert docstring_lines(source) == {6, 7}
+    assert docstring_lines("print 'python 2'\n  bad indent\n") == set()
