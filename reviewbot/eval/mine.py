@@ -139,6 +139,8 @@ def mine(
     entries: dict[str, Entry] = {}
     seen: set[tuple[str, str, int]] = set()
     for done, commit in enumerate(reversed(commits), start=1):  # oldest first: the first fix wins
+        if done % 500 == 0:
+            note(f"mined {done} of {len(commits)} commits, {len(entries)} PR(s) so far")
         if options.since is not None and commit.time < options.since:
             continue  # a fix older than --since cannot fix a PR kept by it
         if not is_fix(commit, prs.get(commit.sha)):
@@ -158,8 +160,6 @@ def mine(
             seen.add((pr.sha, origin.path, origin.line))
             stats.blamed_to_pr += 1
             _add(entries.setdefault(pr.sha, Entry(pr)), commit, origin)
-        if done % 500 == 0:
-            note(f"mined {done} of {len(commits)} commits, {len(entries)} PR(s) so far")
     kept = sorted(entries.values(), key=lambda e: e.pr.time, reverse=True)
     return kept[: options.limit] if options.limit is not None else kept, stats
 
