@@ -341,7 +341,12 @@ def snapshot(out: Path, github_event: bool, verbose: int) -> None:
 
 
 @cli.command(name="eval")
-@click.argument("bench", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("bench", type=click.Path(path_type=Path, dir_okay=False), required=False)
+@click.option("--history", type=click.Path(path_type=Path, file_okay=False), help="Mine a clone.")
+@click.option("--golden-out", type=click.Path(path_type=Path, dir_okay=False), help="Mined set.")
+@click.option("--mine-only", is_flag=True, help="Stop after mining (no model).")
+@click.option("--since", help="Mine PRs merged on or after this date (YYYY-MM-DD).")
+@click.option("--paths", multiple=True, help="Mine only fixes of these paths (globs or folders).")
 @click.option("--limit", type=click.IntRange(min=1), help="Evaluate only the first N PRs selected.")
 @click.option("--only", help="Only PRs whose URL or title matches: a glob, else a substring.")
 @click.option("--model", envvar="REVIEWBOT_MODEL", help="Claude model of the reviewers.")
@@ -377,7 +382,7 @@ def snapshot(out: Path, github_event: bool, verbose: int) -> None:
     help="Finished PRs, for --resume.",
 )
 @click.option("--verbose", "-v", count=True, help="Log every step (-vv: libraries' too).")
-def evaluate(bench: Path, verbose: int, **flags: Any) -> None:
+def evaluate(bench: Path | None, verbose: int, **flags: Any) -> None:
     """Measure review quality on a benchmark of golden comments (dry runs: nothing is posted).
 
     BENCH is a JSON list of {"pr_title", "url", "comments": [{"comment", "severity",
@@ -391,6 +396,7 @@ def evaluate(bench: Path, verbose: int, **flags: Any) -> None:
       reviewbot eval golden_comments/sentry.json --out sentry-results.json
       reviewbot eval bench.json --only getsentry/sentry --limit 3
       reviewbot eval bench.json --resume --judge-model claude-opus-4-5 --profile strict
+      reviewbot eval --history . --golden-out mined.json --mine-only --since 2024-01-01
 
     \b
     Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, GITHUB_TOKEN or
@@ -404,7 +410,7 @@ def evaluate(bench: Path, verbose: int, **flags: Any) -> None:
       4   a PR was not found (the other PRs still run); 5 network or judge; 6 git
       70  internal error: a bug in reviewbot (run with --verbose for the traceback)
     """
-    from reviewbot.eval.command import eval_options, run_evaluation
+    from reviewbot.eval.command import eval_options, history_bench, run_evaluation
 
     settings = Settings.from_environ(os.environ)
     configure_logging(verbose, settings)
@@ -412,6 +418,9 @@ def evaluate(bench: Path, verbose: int, **flags: Any) -> None:
     progress = _progress()
     interactive = sys.stderr.isatty()
     with last_resort(verbose, settings.redactor, progress):
+        bench = history_bench(bench, flags, settings.redactor)
+        if bench is None:
+            sys.exit(0)  # --mine-only
         code = run_evaluation(
             bench, options, settings, out=out, agent_progress=progress, interactive=interactive
         )

@@ -24,7 +24,7 @@ ADAPTERS = {
     "anthropic": ("agent/client.py",),
     "github": ("github/client.py",),
     "jwt": ("github/client.py",),  # PyGithub's App auth signs with PyJWT
-    "git": ("sources/git_repo.py", "tools/git_views.py"),
+    "git": ("sources/git_repo.py", "sources/git_history.py", "tools/git_views.py"),
     "jinja2": ("render.py",),
     "click": ("cli.py",),
     "unidiff": ("sources/diff_index.py",),

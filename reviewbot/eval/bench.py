@@ -58,12 +58,22 @@ class GoldenComment(BaseModel):
         return value.strip().lower() if isinstance(value, str) else value
 
 
+class HistoryRef(BaseModel):
+    """A mined entry's commits (`eval --history`): reviewed from the clone, not from GitHub."""
+
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    base: str = Field(pattern=r"^[0-9a-f]{40}$")
+    head: str = Field(pattern=r"^[0-9a-f]{40}$")
+
+
 class BenchmarkPR(BaseModel):
     model_config = ConfigDict(frozen=True, extra="ignore")
 
     pr_title: str = Field(max_length=1_000)
     url: str = Field(max_length=2_000)
     comments: tuple[GoldenComment, ...] = Field(min_length=1)
+    history: HistoryRef | None = None  # only in the files `eval --history` writes
 
     @field_validator("url")
     @classmethod

@@ -27,12 +27,15 @@ from reviewbot.config.file import DEFAULT_MODEL
 from reviewbot.config.settings import Settings
 from reviewbot.errors import AuthError, ExitCode, UsageError
 from reviewbot.eval.bench import load_benchmark
+from reviewbot.eval.history_command import history_bench
 from reviewbot.eval.profiles import Profile
 from reviewbot.eval.result import EvalResult
 from reviewbot.eval.runner import NO_KEY, EvalOptions, run_eval, select
 from reviewbot.eval.terminal import TerminalProgress, render_result
 from reviewbot.output.emit import discard_stdout
 from reviewbot.output.terminal import PipeConsole
+
+__all__ = ["eval_options", "history_bench", "run_evaluation"]
 
 BAD_ENTRIES = 2
 PIPED_WIDTH = 120
@@ -50,6 +53,7 @@ def eval_options(flags: Mapping[str, Any]) -> tuple[EvalOptions, Path | None]:
         profile=Profile(flags["profile"]),
         beta=flags["beta"],
         workers=flags["workers"],
+        clone=flags.get("history"),
     )
     return options, flags["out"]
 

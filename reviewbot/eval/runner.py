@@ -3,7 +3,9 @@
     select (--only, --limit) ─▶ for each PR, --workers at a time (workers.py):
                                  cached and --resume? reuse it (rescored: profile, β)
                               ─▶ else app.review_pull with post=False (the whole pipeline:
-                                 fetch, checkout, reviewers, verifier, fold; nothing posted)
+                                 fetch, checkout, reviewers, verifier, fold; nothing posted),
+                                 or, for a mined entry and --history's clone, app.review_local
+                                 of its base and head (no GitHub)
                               ─▶ the judge, once per finding, in its own conversation
                               ─▶ score, save to the cache
     ─▶ EvalResult: per PR (in benchmark order) and overall, reviewers' and judge's usage apart
@@ -28,7 +30,7 @@ from pathlib import Path
 from reviewbot import __version__
 from reviewbot.agent.messages import ModelClient, ModelRequest, ModelResponse
 from reviewbot.agent.progress import Progress, SilentProgress
-from reviewbot.app import Clients, Job, model_client, review_pull
+from reviewbot.app import Clients, Emit, Job, RunOutcome, model_client, review_local, review_pull
 from reviewbot.config.settings import Settings
 from reviewbot.errors import (
     AuthError,
@@ -79,6 +81,7 @@ class EvalOptions:
     profile: Profile = DEFAULT_PROFILE
     beta: float = DEFAULT_BETA
     workers: int = 1
+    clone: Path | None = None  # `--history REPO`: mined entries are reviewed from it
 
 
 def select(
@@ -226,7 +229,7 @@ def evaluate_pr(pr: BenchmarkPR, run: _Run, options: EvalOptions) -> PRResult:
         clients=run.clients,
     )
     snapshots: list[PRSnapshot | None] = []
-    outcome = review_pull(pr.url, run.settings, job, lambda _r, snap: snapshots.append(snap))
+    outcome = _reviewed(pr, run, job, lambda _r, snap: snapshots.append(snap))
     if outcome.report is None:
         raise UsageError(f"not reviewed: {outcome.skipped or 'no reason given'}")
     report = outcome.report
@@ -264,6 +267,14 @@ def evaluate_pr(pr: BenchmarkPR, run: _Run, options: EvalOptions) -> PRResult:
         notes=_notes(report),
     )
     return result.rescored(options.profile, options.beta)
+
+
+def _reviewed(pr: BenchmarkPR, run: _Run, job: Job, emit: Emit) -> RunOutcome:
+    clone = run.options.clone
+    if clone is None or pr.history is None:
+        return review_pull(pr.url, run.settings, job, emit)
+    base, head = pr.history.base, pr.history.head
+    return review_local(clone, base=base, head=head, settings=run.settings, job=job, emit=emit)
 
 
 def _check_agents(report: Report) -> None:

@@ -1,0 +1,274 @@
+"""The SZZ miner: a golden set from a clone's own history, with no model.
+
+    every commit reachable from REV ─▶ pull requests: a merge "Merge pull request #N …"
+                                       (base: first parent, head: second) or a commit whose
+                                       subject ends "(#N)" (a squash: base is its parent)
+                                    ─▶ fixes (FIX_RULE, on the PR title for a merge)
+    per fix: the lines it deleted or modified ─▶ filters (below) ─▶ blame at the fix's
+    parent (first parents, -w -M -C) ─▶ a line brought in by a PR: that PR introduced it
+    ─▶ one golden entry per introducing PR, one golden comment per later fix
+
+What SZZ is known to get wrong, and what is filtered here:
+- fixes that only add lines: nothing to blame (counted, never an entry);
+- whitespace-only hunks (the same text once whitespace is removed), blank lines,
+  comment-only lines (by the file's comment syntax), Python docstrings, documentation
+  and test files;
+- code the fix only moved: a deleted line the fix adds back elsewhere, word for word;
+- refactorings that moved the code earlier: blame follows moves and copies (-M -C) and
+  looks through whitespace changes (-w), so the line's origin is found, not the move;
+- merges of the base or of another branch: a line blamed to a merge that is not a PR
+  merge (`Merge branch '1.x'`) is not blamed on anyone.
+
+Issue labels are not in a clone, so a fix is known by its message only. Must not: write
+to the repository or touch the network (git_history.py reads, this module decides).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from pathlib import PurePosixPath
+
+from reviewbot.sources.git_history import Commit, FileChange, History, LineOrigin
+
+# A fix says so: "fix"/"fixes"/"fixed"/"bugfix"/"hotfix"/"bug" as a word in its subject,
+# or "fixes #N" / "closes #N" / "resolves #N" anywhere in its message.
+FIX_SUBJECT = re.compile(r"\b(fix(e[sd]|ing)?|bug(fix)?|hotfix)\b", re.IGNORECASE)
+FIX_REFERENCE = re.compile(r"\b(fix(e[sd])?|close[sd]?|resolve[sd]?)\s+#\d+", re.IGNORECASE)
+_MERGE_PR = re.compile(r"^Merge pull request #(\d+)\b")
+_SQUASH_PR = re.compile(r"\s*\(#(\d+)\)\s*$")
+_NOT_CODE = {".md", ".rst", ".txt", ".adoc", ".html", ".svg", ".png", ".lock", ".json"}
+_HASH = {".py", ".pyi", ".sh", ".bash", ".toml", ".yaml", ".yml", ".cfg", ".ini", ".rb", ".pl"}
+_DASHES = {".sql", ".lua", ".hs"}
+_C_LIKE = ("//", "/*", "*", "*/")
+MAX_LINES_IN_COMMENT = 5
+
+
+@dataclass(frozen=True, slots=True)
+class PullRequest:
+    number: int
+    title: str
+    sha: str  # the merge or squash commit
+    base: str
+    head: str
+    time: int
+
+
+@dataclass(frozen=True, slots=True)
+class FixLine:
+    """A line a fix deleted or changed, and where it came from."""
+
+    path: str  # at the introducing PR's head
+    line: int
+    text: str
+
+
+@dataclass(slots=True)
+class Fix:
+    commit: Commit
+    lines: list[FixLine] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Entry:
+    pr: PullRequest
+    fixes: list[Fix] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class MineStats:
+    commits: int = 0
+    prs: int = 0
+    fixes: int = 0
+    add_only: int = 0
+    lines: int = 0  # deleted or changed lines of the fixes, before the filters
+    filtered: dict[str, int] = field(default_factory=dict)
+    blamed_to_pr: int = 0
+
+    def drop(self, reason: str, count: int = 1) -> None:
+        self.filtered[reason] = self.filtered.get(reason, 0) + count
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MineOptions:
+    revision: str = "HEAD"
+    since: int | None = None  # epoch seconds: PRs merged before it are not kept
+    paths: tuple[str, ...] = ()  # globs or folder prefixes; empty: every path
+    limit: int | None = None
+
+
+def pull_request(commit: Commit) -> PullRequest | None:
+    """The PR a commit merged (a merge or a squash naming `#N`), or None."""
+    merge = _MERGE_PR.match(commit.subject)
+    if merge and len(commit.parents) == 2:
+        body = commit.message.split("\n", 1)[1].strip() if "\n" in commit.message else ""
+        title = body.split("\n", 1)[0].strip() or commit.subject
+        base, head = commit.parents
+        return PullRequest(int(merge[1]), title, commit.sha, base, head, commit.time)
+    squash = _SQUASH_PR.search(commit.subject)
+    if squash and len(commit.parents) == 1:
+        title = commit.subject[: squash.start()].strip()
+        return PullRequest(
+            int(squash[1]), title, commit.sha, commit.parents[0], commit.sha, commit.time
+        )
+    return None
+
+
+def is_fix(commit: Commit, pr: PullRequest | None) -> bool:
+    """Whether the message says the commit fixes a bug (a PR merge: its title)."""
+    if len(commit.parents) != 1 and pr is None:
+        return False  # a merge of branches changes whatever the branch changed
+    subject = pr.title if pr is not None else commit.subject
+    return bool(FIX_SUBJECT.search(subject) or FIX_REFERENCE.search(commit.message))
+
+
+def mine(
+    history: History, options: MineOptions, *, note: Callable[[str], None] = lambda _: None
+) -> tuple[list[Entry], MineStats]:
+    """The golden entries (newest PR first) and what the mining saw."""
+    stats = MineStats()
+    commits = history.history_commits(options.revision)
+    stats.commits = len(commits)
+    prs = {c.sha: pr for c in commits if (pr := pull_request(c)) is not None}
+    merges = frozenset(c.sha for c in commits if len(c.parents) > 1)
+    stats.prs = len(prs)
+    entries: dict[str, Entry] = {}
+    seen: set[tuple[str, str, int]] = set()
+    for done, commit in enumerate(reversed(commits), start=1):  # oldest first: the first fix wins
+        if done % 500 == 0:
+            note(f"mined {done} of {len(commits)} commits, {len(entries)} PR(s) so far")
+        if options.since is not None and commit.time < options.since:
+            continue  # a fix older than --since cannot fix a PR kept by it
+        if not is_fix(commit, prs.get(commit.sha)):
+            continue
+        stats.fixes += 1
+        for origin in _blamed(history, commit, options, stats):
+            pr = prs.get(origin.sha)
+            if pr is None:
+                merge = origin.sha in merges
+                stats.drop("blamed on a merge that is not a PR" if merge else "blamed outside a PR")
+                continue
+            if options.since is not None and pr.time < options.since:
+                stats.drop("introduced before --since")
+                continue
+            if (pr.sha, origin.path, origin.line) in seen:
+                continue  # an earlier fix already changed it
+            seen.add((pr.sha, origin.path, origin.line))
+            stats.blamed_to_pr += 1
+            _add(entries.setdefault(pr.sha, Entry(pr)), commit, origin)
+    kept = sorted(entries.values(), key=lambda e: e.pr.time, reverse=True)
+    return kept[: options.limit] if options.limit is not None else kept, stats
+
+
+def _add(entry: Entry, commit: Commit, origin: LineOrigin) -> None:
+    if not entry.fixes or entry.fixes[-1].commit.sha != commit.sha:
+        entry.fixes.append(Fix(commit))
+    entry.fixes[-1].lines.append(FixLine(origin.path, origin.line, origin.text))
+
+
+def _blamed(
+    history: History, commit: Commit, options: MineOptions, stats: MineStats
+) -> list[LineOrigin]:
+    """The origins of the fix's deleted or changed lines that pass the filters."""
+    changes = history.changed_lines(commit)
+    if not any(h.removed for c in changes for h in c.hunks if c.old_path is not None):
+        stats.add_only += 1
+        return []
+    added_anywhere = {_squeeze(text) for c in changes for h in c.hunks for text in h.added}
+    added_anywhere.discard("")
+    origins: list[LineOrigin] = []
+    for change in changes:
+        lines = _kept_lines(change, added_anywhere, options, stats)
+        if lines and change.old_path is not None and change.old_path.endswith(".py"):
+            prose = docstring_lines(history.file_text(commit.parents[0], change.old_path))
+            if dropped := sum(1 for n in lines if n in prose):
+                stats.drop("docstring", dropped)
+                lines = [n for n in lines if n not in prose]
+        if lines and change.old_path is not None:
+            blamed = history.blame_lines(commit.parents[0], change.old_path, lines)
+            origins.extend(blamed[n] for n in sorted(blamed))
+    return origins
+
+
+def _kept_lines(
+    change: FileChange, added_anywhere: set[str], options: MineOptions, stats: MineStats
+) -> list[int]:
+    """The old line numbers of `change` worth blaming; the others counted by reason."""
+    removed = sum(len(h.removed) for h in change.hunks)
+    stats.lines += removed
+    path = change.old_path
+    if path is None or change.binary or not removed:
+        return []
+    if not is_code(path) or not selected(path, options.paths):
+        stats.drop("not a code file, or not in --paths", removed)
+        return []
+    kept: list[int] = []
+    for hunk in change.hunks:
+        if _squeeze("".join(t for _, t in hunk.removed)) == _squeeze("".join(hunk.added)):
+            stats.drop("whitespace only", len(hunk.removed))
+            continue
+        for number, text in hunk.removed:
+            if is_comment_or_blank(path, text):
+                stats.drop("blank or comment only")
+            elif _squeeze(text) in added_anywhere:
+                stats.drop("moved, not changed")
+            else:
+                kept.append(number)
+    return kept
+
+
+def docstring_lines(source: str) -> set[int]:
+    """The lines of a Python file's docstrings (strings standing alone as statements).
+
+    A file `tokenize` cannot read (Python 2, a syntax error) has none: its lines are kept.
+    """
+    lines: set[int] = set()
+    previous = tokenize.NEWLINE
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            standalone = previous in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
+            if token.type == tokenize.STRING and standalone:
+                lines.update(range(token.start[0], token.end[0] + 1))
+            if token.type not in (tokenize.COMMENT, tokenize.NL):
+                previous = token.type
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return set()
+    return lines
+
+
+def _squeeze(text: str) -> str:
+    return "".join(text.split())
+
+
+def is_code(path: str) -> bool:
+    """Not documentation, data or a test: a fix touching those is not where the bug was."""
+    pure = PurePosixPath(path)
+    if pure.suffix.lower() in _NOT_CODE or pure.name.upper().startswith(("CHANGES", "LICENSE")):
+        return False
+    name = pure.name.lower()
+    in_tests = any(part in {"test", "tests", "testing"} for part in pure.parts[:-1])
+    return not (in_tests or name.startswith("test_") or re.search(r"[._-](test|spec)\.", name))
+
+
+def selected(path: str, paths: Sequence[str]) -> bool:
+    """`--paths`: a glob of the whole path, or a folder (or file) prefix."""
+    return not paths or any(
+        fnmatchcase(path, p) or path == p.rstrip("/") or path.startswith(p.rstrip("/") + "/")
+        for p in paths
+    )
+
+
+def is_comment_or_blank(path: str, text: str) -> bool:
+    line = text.strip()
+    if not line:
+        return True
+    suffix = PurePosixPath(path).suffix.lower()
+    if suffix in _HASH:
+        return line.startswith("#")
+    if suffix in _DASHES:
+        return line.startswith("--")
+    return line.startswith(_C_LIKE) or (line.startswith("#") and not suffix)
