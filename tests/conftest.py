@@ -5,8 +5,14 @@ from __future__ import annotations
 import socket
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 _LOOPBACK = ("127.0.0.1", "::1", "localhost")
+
+# Property tests judge examples, not speed: on a loaded CI machine generating an example can take
+# longer than Hypothesis's defaults allow, which says nothing about the code under test.
+settings.register_profile("reviewbot", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("reviewbot")
 
 
 @pytest.fixture(autouse=True)

@@ -74,7 +74,7 @@ class Fix:
 
 
 @dataclass(slots=True)
-class Entry:
+class MinedPR:
     pr: PullRequest
     fixes: list[Fix] = field(default_factory=list)
 
@@ -128,7 +128,7 @@ def is_fix(commit: Commit, pr: PullRequest | None) -> bool:
 
 def mine(
     history: History, options: MineOptions, *, note: Callable[[str], None] = lambda _: None
-) -> tuple[list[Entry], MineStats]:
+) -> tuple[list[MinedPR], MineStats]:
     """The golden entries (newest PR first) and what the mining saw."""
     stats = MineStats()
     commits = history.history_commits(options.revision)
@@ -136,7 +136,7 @@ def mine(
     prs = {c.sha: pr for c in commits if (pr := pull_request(c)) is not None}
     merges = frozenset(c.sha for c in commits if len(c.parents) > 1)
     stats.prs = len(prs)
-    entries: dict[str, Entry] = {}
+    entries: dict[str, MinedPR] = {}
     seen: set[tuple[str, str, int]] = set()
     for done, commit in enumerate(reversed(commits), start=1):  # oldest first: the first fix wins
         if done % 500 == 0:
@@ -159,12 +159,12 @@ def mine(
                 continue  # an earlier fix already changed it
             seen.add((pr.sha, origin.path, origin.line))
             stats.blamed_to_pr += 1
-            _add(entries.setdefault(pr.sha, Entry(pr)), commit, origin)
+            _add(entries.setdefault(pr.sha, MinedPR(pr)), commit, origin)
     kept = sorted(entries.values(), key=lambda e: e.pr.time, reverse=True)
     return kept[: options.limit] if options.limit is not None else kept, stats
 
 
-def _add(entry: Entry, commit: Commit, origin: LineOrigin) -> None:
+def _add(entry: MinedPR, commit: Commit, origin: LineOrigin) -> None:
     if not entry.fixes or entry.fixes[-1].commit.sha != commit.sha:
         entry.fixes.append(Fix(commit))
     entry.fixes[-1].lines.append(FixLine(origin.path, origin.line, origin.text))

@@ -25,7 +25,7 @@ from typing import Any
 
 from reviewbot.errors import UsageError
 from reviewbot.eval.bench import Benchmark, parse_entries
-from reviewbot.eval.mine import MAX_LINES_IN_COMMENT, Entry, Fix, MineStats
+from reviewbot.eval.mine import MAX_LINES_IN_COMMENT, Fix, MinedPR, MineStats
 from reviewbot.sources.git_history import History
 
 _TEXT_CUT = 120
@@ -35,7 +35,7 @@ def repo_slug(history: History, path: Path) -> str:
     return history.github_slug() or f"local/{path.resolve().name or 'repo'}"
 
 
-def golden_entries(entries: list[Entry], slug: str) -> list[dict[str, Any]]:
+def golden_entries(entries: list[MinedPR], slug: str) -> list[dict[str, Any]]:
     return [
         {
             "pr_title": entry.pr.title,

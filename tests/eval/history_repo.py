@@ -67,3 +67,14 @@ class Builder:
         """Merge `branch` into main as GitHub's merge button does."""
         self.checkout("main")
         return self.merge(branch, f"Merge pull request #{number} from dev/{branch}\n\n{title}")
+
+
+CODE = "def add(a, b):\n    # sum of a and b\n    return a - b\n\n\ndef keep():\n    return 1\n"
+FIXED = CODE.replace("a - b", "a + b")
+
+
+def with_buggy_pr(repo: Builder) -> str:
+    """PR 1 writes `add` with a bug (a - b); the merge's SHA."""
+    repo.branch("add")
+    repo.commit("Add add()", {"calc.py": CODE})
+    return repo.merge_pr(1, "add", "Add an add() helper")

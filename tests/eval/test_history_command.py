@@ -10,8 +10,7 @@ from click.testing import CliRunner
 from reviewbot.cli import cli
 from reviewbot.eval.bench import load_benchmark
 from tests.e2e.harness import open_world
-from tests.eval.history_repo import Builder
-from tests.eval.test_mine import FIXED, with_buggy_pr
+from tests.eval.history_repo import FIXED, Builder, with_buggy_pr
 from tests.eval.world import APP_BASE, APP_HEAD, judge_reply, node
 from tests.fakes.messages_api import reply, text, tool_use
 

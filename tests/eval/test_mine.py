@@ -13,10 +13,7 @@ from reviewbot.eval.mine import (
     selected,
 )
 from reviewbot.sources.git_history import History
-from tests.eval.history_repo import Builder
-
-CODE = "def add(a, b):\n    # sum of a and b\n    return a - b\n\n\ndef keep():\n    return 1\n"
-FIXED = CODE.replace("a - b", "a + b")
+from tests.eval.history_repo import CODE, FIXED, Builder, with_buggy_pr
 
 
 @pytest.fixture
@@ -24,13 +21,6 @@ def repo(tmp_path):
     builder = Builder(tmp_path / "repo")
     builder.commit("Initial commit", {"README.md": "# demo\n", "app.py": "VERSION = 1\n"})
     return builder
-
-
-def with_buggy_pr(repo: Builder) -> str:
-    """PR 1 writes `add` with a bug (a - b); the merge's SHA."""
-    repo.branch("add")
-    repo.commit("Add add()", {"calc.py": CODE})
-    return repo.merge_pr(1, "add", "Add an add() helper")
 
 
 def run(repo: Builder, **options):
