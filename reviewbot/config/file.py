@@ -161,6 +161,17 @@ class CIConfig(_Section):
 class PublishConfig(_Section):
     approve: bool = Field(default=True, description="Ship → APPROVE (else COMMENT).")
     max_inline_comments: int = Field(default=30, ge=0, le=50)
+    # Quieter re-reviews and ranking: which findings go inline (reviewbot/publish/placement.py).
+    max_inline_per_file: int | None = Field(
+        default=None, ge=1, description="At most this many inline comments on one file."
+    )
+    rereview_min_priority: PriorityName = Field(
+        default=Priority.P2,
+        description=(
+            "After a PR's first review, new findings less severe than this go in the review "
+            "body, not inline."
+        ),
+    )
     review_drafts: bool = False
     advisory_hold: bool = Field(
         default=False,

@@ -296,6 +296,8 @@ def review_text(
     counts = f"{len(plan.inline)} new inline comment(s)."
     if plan.already_posted:
         counts += f" {len(plan.already_posted)} finding(s) already on this PR are not repeated."
+    for choice in plan.choices():
+        counts += f" {choice}"
     items = [_body_item(item, link_of, head, redactor, inert) for item in plan.body]
     short = [replace(item, body=f"  {SHORTENED}", suggestion="") for item in items]
 
@@ -572,6 +574,6 @@ def summary_body(
         usage=_usage(report),
         agents=_agent_rows(report, inert),
         said=_said(report, redactor, inert),
-        notes=[inert.line(n) for n in notes],
+        notes=[inert.line(n) for n in (*notes, *(plan.choices() if plan is not None else ()))],
     )
     return finish(text, redactor, limit=limit, pointer=pointer)
