@@ -48,7 +48,7 @@ PURE_REVIEWBOT = ("reviewbot.nodes", "reviewbot.verdict", "reviewbot.errors")
 # with the shared vocabulary below and the forge, the composition root and the commands above.
 # A new package or top-level module must be placed here (docs/ARCHITECTURE.md says where).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("foundation", ("errors", "redact", "render", "nodes", "verdict", "modes")),
+    ("foundation", ("errors", "redact", "render", "estimate", "nodes", "verdict", "modes")),
     ("config", ("config",)),
     ("results", ("results",)),
     ("sources", ("sources", "text")),

@@ -28,7 +28,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from reviewbot.agent.tokens import estimate_text
+from reviewbot.estimate import estimate_text
 from reviewbot.redact import Redactor
 from reviewbot.render import render
 from reviewbot.results.run import Coverage, SkippedFile

@@ -417,6 +417,8 @@ def _coverage(report: Report, inert: Inert) -> list[str]:
             f"Files reviewed: {coverage.files_in_context} of {coverage.files_total} changed files "
             "were in the reviewer's context"
         )
+    if report.guidelines:
+        lines.append(_guidelines_line(report, inert))
     # What matters most first: a long list of skipped files must not push the partial-coverage
     # notes past GitHub's size limit, so the list comes last and is capped.
     if coverage.partial:
@@ -445,6 +447,17 @@ def _coverage(report: Report, inert: Inert) -> list[str]:
         more = len(listed) - len(shown)
         lines.append(f"… and {more:,} more file(s) not in context (the JSON report lists them all)")
     return lines
+
+
+def _guidelines_line(report: Report, inert: Inert) -> str:
+    """Which of the base branch's guideline files the agents were given, and how much of each."""
+    said = []
+    for g in report.guidelines:
+        scope = f" for {inert.code(g.scope)}" if g.scope else ""
+        size = f"{g.size:,} bytes, ~{g.tokens:,} tokens"
+        note = f", {inert.line(g.note)}" if g.note else ""
+        said.append(f"{inert.code(g.path)}{scope} ({size}{note})")
+    return "Guidelines from the base branch: " + "; ".join(said)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

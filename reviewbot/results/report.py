@@ -23,6 +23,7 @@ from pydantic import (
 from reviewbot.modes.profile import Role
 from reviewbot.nodes.boundary import Discarded
 from reviewbot.nodes.model import ReviewNode
+from reviewbot.results.guidelines import GuidelineFile
 from reviewbot.results.run import Coverage, StopReason, Usage
 from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.fold import Decision, Source
@@ -221,6 +222,10 @@ class Report(_Model):
     usage: Usage = Usage()
     agents: tuple[AgentReport, ...] = ()
     coverage: Coverage | None = None
+    guidelines: tuple[GuidelineFile, ...] = Field(
+        default=(),
+        description="The base branch's guideline files given to the agents, and their size.",
+    )
     pr: PRInfo
     review: ReviewRun | None = Field(
         default=None, description="Full or incremental, and since which head (None: a re-fold)."
