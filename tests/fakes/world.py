@@ -99,13 +99,13 @@ def _paths(header: str) -> tuple[str, str | None]:
 def _text_files(repo: Path, sha: str) -> list[tuple[str, str]]:
     """Every UTF-8 file of the commit `sha`, as (path, text)."""
     listed = subprocess.run(
-        ["git", "ls-tree", "-r", "-z", "--name-only", sha],
-        cwd=repo,
-        check=True,
-        capture_output=True,
+        ["git", "ls-tree", "-r", "-z", sha], cwd=repo, check=True, capture_output=True
     ).stdout
     files = []
-    for path in filter(None, listed.decode().split("\0")):
+    for entry in filter(None, listed.decode().split("\0")):
+        info, _, path = entry.partition("\t")
+        if info.split()[1] != "blob":  # a submodule's commit has no contents to serve
+            continue
         raw = subprocess.run(
             ["git", "show", f"{sha}:{path}"], cwd=repo, check=True, capture_output=True
         ).stdout
