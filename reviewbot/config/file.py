@@ -193,6 +193,14 @@ def _guideline_path(value: str) -> str:
 
 
 GuidelinePath = Annotated[str, AfterValidator(_guideline_path)]
+# Without `[review] guidelines`: the first of these on the base branch (all `.mdc` rules).
+DEFAULT_GUIDELINES = (
+    "REVIEW.md",
+    "AGENTS.md",
+    "CLAUDE.md",
+    ".github/copilot-instructions.md",
+    ".cursor/rules/*.mdc",
+)
 
 
 class RunConfig(_Section):

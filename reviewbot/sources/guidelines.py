@@ -28,18 +28,11 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Protocol
 
-from reviewbot.config.file import RunConfig
+from reviewbot.config.file import DEFAULT_GUIDELINES, RunConfig
 from reviewbot.estimate import CHARS_PER_TOKEN, estimate_text
 from reviewbot.results.guidelines import GuidelineFile
 from reviewbot.sources.diff_index import DiffIndex
 
-DEFAULT_GUIDELINES = (
-    "REVIEW.md",
-    "AGENTS.md",
-    "CLAUDE.md",
-    ".github/copilot-instructions.md",
-    ".cursor/rules/*.mdc",
-)
 NESTED = "AGENTS.md"
 MAX_BYTES = 1_000_000  # the contents API sends larger files unencoded; no guideline is that long
 MAX_NESTED_DIRECTORIES = 64  # directories looked up for a nested AGENTS.md, shallowest first
