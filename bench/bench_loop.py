@@ -39,8 +39,8 @@ from bench.synthetic import PRRepo, make_pr_repo
 from reviewbot.agent.client import AnthropicClient
 from reviewbot.agent.panel import PanelOutcome, run_panel
 from reviewbot.agent.progress import SilentProgress
-from reviewbot.agent.tokens import estimate_text
 from reviewbot.config.file import ReviewConfig, is_excluded
+from reviewbot.estimate import estimate_text
 from reviewbot.redact import Redactor
 from reviewbot.sources.diff_index import DiffIndex, LineKind, index_from_unified_diff
 from reviewbot.sources.snapshot import Origin, PRSnapshot

@@ -48,7 +48,10 @@ PURE_REVIEWBOT = ("reviewbot.nodes", "reviewbot.verdict", "reviewbot.errors")
 # with the shared vocabulary below and the forge, the composition root and the commands above.
 # A new package or top-level module must be placed here (docs/ARCHITECTURE.md says where).
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("foundation", ("errors", "redact", "render", "commands", "nodes", "verdict", "modes")),
+    (
+        "foundation",
+        ("errors", "redact", "render", "estimate", "commands", "nodes", "verdict", "modes"),
+    ),
     ("config", ("config",)),
     ("sources", ("sources", "text")),
     ("coverage", ("coverage",)),

@@ -28,7 +28,6 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from reviewbot.agent.tokens import estimate_text
 from reviewbot.coverage.model import (
     REASON_BINARY,
     REASON_BUDGET,
@@ -38,6 +37,7 @@ from reviewbot.coverage.model import (
     Coverage,
     SkippedFile,
 )
+from reviewbot.estimate import estimate_text
 from reviewbot.redact import Redactor
 from reviewbot.render import render
 from reviewbot.sources.diff_index import FileDiff, FileStatus

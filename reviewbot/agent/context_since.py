@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from reviewbot.agent.context import PackedContext, pack_context
-from reviewbot.agent.tokens import estimate_text
+from reviewbot.estimate import estimate_text
 from reviewbot.redact import Redactor
 from reviewbot.render import render
 from reviewbot.scope.carry import Rejudge

@@ -208,17 +208,20 @@ class ToolLoop:
         self._answered = answered
         self._reminder = reminder
 
-    def run(self, *, system: str, context: str, brief: str = "") -> LoopResult:
+    def run(
+        self, *, system: str, context: str, brief: str = "", guidelines: str = ""
+    ) -> LoopResult:
         """Run the conversation that starts with the PR `context` until a stop.
 
         `brief` is this agent's own instruction (a reviewer's focus); it follows the
         context in the first message so the cached prefix stays shared between agents.
+        `guidelines` (the repository's, the same for every agent) precede the context.
         """
         tools = tuple(self._toolbox.tool_params())
         system_blocks = (
             {"type": "text", "text": self._redact(system), "cache_control": EPHEMERAL},
         )
-        state = _State(messages=[self._first_message(context, brief)])
+        state = _State(messages=[self._first_message(context, brief, guidelines)])
         self._progress.started(self.agent, self.model)
         finish = self._converse(state, tools, system_blocks)
         result = LoopResult(
@@ -236,10 +239,12 @@ class ToolLoop:
         )
         return result
 
-    def _first_message(self, context: str, brief: str) -> JSON:
-        content: list[JSON] = [
-            {"type": "text", "text": self._redact(context), "cache_control": EPHEMERAL}
-        ]
+    def _first_message(self, context: str, brief: str, guidelines: str) -> JSON:
+        # No breakpoint on the guidelines: the context's marks the shared prefix they are in.
+        content: list[JSON] = (
+            [{"type": "text", "text": self._redact(guidelines)}] if guidelines else []
+        )
+        content.append({"type": "text", "text": self._redact(context), "cache_control": EPHEMERAL})
         if brief:
             # No breakpoint here: what differs between agents stays after the shared prefix.
             content.append({"type": "text", "text": self._redact(brief)})

@@ -59,7 +59,7 @@ from reviewbot.agent.ledger import Ledger
 from reviewbot.agent.loop import Limits, ToolLoop
 from reviewbot.agent.messages import ModelClient
 from reviewbot.agent.progress import Progress
-from reviewbot.agent.prompt import focus_text, role_text, system_prompt
+from reviewbot.agent.prompt import focus_text, guidelines_text, role_text, system_prompt
 from reviewbot.config.file import ReviewConfig, ReviewerConfig
 from reviewbot.coverage.model import Coverage
 from reviewbot.coverage.seen import HeadViews, merged
@@ -174,6 +174,10 @@ class _Panel:
             checkout=snapshot.checkout, head_sha=snapshot.head_sha, diff=snapshot.diff
         )
         self.ledger = Ledger(limits.totals, clock=clock)
+        # Rendered once: every agent's first message opens with these same bytes.
+        self.guidelines = guidelines_text(
+            snapshot.guidelines, base_ref=snapshot.base_ref, redactor=redactor
+        )
 
     def run(self, carry: Carry) -> PanelOutcome:
         reviewers = self._reviewers()
@@ -320,7 +324,7 @@ class _Panel:
         parts = (role_text(session.surface), focus_text(brief), after)
         own = "\n\n".join(part.strip() for part in parts if part.strip())
         result = self._loop(name, model, self.client, session, answered).run(
-            system=system_prompt(session), context=context, brief=own
+            system=system_prompt(session), context=context, brief=own, guidelines=self.guidelines
         )
         if result.stop_reason is StopReason.CREDENTIALS_REFUSED:
             self.ledger.halt(result.stop_reason, result.error or "the key was rejected")

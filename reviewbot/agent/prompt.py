@@ -6,7 +6,9 @@ names a tool that is not on the surface, and contains nothing that changes from
 turn to turn or from agent to agent: with the tools and the PR context it is the
 cached prefix every agent of a run shares. What differs between agents is
 rendered apart and sent after the PR context: the role's brief (`role_text`) and a
-reviewer's configured focus (`focus_text`). The text lives in
+reviewer's configured focus (`focus_text`). The repository's guidelines
+(`guidelines_text`) come from the base branch and are the same for every agent: they
+open the first message, before the PR context, inside the shared prefix. The text lives in
 `reviewbot/templates/prompts/`; this module only chooses it.
 """
 
@@ -14,7 +16,10 @@ from __future__ import annotations
 
 from reviewbot.modes.effect import Effect
 from reviewbot.modes.mode import Mode
+from reviewbot.redact import Redactor
 from reviewbot.render import render
+from reviewbot.sources.guidelines import Guidelines
+from reviewbot.text import hygiene
 from reviewbot.tools.session import ReviewSession
 from reviewbot.tools.surface import Surface
 
@@ -56,3 +61,29 @@ def focus_text(brief: str) -> str:
     """
     focus = brief.strip()
     return render("prompts/focus.j2", focus=focus) if focus else ""
+
+
+def guidelines_text(guidelines: Guidelines, *, base_ref: str, redactor: Redactor) -> str:
+    """The base branch's guidelines as the first message opens with them; empty when none.
+
+    Each file is a data block labelled with its path and, for a nested one, its scope:
+    the framing says what they may and may not change.
+    """
+    if not guidelines.shown:
+        return ""
+    items = [
+        {
+            "label": hygiene.quoted(g.file.path, redactor),
+            "scope": hygiene.quoted(g.file.scope, redactor) if g.file.scope else "",
+            "text": hygiene.wrap(
+                g.text, kind="guideline", redactor=redactor, label=g.file.path, markdown=False
+            ),
+        }
+        for g in guidelines.shown
+    ]
+    return render(
+        "prompts/guidelines.j2",
+        base_ref=hygiene.quoted(base_ref, redactor),
+        items=items,
+        notes=guidelines.notes,
+    )

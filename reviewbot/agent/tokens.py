@@ -5,9 +5,8 @@ a loop before a request would overshoot the token or cost budget. The API's own
 count (`usage`) is what is billed and reported; the estimate is reported next to
 it (`Usage.estimated_input_tokens`) so the heuristic can be checked.
 
-The heuristic: one token per 3.5 characters of text (Claude's tokenizer averages
-about 3.5 characters per token on source code and a little more on English
-prose, so this errs high), counted over the JSON the API receives, plus a fixed
+The heuristic: one token per 3.5 characters of text (`reviewbot.estimate`),
+counted over the JSON the API receives, plus a fixed
 overhead per message and per tool for the framing the API adds. It must never
 call the API (`count_tokens` costs a request).
 """
@@ -15,19 +14,14 @@ call the API (`count_tokens` costs a request).
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Iterable
 
 from reviewbot.agent.messages import JSON, ModelRequest
+from reviewbot.estimate import estimate_text
 
-CHARS_PER_TOKEN = 3.5
 _PER_MESSAGE = 4
 _PER_TOOL = 8
 _TOOL_USE_PREAMBLE = 350  # the system prompt the API adds when tools are present
-
-
-def estimate_text(text: str) -> int:
-    return math.ceil(len(text) / CHARS_PER_TOKEN)
 
 
 def _estimate_json(values: Iterable[JSON]) -> int:

@@ -13,7 +13,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
-from reviewbot.config.file import ReviewConfig, load_config
+from reviewbot.config.file import DEFAULT_GUIDELINES, ReviewConfig, load_config
 from reviewbot.errors import ConfigError
 
 
@@ -43,6 +43,12 @@ def effective_toml(config: ReviewConfig) -> str:
         if key == "policy" and config.policy.rules is None:
             rules = "; ".join(rule.describe() for rule in config.policy.node_policy().rules)
             out.append(f"# no [[policy.rules]]: the default rules apply ({rules})")
+        if key == "review" and config.review.guidelines is None:
+            out.append(
+                f"# no guidelines list: the first that exists of {', '.join(DEFAULT_GUIDELINES)}"
+            )
+        if key == "publish" and config.publish.max_inline_per_file is None:
+            out.append("# no max_inline_per_file: no cap per file")
     return "\n".join(out) + "\n"
 
 

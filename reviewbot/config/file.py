@@ -22,6 +22,7 @@ from pathlib import Path, PurePosixPath
 from typing import Annotated, Literal, Self, get_args
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -161,6 +162,17 @@ class CIConfig(_Section):
 class PublishConfig(_Section):
     approve: bool = Field(default=True, description="Ship → APPROVE (else COMMENT).")
     max_inline_comments: int = Field(default=30, ge=0, le=50)
+    # Quieter re-reviews and ranking: which findings go inline (reviewbot/publish/placement.py).
+    max_inline_per_file: int | None = Field(
+        default=None, ge=1, description="At most this many inline comments on one file."
+    )
+    rereview_min_priority: PriorityName = Field(
+        default=Priority.P2,
+        description=(
+            "After a PR's first review, new findings less severe than this go in the review "
+            "body, not inline."
+        ),
+    )
     review_drafts: bool = False
     advisory_hold: bool = Field(
         default=False,
@@ -171,8 +183,28 @@ class PublishConfig(_Section):
     )
 
 
+def _guideline_path(value: str) -> str:
+    parts = value.split("/")
+    if value.startswith("/") or any(p in ("", ".", "..") for p in parts):
+        raise ValueError(f"{value!r} is not a path from the repository root (no /, ., ..)")
+    if any(c in part for part in parts[:-1] for c in "*?["):
+        raise ValueError(f"{value!r}: a pattern (`*`, `?`) may only be in the file name")
+    return value
+
+
+GuidelinePath = Annotated[str, AfterValidator(_guideline_path)]
+# Without `[review] guidelines`: the first of these on the base branch (all `.mdc` rules).
+DEFAULT_GUIDELINES = (
+    "REVIEW.md",
+    "AGENTS.md",
+    "CLAUDE.md",
+    ".github/copilot-instructions.md",
+    ".cursor/rules/*.mdc",
+)
+
+
 class RunConfig(_Section):
-    """`[review]`: how much of the PR a review looks at again after a push."""
+    """`[review]`: how much of the PR a review looks at again after a push, and what it is taught."""
 
     incremental: bool = Field(
         default=True,
@@ -180,6 +212,16 @@ class RunConfig(_Section):
             "After a push that only adds commits, review the changes since the last reviewed "
             "head and carry forward earlier findings on unchanged lines; false: always full."
         ),
+    )
+    # The repository's instructions to reviewers, read from the base branch
+    # (reviewbot/sources/guidelines.py); None: the first of the usual files that exists.
+    guidelines: tuple[GuidelinePath, ...] | None = Field(
+        default=None,
+        strict=False,
+        description="Guideline files given to the agents ([] for none).",
+    )
+    guidelines_tokens: int = Field(
+        default=8_000, ge=0, le=100_000, description="Token budget for the guideline files."
     )
 
 

@@ -8,12 +8,13 @@ read first, when the flow decides whether to review at all) so the forge-neutral
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from reviewbot.config.file import ReviewConfig
 from reviewbot.errors import AuthError
 from reviewbot.github.reader import (
+    BaseContents,
     PullRequestInfo,
     fetch_ci_checks,
     fetch_comment_records,
@@ -22,6 +23,7 @@ from reviewbot.github.reader import (
 from reviewbot.github.rest import GitHubClient
 from reviewbot.sources.ci import ci_axis, ci_not_run
 from reviewbot.sources.comments import CommentRecord
+from reviewbot.sources.guidelines import read_guidelines
 from reviewbot.sources.snapshot import PRComment, PRSnapshot
 from reviewbot.verdict.axes import AxisResult
 
@@ -40,9 +42,15 @@ class GitHubReader:
     def snapshot(
         self, *, checkout: Path, config: ReviewConfig, discussion: Sequence[PRComment]
     ) -> PRSnapshot:
-        return fetch_snapshot(
+        snapshot = fetch_snapshot(
             self.client, self.info, checkout=checkout, config=config, comments=tuple(discussion)
         )
+        # Read at the base SHA, as the config is: the PR cannot write its own instructions.
+        base = BaseContents(
+            client=self.client, repo=self.info.ref.full_name, sha=self.info.base_sha
+        )
+        guidelines = read_guidelines(base, config.review, snapshot.diff)
+        return replace(snapshot, guidelines=guidelines)
 
     def ci(self, config: ReviewConfig) -> AxisResult:
         """The CI axis; a token that may not read checks makes it not_run, never passed."""

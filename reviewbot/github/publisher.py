@@ -99,7 +99,13 @@ from reviewbot.publish.conclusion import (
     status_description,
 )
 from reviewbot.publish.inert import plain
-from reviewbot.publish.placement import LinkBuilder, Placement, place_nodes, web_url_of
+from reviewbot.publish.placement import (
+    LinkBuilder,
+    Placement,
+    inline_rules,
+    place_nodes,
+    web_url_of,
+)
 from reviewbot.publish.resolution import resolved_body
 from reviewbot.redact import Redactor
 from reviewbot.results.report import Published, PublishedComment, Report
@@ -232,10 +238,12 @@ class GitHubPublisher:
 
     def _plan(self, report: Report, snapshot: PRSnapshot, prior: PriorState) -> Placement:
         """Where each finding goes: inline, in the body, or nowhere (posted already)."""
+        # A re-review: a later push of a PR reviewbot reviewed before (not a re-run of that head).
+        rereview = prior.reviewed_head() not in (None, snapshot.head_sha)
         return place_nodes(
             report.nodes,
             snapshot.diff,
-            max_inline=self.config.max_inline_comments,
+            max_inline=inline_rules(self.config, rereview=rereview),
             posted=prior.posted(),
         )
 

@@ -46,6 +46,7 @@ from reviewbot.nodes.boundary import explain
 from reviewbot.sources.ci import CheckKind, CheckState, CheckStatus
 from reviewbot.sources.comments import CommentRecord, Where
 from reviewbot.sources.diff_index import DiffIndex, FileDiff, FileStatus, file_diff_from_patch
+from reviewbot.sources.guidelines import UnreadableFile
 from reviewbot.sources.pr_ref import PRRef, is_login
 from reviewbot.sources.snapshot import Origin, PRComment, PRCommit, PRSnapshot
 
@@ -111,6 +112,11 @@ class _Content(Shape):
     type: str
     encoding: str | None = None
     content: str | None = None
+
+
+class _Entry(Shape):
+    name: str
+    type: str
 
 
 class _CheckRun(Shape):
@@ -371,26 +377,58 @@ def fetch_base_config(
     """
     ref, origin = info.ref, config_origin(info.base_ref, path)
     try:
-        found = client.get(
-            repo_path(ref.full_name, "contents", *path.split("/")), {"ref": info.base_sha}
-        )
-    except RefusedNotFound:
+        text = _file_text(client, ref.full_name, path, info.base_sha)
+    except UnreadableFile as exc:
+        raise ConfigError(f"{origin}: {exc}") from None
+    if text is None:
         if required:
             raise config_missing(origin) from None
         return ReviewConfig()
+    return load_config(text, origin=origin)
+
+
+def _file_text(client: GitHubClient, repo: str, path: str, sha: str) -> str | None:
+    """A file's text at `sha` through the contents API; None when there is no such file."""
+    try:
+        found = client.get(repo_path(repo, "contents", *path.split("/")), {"ref": sha})
+    except RefusedNotFound:
+        return None
     try:
         content = _Content.model_validate(found)
     except ValidationError:
         content = None  # a directory is listed as an array
     if content is None or content.type != "file":
-        raise ConfigError(f"{origin}: is not a file")
+        raise UnreadableFile("is not a file")
     if content.encoding != "base64":  # the contents API leaves files over 1 MB unencoded
-        raise ConfigError(f"{origin}: is too large to be a configuration file")
+        raise UnreadableFile("is too large (over 1 MB)")
     try:
-        text = base64.b64decode(content.content or "").decode("utf-8")
-    except (binascii.Error, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{origin}: is not valid UTF-8") from exc
-    return load_config(text, origin=origin)
+        return base64.b64decode(content.content or "").decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        raise UnreadableFile("is not valid UTF-8") from None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BaseContents:
+    """The base commit's files through the contents API (`BaseFiles`), for the guidelines."""
+
+    client: GitHubClient
+    repo: str
+    sha: str
+
+    def text(self, path: str) -> str | None:
+        return _file_text(self.client, self.repo, path, self.sha)
+
+    def names(self, folder: str) -> tuple[str, ...]:
+        try:
+            found = self.client.get(
+                repo_path(self.repo, "contents", *folder.split("/")), {"ref": self.sha}
+            )
+        except RefusedNotFound:
+            return ()
+        if not isinstance(found, list):  # a file, not a folder
+            return ()
+        entries = (_Entry.model_validate(entry) for entry in found)
+        return tuple(entry.name for entry in entries if entry.type == "file")
 
 
 # ------------------------------------------------------------------ the PR's comments

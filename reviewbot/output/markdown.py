@@ -8,7 +8,13 @@ on a PR with no earlier reviews. Must not: call GitHub.
 from __future__ import annotations
 
 from reviewbot.publish.body import summary_body
-from reviewbot.publish.placement import LinkBuilder, Placement, place_nodes, web_url_of
+from reviewbot.publish.placement import (
+    LinkBuilder,
+    Placement,
+    inline_rules,
+    place_nodes,
+    web_url_of,
+)
 from reviewbot.redact import Redactor
 from reviewbot.results.report import Report
 from reviewbot.sources.snapshot import PRSnapshot
@@ -32,7 +38,6 @@ def summary_markdown(
             web_url = web_url_of(snapshot.url)
             link_of = LinkBuilder(web_url=web_url, repo=snapshot.repo, head_sha=snapshot.head_sha)
         if report.published is not None:  # a "Posted" column only when something was posted
-            plan = place_nodes(
-                report.nodes, snapshot.diff, max_inline=snapshot.config.publish.max_inline_comments
-            )
+            rules = inline_rules(snapshot.config.publish, rereview=False)
+            plan = place_nodes(report.nodes, snapshot.diff, max_inline=rules)
     return summary_body(report, plan=plan, link_of=link_of, redactor=redact)

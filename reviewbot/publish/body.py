@@ -296,6 +296,8 @@ def review_text(
     counts = f"{len(plan.inline)} new inline comment(s)."
     if plan.already_posted:
         counts += f" {len(plan.already_posted)} finding(s) already on this PR are not repeated."
+    for choice in plan.choices():
+        counts += f" {choice}"
     items = [_body_item(item, link_of, head, redactor, inert) for item in plan.body]
     short = [replace(item, body=f"  {SHORTENED}", suggestion="") for item in items]
 
@@ -415,6 +417,8 @@ def _coverage(report: Report, inert: Inert) -> list[str]:
             f"Files reviewed: {coverage.files_in_context} of {coverage.files_total} changed files "
             "were in the reviewer's context"
         )
+    if report.guidelines:
+        lines.append(_guidelines_line(report, inert))
     # What matters most first: a long list of skipped files must not push the partial-coverage
     # notes past GitHub's size limit, so the list comes last and is capped.
     if coverage.partial:
@@ -443,6 +447,17 @@ def _coverage(report: Report, inert: Inert) -> list[str]:
         more = len(listed) - len(shown)
         lines.append(f"… and {more:,} more file(s) not in context (the JSON report lists them all)")
     return lines
+
+
+def _guidelines_line(report: Report, inert: Inert) -> str:
+    """Which of the base branch's guideline files the agents were given, and how much of each."""
+    said = []
+    for g in report.guidelines:
+        scope = f" for {inert.code(g.scope)}" if g.scope else ""
+        size = f"{g.size:,} bytes, ~{g.tokens:,} tokens"
+        note = f", {inert.line(g.note)}" if g.note else ""
+        said.append(f"{inert.code(g.path)}{scope} ({size}{note})")
+    return "Guidelines from the base branch: " + "; ".join(said)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -572,6 +587,6 @@ def summary_body(
         usage=_usage(report),
         agents=_agent_rows(report, inert),
         said=_said(report, redactor, inert),
-        notes=[inert.line(n) for n in notes],
+        notes=[inert.line(n) for n in (*notes, *(plan.choices() if plan is not None else ()))],
     )
     return finish(text, redactor, limit=limit, pointer=pointer)

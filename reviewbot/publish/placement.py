@@ -14,12 +14,18 @@ ever dropped:
   anchored lines. The comment then says which lines were meant, and a suggestion
   is never committable (its range would no longer match);
 - **body** otherwise: anchored outside the diff (body.py links it to the file at
-  the head commit), no anchor (about the whole PR), over the inline limit, or
-  rejected by GitHub;
+  the head commit), no anchor (about the whole PR), over the inline limit or a
+  file's, held back on a re-review, or rejected by GitHub;
 - **quiet** for nodes already resolved or dismissed: summary only, never inline.
 
-At most `max_inline` new inline comments, highest priority first, then highest
-confidence; nodes whose fingerprint is already on the PR are not posted again.
+Ranking, not truncation: nodes are taken most severe first, then confirmed before
+open, then most confident (`priority_key`), so when more are commentable than
+`InlineRules.max_inline` (or a file's `max_per_file`) the inline ones are the top of
+that order and the rest are listed in the body in the same order. On a re-review
+(a later push of a PR reviewbot reviewed before) a new node less severe than
+`held_below` goes in the body too. Nodes whose fingerprint is already on the PR are
+not posted again, inline or in the body. `Placement.choices` states each of these
+choices in words, for the review body and the summary.
 """
 
 from __future__ import annotations
@@ -29,7 +35,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from urllib.parse import quote, urlsplit
 
-from reviewbot.nodes.model import Anchor, ReviewNode, Side, Status
+from reviewbot.config.file import PublishConfig
+from reviewbot.nodes.model import Anchor, Priority, ReviewNode, Side, Status
 from reviewbot.sources.diff_index import DiffIndex
 
 SIDE: Side = "RIGHT"  # the default side: an anchor without one is on the PR head
@@ -40,6 +47,8 @@ class BodyReason(StrEnum):
     FILE_NOT_IN_DIFF = "file_not_in_diff"
     OUTSIDE_DIFF = "outside_diff"
     OVER_LIMIT = "over_limit"
+    OVER_FILE_LIMIT = "over_file_limit"
+    HELD_BACK = "held_back"
     REJECTED = "rejected"
 
     @property
@@ -52,6 +61,8 @@ _REASON_TEXT = {
     BodyReason.FILE_NOT_IN_DIFF: "file not changed in this PR",
     BodyReason.OUTSIDE_DIFF: "outside the diff",
     BodyReason.OVER_LIMIT: "over the inline comment limit",
+    BodyReason.OVER_FILE_LIMIT: "over the inline comment limit of its file",
+    BodyReason.HELD_BACK: "held back from inline on a re-review",
     BodyReason.REJECTED: "GitHub refused the inline comment",
 }
 
@@ -84,11 +95,62 @@ class BodyItem:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class InlineRules:
+    """How many new findings go inline, and which, for one review.
+
+    `held_below`: on a re-review, the least severe priority still posted inline (new
+    findings below it go in the body); None on a PR's first review.
+    """
+
+    max_inline: int
+    max_per_file: int | None = None
+    held_below: Priority | None = None
+
+
+def inline_rules(config: PublishConfig, *, rereview: bool) -> InlineRules:
+    """The `[publish]` limits of one review; `rereview`: reviewbot reviewed this PR before."""
+    return InlineRules(
+        max_inline=config.max_inline_comments,
+        max_per_file=config.max_inline_per_file,
+        held_below=config.rereview_min_priority if rereview else None,
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Placement:
     inline: tuple[InlineItem, ...] = ()
     body: tuple[BodyItem, ...] = ()
     already_posted: tuple[ReviewNode, ...] = ()
     quiet: tuple[ReviewNode, ...] = ()  # resolved or dismissed: listed in the summary only
+    rules: InlineRules | None = None
+
+    def choices(self) -> tuple[str, ...]:
+        """Why commentable findings are in the body, one sentence per rule that moved one."""
+        rules = self.rules
+        if rules is None:
+            return ()
+        moved = dict.fromkeys(BodyReason, 0)
+        for item in self.body:
+            moved[item.reason] += 1
+        said: list[str] = []
+        if moved[BodyReason.HELD_BACK] and rules.held_below is not None:
+            said.append(
+                f"{moved[BodyReason.HELD_BACK]} new finding(s) less severe than "
+                f"{rules.held_below.value} held back from inline: this PR was reviewed before, "
+                "so a later push gets inline comments only for what matters most "
+                "(`[publish] rereview_min_priority`); they are listed in the review body."
+            )
+        if moved[BodyReason.OVER_LIMIT] or moved[BodyReason.OVER_FILE_LIMIT]:
+            caps = [f"{rules.max_inline} a review"]
+            if rules.max_per_file is not None:
+                caps.append(f"{rules.max_per_file} a file")
+            over = moved[BodyReason.OVER_LIMIT] + moved[BodyReason.OVER_FILE_LIMIT]
+            said.append(
+                f"{over} finding(s) over the inline comment limit ({', '.join(caps)}): the "
+                "inline ones were chosen by priority, then confirmation, then confidence, "
+                "and the rest are listed in the review body in that order."
+            )
+        return tuple(said)
 
     @property
     def new_count(self) -> int:
@@ -108,6 +170,7 @@ class Placement:
             body=(*self.body, *moved),
             already_posted=self.already_posted,
             quiet=self.quiet,
+            rules=self.rules,
         )
 
 
@@ -139,11 +202,12 @@ def web_url_of(pr_url: str | None) -> str:
     return "https://github.com"
 
 
-def priority_key(node: ReviewNode) -> tuple[int, float, str, int, str]:
-    """Most severe first, then most confident; stable for equal nodes."""
+def priority_key(node: ReviewNode) -> tuple[int, bool, float, str, int, str]:
+    """Most severe first, then confirmed before open, then most confident; stable for equal nodes."""
     anchor = node.anchor
     return (
         node.priority.rank,
+        node.status is not Status.CONSENSUS_READY,
         -node.confidence,
         anchor.path if anchor else "",
         anchor.start_line if anchor else 0,
@@ -187,14 +251,18 @@ def place_nodes(
     nodes: Sequence[ReviewNode],
     diff: DiffIndex,
     *,
-    max_inline: int,
+    max_inline: int | InlineRules,
     posted: frozenset[str] = frozenset(),
 ) -> Placement:
     """Place every node; see the module docstring for the rules."""
+    rules = (
+        max_inline if isinstance(max_inline, InlineRules) else InlineRules(max_inline=max_inline)
+    )
     inline: list[InlineItem] = []
     body: list[BodyItem] = []
     already: list[ReviewNode] = []
     quiet: list[ReviewNode] = []
+    per_file: dict[str, int] = {}
     for node in sorted(nodes, key=priority_key):
         if node.status in (Status.RESOLVED, Status.DISMISSED):
             quiet.append(node)
@@ -202,16 +270,35 @@ def place_nodes(
         if node.fingerprint in posted:
             already.append(node)
             continue
-        if node.anchor is None:
-            body.append(BodyItem(node=node, reason=BodyReason.NO_ANCHOR))
-            continue
-        place = locate(node.anchor, diff)
+        place = locate(node.anchor, diff) if node.anchor is not None else BodyReason.NO_ANCHOR
+        if not isinstance(place, BodyReason):
+            place = _capped(node, place, rules, per_file, len(inline))
         if isinstance(place, BodyReason):
             body.append(BodyItem(node=node, reason=place))
-        elif len(inline) >= max_inline:
-            body.append(BodyItem(node=node, reason=BodyReason.OVER_LIMIT))
         else:
             inline.append(InlineItem(node=node, target=place))
+            per_file[place.path] = per_file.get(place.path, 0) + 1
     return Placement(
-        inline=tuple(inline), body=tuple(body), already_posted=tuple(already), quiet=tuple(quiet)
+        inline=tuple(inline),
+        body=tuple(body),
+        already_posted=tuple(already),
+        quiet=tuple(quiet),
+        rules=rules,
     )
+
+
+def _capped(
+    node: ReviewNode,
+    target: CommentTarget,
+    rules: InlineRules,
+    per_file: dict[str, int],
+    inline: int,
+) -> CommentTarget | BodyReason:
+    """`target`, unless a rule keeps this commentable node out of the inline comments."""
+    if rules.held_below is not None and node.priority.rank > rules.held_below.rank:
+        return BodyReason.HELD_BACK
+    if inline >= rules.max_inline:
+        return BodyReason.OVER_LIMIT
+    if rules.max_per_file is not None and per_file.get(target.path, 0) >= rules.max_per_file:
+        return BodyReason.OVER_FILE_LIMIT
+    return target

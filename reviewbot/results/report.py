@@ -24,6 +24,7 @@ from reviewbot.coverage.model import Coverage
 from reviewbot.modes.profile import Role
 from reviewbot.nodes.boundary import Discarded
 from reviewbot.nodes.model import ReviewNode
+from reviewbot.results.guidelines import GuidelineFile
 from reviewbot.results.plan import FixPlan, SplitProposal
 from reviewbot.results.run import StopReason, Usage
 from reviewbot.verdict.axes import AxisResult, Outcome
@@ -232,6 +233,10 @@ class Report(_Model):
     usage: Usage = Usage()
     agents: tuple[AgentReport, ...] = ()
     coverage: Coverage | None = None
+    guidelines: tuple[GuidelineFile, ...] = Field(
+        default=(),
+        description="The base branch's guideline files given to the agents, and their size.",
+    )
     pr: PRInfo
     review: ReviewRun | None = Field(
         default=None, description="Full or incremental, and since which head (None: a re-fold)."

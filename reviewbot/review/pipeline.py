@@ -273,6 +273,7 @@ def build_report(
         usage=usage,
         agents=tuple(agents),
         coverage=coverage,
+        guidelines=snapshot.guidelines.files,
         pr=pr_info(snapshot),
         review=run,
     )

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from git import Blob, GitCommandError, InvalidGitRepositoryError, NoSuchPathError, Repo
+from git import Blob, GitCommandError, InvalidGitRepositoryError, NoSuchPathError, Repo, Tree
 
 from reviewbot.config.file import (
     CONFIG_FILE,
@@ -55,6 +55,7 @@ from reviewbot.config.file import (
 )
 from reviewbot.errors import ConfigError, HeadMoved, NotFoundError, RepositoryError
 from reviewbot.sources.diff_index import DiffIndex, index_from_unified_diff
+from reviewbot.sources.guidelines import MAX_BYTES, UnreadableFile, read_guidelines
 from reviewbot.sources.pr_ref import may_carry_token
 from reviewbot.sources.snapshot import Origin, PRCommit, PRSnapshot
 
@@ -258,6 +259,37 @@ def config_at(
     return load_config(text, origin=origin)
 
 
+@dataclass(frozen=True, slots=True)
+class TreeFiles:
+    """The files of one commit (`BaseFiles`): the guidelines of a local review, from its base."""
+
+    repo: Repo
+    sha: str
+
+    def _entry(self, path: str) -> object | None:
+        try:
+            return self.repo.commit(self.sha).tree / path
+        except KeyError:
+            return None
+
+    def text(self, path: str) -> str | None:
+        entry = self._entry(path)
+        if entry is None:
+            return None
+        if not isinstance(entry, Blob):
+            raise UnreadableFile("is not a file")
+        if entry.size > MAX_BYTES:
+            raise UnreadableFile("is too large (over 1 MB)")
+        try:
+            return bytes(entry.data_stream.read()).decode("utf-8")
+        except UnicodeDecodeError:
+            raise UnreadableFile("is not valid UTF-8") from None
+
+    def names(self, folder: str) -> tuple[str, ...]:
+        entry = self._entry(folder)
+        return tuple(blob.name for blob in entry.blobs) if isinstance(entry, Tree) else ()
+
+
 def commits_between(repo: Repo, old_sha: str, new_sha: str) -> tuple[PRCommit, ...]:
     commits = repo.iter_commits(f"{old_sha}..{new_sha}", reverse=True)
     return tuple(
@@ -304,6 +336,9 @@ def local_snapshot(
     )
     commits = commits_between(repo, fork_point, head_sha)
     head_commit = repo.commit(head_sha)
+    diff = diff_index(repo, fork_point, head_sha)
+    # From the tip of `base`, as the config: the change cannot write its own instructions.
+    guidelines = read_guidelines(TreeFiles(repo, base_sha), config.review, diff)
     with head_checkout(repo, head_sha) as checkout:
         yield PRSnapshot(
             origin=Origin.LOCAL,
@@ -317,10 +352,11 @@ def local_snapshot(
             head_ref=_head_name(repo, head),
             base_sha=fork_point,
             head_sha=head_sha,
-            diff=diff_index(repo, fork_point, head_sha),
+            diff=diff,
             checkout=checkout,
             config=config,
             commits=commits,
+            guidelines=guidelines,
         )
 
 

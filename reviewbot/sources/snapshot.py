@@ -7,12 +7,13 @@ shown to the model as data.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
 from reviewbot.config.file import ReviewConfig
 from reviewbot.sources.diff_index import DiffIndex
+from reviewbot.sources.guidelines import Guidelines
 
 
 class Origin(StrEnum):
@@ -61,3 +62,5 @@ class PRSnapshot:
     comments: tuple[PRComment, ...] = ()
     config: ReviewConfig
     commits: tuple[PRCommit, ...] = ()  # oldest first
+    # The base branch's instructions to reviewers that apply to this change, like `config`.
+    guidelines: Guidelines = field(default_factory=Guidelines)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from reviewbot.agent.messages import ModelRequest
-from reviewbot.agent.tokens import estimate_request, estimate_text
+from reviewbot.agent.tokens import estimate_request
+from reviewbot.estimate import estimate_text
 from tests.fakes.messages_api import count_tokens
 
 CODE = (

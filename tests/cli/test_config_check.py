@@ -45,9 +45,12 @@ class TestConfigCheck:
         assert effective["publish"] == {
             "approve": True,
             "max_inline_comments": 10,
+            "rereview_min_priority": "P2",
             "review_drafts": False,
             "advisory_hold": False,
         }
+        assert "# no max_inline_per_file: no cap per file" in done.stdout
+        assert "# no guidelines list: the first that exists of REVIEW.md, AGENTS.md" in done.stdout
         assert effective["budget"]["max_turns"] == 30  # defaults filled in
         assert "the default rules apply" in done.stdout
         # What it prints is itself a valid config, and the same one.
@@ -67,7 +70,8 @@ class TestConfigCheck:
             (
                 "[publish]\nzzz = 1\n",
                 "`bad.toml` line 2: publish.zzz: unknown key (the keys of [publish]: "
-                "advisory_hold, approve, max_inline_comments, review_drafts)",
+                "advisory_hold, approve, max_inline_comments, max_inline_per_file, "
+                "rereview_min_priority, review_drafts)",
             ),
             ("[budget]\nmax_turns = 0\n", "`bad.toml` line 2: budget.max_turns: Input should be"),
         ],

@@ -790,6 +790,25 @@ class FakeGitHub:
             },
         )
 
+    def _listing(
+        self, request: Request, repo: FakeRepo, folder: str, aliases: set[str]
+    ) -> Response:
+        """A folder's entries, as GitHub lists them (an array); 404 when no file is below it."""
+        below: dict[str, str] = {}
+        for at, path in repo.contents:
+            if at in aliases and path.startswith(f"{folder}/"):
+                name, _, deeper = path[len(folder) + 1 :].partition("/")
+                below[name] = "dir" if deeper else "file"
+        if not below:
+            return _not_found()
+        return Response.json(
+            200,
+            [
+                {"type": kind, "name": name, "path": f"{folder}/{name}", "sha": sha_of(name)}
+                for name, kind in sorted(below.items())
+            ],
+        )
+
     def _get_contents(self, request: Request, repo: FakeRepo, path: str) -> Response:
         ref = request.query.get("ref", repo.default_branch)
         sha = repo.resolve(ref)
@@ -798,7 +817,7 @@ class FakeGitHub:
             (repo.contents[(a, path)] for a in aliases if a and (a, path) in repo.contents), None
         )
         if text is None:
-            return _not_found()
+            return self._listing(request, repo, path.rstrip("/"), aliases)
         raw = text.encode()
         url = f"{request.base_url}/repos/{repo.full_name}/contents/{path}?ref={ref}"
         return Response.json(

@@ -1,9 +1,9 @@
 """A real git repository mirrored as a PR into the fake GitHub: what test worlds and benches review.
 
 `seed_pull(fake, repo, base, head)` lists the PR's files with GitHub-style patches
-(hunks only, no `diff --git` header; none for binary files), puts the base
-branch's `.reviewbot.toml` into the contents API, and points the repository's
-`clone_url` at the real repository on disk (`file://`), so reviewbot's clone of
+(hunks only, no `diff --git` header; none for binary files), serves every text file
+of the base and head commits through the contents API (as GitHub does), and points the
+repository's `clone_url` at the real repository on disk (`file://`), so reviewbot's clone of
 `refs/pull/N/head` works with no network. The real repository must have that ref:
 `seed_pull` creates it.
 """
@@ -96,6 +96,26 @@ def _paths(header: str) -> tuple[str, str | None]:
     return new, old
 
 
+def _text_files(repo: Path, sha: str) -> list[tuple[str, str]]:
+    """Every UTF-8 file of the commit `sha`, as (path, text)."""
+    listed = subprocess.run(
+        ["git", "ls-tree", "-r", "-z", sha], cwd=repo, check=True, capture_output=True
+    ).stdout
+    files = []
+    for entry in filter(None, listed.decode().split("\0")):
+        info, _, path = entry.partition("\t")
+        if info.split()[1] != "blob":  # a submodule's commit has no contents to serve
+            continue
+        raw = subprocess.run(
+            ["git", "show", f"{sha}:{path}"], cwd=repo, check=True, capture_output=True
+        ).stdout
+        try:
+            files.append((path, raw.decode("utf-8")))
+        except UnicodeDecodeError:
+            continue  # binary: no test reads one through the contents API
+    return files
+
+
 def seed_pull(
     fake: FakeGitHub,
     repo: Path,
@@ -112,12 +132,11 @@ def seed_pull(
     fake_repo = fake.repos.get(full_name) or fake.add_repo(full_name)
     fake_repo.clone_url = repo.resolve().as_uri()
     fake_repo.branches[fields.get("base_ref", "main")] = base_sha
-    try:
-        config = git(repo, "show", f"{base_sha}:.reviewbot.toml")
-    except subprocess.CalledProcessError:
-        config = None
-    if config is not None:
-        fake.set_content(full_name, base_sha, ".reviewbot.toml", config + "\n")
+    # The contents API serves every file at every commit, as GitHub does: reviewbot must ask
+    # for the base's (`.reviewbot.toml`, the guidelines), never get the head's by accident.
+    for sha in dict.fromkeys((base_sha, head_sha)):
+        for path, text in _text_files(repo, sha):
+            fake.set_content(full_name, sha, path, text)
     commits = git(repo, "rev-list", "--reverse", f"{base_sha}..{head_sha}").split()
     return fake.add_pull(
         full_name,

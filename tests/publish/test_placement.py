@@ -4,8 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from reviewbot.nodes import Anchor, Priority, Status
-from reviewbot.publish.placement import BodyReason, CommentTarget, LinkBuilder, locate, place_nodes
+from reviewbot.config.file import PublishConfig
+from reviewbot.nodes import Anchor, Priority, ReviewNode, Status
+from reviewbot.publish.placement import (
+    BodyReason,
+    CommentTarget,
+    InlineRules,
+    LinkBuilder,
+    inline_rules,
+    locate,
+    place_nodes,
+)
 from reviewbot.sources.diff_index import DiffIndex, FileStatus, file_diff_from_patch
 from tests.publish.conftest import HEAD, REPO, every_kind, make_diff, node
 
@@ -169,3 +178,78 @@ class TestPlanReview:
         assert [i.node.id for i in moved.inline] == ["review-1"]
         assert (moved.body[-1].node.id, moved.body[-1].reason) == ("review-2", BodyReason.REJECTED)
         assert moved.body[:-1] == plan.body
+
+
+def _confirmed(n: ReviewNode) -> ReviewNode:
+    return n.model_copy(update={"status": Status.CONSENSUS_READY, "confirmed_by": ("verifier",)})
+
+
+class TestRanking:
+    def test_at_the_cap_priority_then_confirmation_then_confidence(self):
+        """A confirmed P1 beats a more confident open P1; everything else goes to the body in rank order."""
+        nodes = (
+            node(id="p2", priority=Priority.P2, confidence=0.99, title="a", lines=(3, 3)),
+            node(id="open", priority=Priority.P1, confidence=0.95, title="b", lines=(4, 4)),
+            _confirmed(node(id="confirmed", priority=Priority.P1, confidence=0.6, lines=(5, 5))),
+            node(id="p0", priority=Priority.P0, confidence=0.3, title="d", lines=(6, 6)),
+            node(id="p3", priority=Priority.P3, confidence=0.9, title="e", lines=(7, 7)),
+        )
+        plan = place_nodes(nodes, make_diff(), max_inline=2)
+        assert [item.node.id for item in plan.inline] == ["p0", "confirmed"]
+        assert [(item.node.id, item.reason) for item in plan.body] == [
+            ("open", BodyReason.OVER_LIMIT),
+            ("p2", BodyReason.OVER_LIMIT),
+            ("p3", BodyReason.OVER_LIMIT),
+        ]
+        (said,) = plan.choices()
+        assert said.startswith("3 finding(s) over the inline comment limit (2 a review)")
+        assert "chosen by priority, then confirmation, then confidence" in said
+
+    def test_a_file_cap_moves_that_files_rest_to_the_body(self):
+        """`max_per_file` keeps the file's best inline; the review-wide cap still counts the rest."""
+        nodes = tuple(
+            node(id=f"n{line}", priority=Priority.P1, confidence=line / 10, lines=(line, line))
+            for line in (3, 4, 5)
+        )
+        plan = place_nodes(
+            nodes, make_diff(), max_inline=InlineRules(max_inline=30, max_per_file=1)
+        )
+        assert [item.node.id for item in plan.inline] == ["n5"]
+        assert {(i.node.id, i.reason) for i in plan.body} == {
+            ("n4", BodyReason.OVER_FILE_LIMIT),
+            ("n3", BodyReason.OVER_FILE_LIMIT),
+        }
+        assert "(30 a review, 1 a file)" in plan.choices()[0]
+
+    def test_no_choice_is_stated_when_nothing_was_moved(self):
+        plan = place_nodes(every_kind(), make_diff(), max_inline=30)
+        assert plan.choices() == ()
+
+
+class TestReReview:
+    RULES = InlineRules(max_inline=30, held_below=Priority.P2)
+
+    def test_new_findings_below_the_minimum_go_in_the_body(self):
+        """On a re-review P0–P2 stay inline and P3 is held back, said so with its count."""
+        nodes = tuple(
+            node(id=p.value, priority=p, lines=(3 + p.rank, 3 + p.rank)) for p in Priority
+        )
+        plan = place_nodes(nodes, make_diff(), max_inline=self.RULES)
+        assert [item.node.id for item in plan.inline] == ["P0", "P1", "P2"]
+        assert [(i.node.id, i.reason) for i in plan.body] == [("P3", BodyReason.HELD_BACK)]
+        (said,) = plan.choices()
+        assert said.startswith("1 new finding(s) less severe than P2 held back from inline")
+
+    def test_a_posted_finding_is_not_posted_again_anywhere(self):
+        """Already on the PR: neither inline nor in the body, whatever its priority."""
+        low = node(id="low", priority=Priority.P3)
+        plan = place_nodes(
+            (low,), make_diff(), max_inline=self.RULES, posted=frozenset({low.fingerprint})
+        )
+        assert (plan.inline, plan.body, [n.id for n in plan.already_posted]) == ((), (), ["low"])
+
+    def test_the_first_review_holds_nothing_back(self):
+        rules = inline_rules(PublishConfig(), rereview=False)
+        plan = place_nodes((node(id="low", priority=Priority.P3),), make_diff(), max_inline=rules)
+        assert [item.node.id for item in plan.inline] == ["low"]
+        assert inline_rules(PublishConfig(), rereview=True).held_below is Priority.P2
