@@ -39,6 +39,7 @@ from reviewbot.config.file import (
     config_origin,
     load_config,
 )
+from reviewbot.config.learnings import LEARNINGS_FILE, Learnings, load_learnings
 from reviewbot.errors import ConfigError, NetworkError, NotFoundError
 from reviewbot.github.answers import IssueComment, Review, ReviewComment, Shape, User, shapes
 from reviewbot.github.rest import GitHubClient, GitHubRefusal, RefusedNotFound, repo_path
@@ -253,6 +254,7 @@ def fetch_snapshot(
         comments=comments,
         config=config,
         commits=pr_commits,
+        learnings=fetch_base_learnings(client, info),
     )
 
 
@@ -369,15 +371,30 @@ def fetch_base_config(
 
     No file → the defaults, unless `required` (an explicit --config): then exit 2.
     """
-    ref, origin = info.ref, config_origin(info.base_ref, path)
+    origin = config_origin(info.base_ref, path)
+    text = _base_text(client, info, path, origin)
+    if text is None:
+        if required:
+            raise config_missing(origin)
+        return ReviewConfig()
+    return load_config(text, origin=origin)
+
+
+def fetch_base_learnings(client: GitHubClient, info: PullRequestInfo) -> Learnings:
+    """`.reviewbot/learnings.toml` at the BASE commit, read as `.reviewbot.toml` is; none: none."""
+    origin = config_origin(info.base_ref, LEARNINGS_FILE)
+    text = _base_text(client, info, LEARNINGS_FILE, origin)
+    return Learnings() if text is None else load_learnings(text, origin=origin)
+
+
+def _base_text(client: GitHubClient, info: PullRequestInfo, path: str, origin: str) -> str | None:
+    """A repository file's text at the base commit; None when there is no such file."""
     try:
         found = client.get(
-            repo_path(ref.full_name, "contents", *path.split("/")), {"ref": info.base_sha}
+            repo_path(info.ref.full_name, "contents", *path.split("/")), {"ref": info.base_sha}
         )
     except RefusedNotFound:
-        if required:
-            raise config_missing(origin) from None
-        return ReviewConfig()
+        return None
     try:
         content = _Content.model_validate(found)
     except ValidationError:
@@ -387,10 +404,9 @@ def fetch_base_config(
     if content.encoding != "base64":  # the contents API leaves files over 1 MB unencoded
         raise ConfigError(f"{origin}: is too large to be a configuration file")
     try:
-        text = base64.b64decode(content.content or "").decode("utf-8")
+        return base64.b64decode(content.content or "").decode("utf-8")
     except (binascii.Error, UnicodeDecodeError) as exc:
         raise ConfigError(f"{origin}: is not valid UTF-8") from exc
-    return load_config(text, origin=origin)
 
 
 # ------------------------------------------------------------------ the PR's comments
@@ -408,6 +424,7 @@ def fetch_comment_records(client: GitHubClient, repo: str, number: int) -> list[
             path=c.path,
             line=c.line,
             start_line=c.start_line,
+            created_at=c.created_at,
         )
         for c in shapes(client.pages(repo_path(repo, "pulls", number, "comments")), ReviewComment)
     ]

@@ -23,6 +23,7 @@ from pydantic import (
 from reviewbot.modes.profile import Role
 from reviewbot.nodes.boundary import Discarded
 from reviewbot.nodes.model import ReviewNode
+from reviewbot.results.learned import LearningsReport
 from reviewbot.results.run import Coverage, StopReason, Usage
 from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.fold import Decision, Source
@@ -226,6 +227,10 @@ class Report(_Model):
         default=None, description="Full or incremental, and since which head (None: a re-fold)."
     )
     published: Published | None = None
+    learnings: LearningsReport | None = Field(
+        default=None,
+        description="What `.reviewbot/learnings.toml` (base branch) did: shown, suppressed, kept.",
+    )
     skipped: str | None = Field(
         default=None,
         description="Why nothing was reviewed (no changes, an event that needs no review): then "

@@ -31,6 +31,7 @@ from reviewbot.nodes.assessment import stricter
 from reviewbot.nodes.boundary import Discarded
 from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.redact import Redactor
+from reviewbot.results.learned import LearningsReport
 from reviewbot.results.report import (
     AgentReport,
     AxisReport,
@@ -40,6 +41,7 @@ from reviewbot.results.report import (
     ReviewRun,
 )
 from reviewbot.results.run import Coverage, Usage, coverage_gap
+from reviewbot.review.learned import Learner
 from reviewbot.review.resolution import resolution
 from reviewbot.scope.carry import Carried, carry_forward
 from reviewbot.scope.coverage import joined
@@ -90,6 +92,7 @@ def review_snapshot(
 
     carried = _carried(snapshot, increment) if increment is not None else None
     packed = None
+    learner = Learner.of(snapshot, prior)
     if increment is not None and carried is not None:
         packed = _packed_since(snapshot, increment, carried, excluded, agents.redactor)
     panel = run_panel(
@@ -103,7 +106,7 @@ def review_snapshot(
         # Human /confirm and /dismiss replies, and earlier peers' confirmations, are peers
         # too: applied before the reviewer axes are judged, so a /dismiss can unblock.
         # Carried-forward findings count for their raisers' axes like this run's own.
-        carry=_carry(prior, carried),
+        carry=learner.after(_carry(prior, carried)),  # learnings last: review/learned.py
         packed=packed,
     )
     coverage = _coverage(panel.coverage, snapshot, increment)
@@ -124,6 +127,7 @@ def review_snapshot(
         usage=panel.usage,
         coverage=coverage,
         run=run.model_copy(update={"resolve_later": tuple(n.fingerprint for n in owed)}),
+        learnings=learner.report(),
     )
 
 
@@ -238,16 +242,19 @@ def refold(
         )
         for r in config.all_reviewers
     )
+    learner = Learner.of(snapshot, prior)  # applied again, as the review of this head did
+    learned = learner.after(None) or tuple
     return build_report(
         snapshot,
         proposed=prior.proposed(head),
         axes=(*reviewer_axes, *(source(config) for source in axes)),
-        nodes=prior.review_nodes(head),
+        nodes=tuple(learned(prior.review_nodes(head))),
         discarded=prior.discarded,
         agents=(),
         usage=Usage(),
         coverage=prior.coverage(head),
         run=prior.recorded_run(head),
+        learnings=learner.report(),
     )
 
 
@@ -349,6 +356,7 @@ def build_report(
     usage: Usage,
     coverage: Coverage | None,
     run: ReviewRun | None = None,
+    learnings: LearningsReport | None = None,
 ) -> Report:
     policy = snapshot.config.policy.node_policy()
     decision = finalize(proposed, axes, nodes, policy, coverage_gap=coverage_gap(coverage))
@@ -364,6 +372,7 @@ def build_report(
         coverage=coverage,
         pr=pr_info(snapshot),
         review=run,
+        learnings=learnings,
     )
 
 

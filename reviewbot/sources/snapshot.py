@@ -7,11 +7,12 @@ shown to the model as data.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
 from reviewbot.config.file import ReviewConfig
+from reviewbot.config.learnings import Learnings
 from reviewbot.sources.diff_index import DiffIndex
 
 
@@ -61,3 +62,6 @@ class PRSnapshot:
     comments: tuple[PRComment, ...] = ()
     config: ReviewConfig
     commits: tuple[PRCommit, ...] = ()  # oldest first
+    learnings: Learnings = field(
+        default_factory=Learnings
+    )  # the base branch's `.reviewbot/learnings.toml`
