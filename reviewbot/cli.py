@@ -29,6 +29,7 @@ from reviewbot.config.logs import configure_logging, inert_lines, workflow_comma
 from reviewbot.config.settings import Settings
 from reviewbot.config.target import TargetFlags, parse_target
 from reviewbot.errors import ExitCode, ReviewbotError, UsageError, exit_code_table
+from reviewbot.learn.command import learn
 from reviewbot.output.emit import (
     Delivery,
     Format,
@@ -477,6 +478,9 @@ def serve(host: str, port: int, workers: int) -> None:
 
     with last_resort(0, Redactor()):  # one line and its code, never a traceback
         run_server(host, port, workers, os.environ)
+
+
+cli.add_command(learn)
 
 
 @cli.command()

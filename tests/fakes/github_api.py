@@ -271,6 +271,7 @@ class FakeRepo:
     annotations: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # check run id →
     statuses: list[dict[str, Any]] = field(default_factory=list)
     permissions: dict[str, str] = field(default_factory=dict)  # login → admin|write|read|none
+    trees: dict[str, list[str]] = field(default_factory=dict)  # ref or SHA → file paths (git/trees)
     clone_url: str | None = None  # e.g. file:///… of a real repository the test built
 
     def resolve(self, ref: str) -> str | None:
@@ -501,6 +502,9 @@ class FakeGitHub:
         n = r"(?P<number>\d+)"
         return [
             ("GET", r"/user", self._get_user),
+            ("GET", rf"{r}", self._get_repo),
+            ("GET", rf"{r}/pulls", self._list_pulls),
+            ("GET", rf"{r}/git/trees/(?P<ref>[^/]+)", self._get_tree),
             ("GET", rf"{r}/pulls/{n}", self._get_pull),
             ("GET", rf"{r}/pulls/{n}/files", self._list_files),
             ("GET", rf"{r}/pulls/{n}/commits", self._list_commits),
@@ -667,6 +671,35 @@ class FakeGitHub:
 
     def _pull(self, repo: FakeRepo, number: str) -> FakePull | None:
         return repo.pulls.get(int(number))
+
+    def _get_repo(self, request: Request, repo: FakeRepo) -> Response:
+        return Response.json(200, self._repo_json(request.base_url, repo.full_name, repo.id))
+
+    def _list_pulls(self, request: Request, repo: FakeRepo) -> Response:
+        """`state` (default open) filters; newest number first stands in for `sort=updated`."""
+        state = request.query.get("state", "open")
+        pulls = [p for _, p in sorted(repo.pulls.items(), reverse=True)]
+        pulls = [p for p in pulls if state == "all" or p.state == state]
+        items = []
+        for pull in pulls:
+            item = self._pull_json(request.base_url, repo, pull)
+            threads = (repo.issue_comments, repo.review_comments, repo.reviews)
+            stamps = [c.get("updated_at") for t in threads for c in t.get(pull.number, [])]
+            item["updated_at"] = max([s for s in stamps if s] or [item["updated_at"]])
+            items.append(item)
+        return self._page(request, items)
+
+    def _get_tree(self, request: Request, repo: FakeRepo, ref: str) -> Response:
+        """`git/trees/{sha or branch}` with `recursive`: every file, as `blob` entries."""
+        sha = repo.resolve(ref) or ref
+        paths = repo.trees.get(ref, repo.trees.get(sha))
+        if paths is None:
+            return _not_found()
+        tree = [
+            {"path": path, "mode": "100644", "type": "blob", "sha": sha_of(f"{sha}:{path}")}
+            for path in sorted(paths)
+        ]
+        return Response.json(200, {"sha": sha, "tree": tree, "truncated": False})
 
     def _get_pull(self, request: Request, repo: FakeRepo, number: str) -> Response:
         pull = self._pull(repo, number)

@@ -112,12 +112,13 @@ def seed_pull(
     fake_repo = fake.repos.get(full_name) or fake.add_repo(full_name)
     fake_repo.clone_url = repo.resolve().as_uri()
     fake_repo.branches[fields.get("base_ref", "main")] = base_sha
-    try:
-        config = git(repo, "show", f"{base_sha}:.reviewbot.toml")
-    except subprocess.CalledProcessError:
-        config = None
-    if config is not None:
-        fake.set_content(full_name, base_sha, ".reviewbot.toml", config + "\n")
+    for name in (".reviewbot.toml", ".reviewbot/learnings.toml"):  # read from the base
+        try:
+            config = git(repo, "show", f"{base_sha}:{name}")
+        except subprocess.CalledProcessError:
+            config = None
+        if config is not None:
+            fake.set_content(full_name, base_sha, name, config + "\n")
     commits = git(repo, "rev-list", "--reverse", f"{base_sha}..{head_sha}").split()
     return fake.add_pull(
         full_name,
