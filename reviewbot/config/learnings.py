@@ -123,16 +123,25 @@ class Learnings(BaseModel):
 
 
 def learning_of(
-    node: ReviewNode, *, reason: str, by: str, at: str, pr: int | None, scope: str | None = None
+    node: ReviewNode,
+    *,
+    reason: str,
+    by: str,
+    at: str,
+    pr: int | None,
+    code: str | None = None,
 ) -> Learning:
-    """The entry a `/dismiss` of `node` teaches; its scope is the finding's file by default."""
+    """The entry a `/dismiss` of `node` teaches; its scope is the finding's file.
+
+    `code`: the anchored lines when the node does not carry them (a marker keeps no quote).
+    """
     path = node.anchor.path if node.anchor is not None else None
-    quote = normalize_code(node.anchor.quote) if node.anchor is not None else ""
+    quote = normalize_code(code if code is not None else node.anchor.quote) if node.anchor else ""
     return Learning(
         fingerprint=node.fingerprint,
         kind=node.kind,
         title=node.title,
-        scope=scope or ("/" + path if path else "**"),
+        scope="/" + path if path else "**",
         reason=" ".join(reason.split())[:2_000],
         by=by,
         at=at,

@@ -13,16 +13,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 
 from reviewbot.app import GitHub
 from reviewbot.config.learnings import Learning
 from reviewbot.errors import AuthError
 from reviewbot.github.answers import Shape, User, shapes
 from reviewbot.github.reader import fetch_comment_records
-from reviewbot.github.rest import repo_path
+from reviewbot.github.rest import GitHubClient, repo_path
+from reviewbot.learn.stale import file_text
 from reviewbot.memory.prior import Trust, read_prior
 from reviewbot.memory.seal import Sealer
 from reviewbot.memory.taught import taught
+from reviewbot.nodes.model import ReviewNode
 
 MAX_PAGES = 10  # 1,000 PRs, most recently updated first
 NO_KEY = (
@@ -62,8 +65,11 @@ def harvest(
         )
         prior = read_prior(fetch_comment_records(github.client, repo, number), trust)
         ignored += len(prior.ignored)
+        code = partial(_anchored_code, github.client, repo)
         learned.extend(
-            entry for entry in taught(prior, pr=number) if since is None or _after(entry.at, since)
+            entry
+            for entry in taught(prior, pr=number, code=code)
+            if since is None or _after(entry.at, since)
         )
     return Harvest(learnings=tuple(learned), pulls=tuple(n for n, _ in pulls), ignored=ignored)
 
@@ -78,6 +84,17 @@ def _recent(github: GitHub, repo: str, since: datetime | None) -> list[tuple[int
         for p in listed
         if since is None or p.updated_at is None or _after(p.updated_at, since)
     ]
+
+
+def _anchored_code(client: GitHubClient, repo: str, node: ReviewNode) -> str | None:
+    """The lines a finding was anchored on, in the commit it was made on (None: unknown)."""
+    anchor = node.anchor
+    if anchor is None or anchor.side == "LEFT" or node.commit_sha is None:
+        return None
+    text = file_text(client, repo, anchor.path, node.commit_sha)
+    if text is None:
+        return None
+    return "\n".join(text.splitlines()[anchor.start_line - 1 : anchor.end_line])
 
 
 def _author(github: GitHub, repo: str, number: int) -> str | None:

@@ -71,7 +71,7 @@ def check_stale(client: GitHubClient, repo: str, learnings: Learnings) -> Checke
         notes = (f"the tree of {branch} is too large to list whole: scopes were not judged",)
 
     def text_of(path: str) -> str | None:
-        return _text(client, repo, path, tree.sha)
+        return file_text(client, repo, path, tree.sha)
 
     stale = []
     for learning in learnings.entries:
@@ -105,7 +105,8 @@ def _why_stale(
     )
 
 
-def _text(client: GitHubClient, repo: str, path: str, ref: str) -> str | None:
+def file_text(client: GitHubClient, repo: str, path: str, ref: str) -> str | None:
+    """A file's text at `ref` through the contents API; None when absent or not text."""
     try:
         found = client.get(repo_path(repo, "contents", *path.split("/")), {"ref": ref})
     except RefusedNotFound:

@@ -10,15 +10,23 @@ Must not: read or write the file, or call a forge.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from reviewbot.config.learnings import Learning, learning_of
 from reviewbot.memory.postings import NodeHistory
 from reviewbot.nodes.lifecycle import Action
+from reviewbot.nodes.model import ReviewNode
 
 UNKNOWN_TIME = "1970-01-01T00:00:00Z"  # a forge that gives no time: a fixed one, never "now"
 
 
-def taught(history: NodeHistory, *, pr: int | None) -> tuple[Learning, ...]:
-    """One entry per dismissed finding, from its first `/dismiss` (a later one repeats it)."""
+def taught(
+    history: NodeHistory, *, pr: int | None, code: Callable[[ReviewNode], str | None] | None = None
+) -> tuple[Learning, ...]:
+    """One entry per dismissed finding, from its first `/dismiss` (a later one repeats it).
+
+    `code(node)`: its anchored lines, read where the finding was made (markers keep none).
+    """
     nodes = history.by_fingerprint()
     out: dict[str, Learning] = {}
     for decision in history.decisions:
@@ -33,5 +41,6 @@ def taught(history: NodeHistory, *, pr: int | None) -> tuple[Learning, ...]:
             by=decision.login,
             at=decision.at or UNKNOWN_TIME,
             pr=pr,
+            code=code(prior.node) if code is not None else None,
         )
     return tuple(out.values())

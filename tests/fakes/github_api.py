@@ -37,6 +37,7 @@ import hashlib
 import itertools
 import json
 import re
+import subprocess
 import threading
 import urllib.parse
 from collections.abc import Callable
@@ -85,6 +86,15 @@ def sha_of(text: str) -> str:
 
 
 # --- fault responses (for LoopbackServer.fail_next) ------------------------------------
+
+
+def _git_show(clone_url: str, ref: str, path: str) -> str | None:
+    """A file of the real repository at `ref`, or None (no such commit or file)."""
+    folder = urllib.parse.unquote(urllib.parse.urlsplit(clone_url).path)
+    shown = subprocess.run(
+        ["git", "-C", folder, "show", f"{ref}:{path}"], capture_output=True, check=False
+    )
+    return shown.stdout.decode("utf-8", "replace") if shown.returncode == 0 else None
 
 
 def bad_gateway() -> Response:
@@ -272,6 +282,9 @@ class FakeRepo:
     statuses: list[dict[str, Any]] = field(default_factory=list)
     permissions: dict[str, str] = field(default_factory=dict)  # login → admin|write|read|none
     trees: dict[str, list[str]] = field(default_factory=dict)  # ref or SHA → file paths (git/trees)
+    # Serve every file of `clone_url`'s real repository through the contents API, as GitHub
+    # does (off by default: most tests seed exactly the files reviewbot may read).
+    contents_from_git: bool = False
     clone_url: str | None = None  # e.g. file:///… of a real repository the test built
 
     def resolve(self, ref: str) -> str | None:
@@ -819,6 +832,8 @@ class FakeGitHub:
         text = next(
             (repo.contents[(a, path)] for a in aliases if a and (a, path) in repo.contents), None
         )
+        if text is None and repo.contents_from_git and repo.clone_url:
+            text = _git_show(repo.clone_url, sha or ref, path)
         if text is None:
             return _not_found()
         raw = text.encode()
