@@ -254,7 +254,6 @@ def fetch_snapshot(
         comments=comments,
         config=config,
         commits=pr_commits,
-        learnings=fetch_base_learnings(client, info),
     )
 
 
