@@ -264,6 +264,15 @@ def config_origin(base_ref: str, path: str = CONFIG_FILE) -> str:
     return f"`{path}` (base branch {base_ref})"
 
 
+def config_of(text: str | None, *, origin: str, required: bool) -> ReviewConfig:
+    """The base branch's file as a config; None (no file) is the defaults, unless `required`."""
+    if text is None:
+        if required:
+            raise config_missing(origin)
+        return ReviewConfig()
+    return load_config(text, origin=origin)
+
+
 def load_config(text: str, *, origin: str) -> ReviewConfig:
     """Parse and validate `.reviewbot.toml`; ConfigError names the line of the first problems."""
     try:

@@ -35,9 +35,8 @@ from pydantic import ValidationError
 from reviewbot.config.file import (
     CONFIG_FILE,
     ReviewConfig,
-    config_missing,
+    config_of,
     config_origin,
-    load_config,
 )
 from reviewbot.config.learnings import LEARNINGS_FILE, Learnings, load_learnings
 from reviewbot.errors import ConfigError, NetworkError, NotFoundError
@@ -371,12 +370,7 @@ def fetch_base_config(
     No file → the defaults, unless `required` (an explicit --config): then exit 2.
     """
     origin = config_origin(info.base_ref, path)
-    text = _base_text(client, info, path, origin)
-    if text is None:
-        if required:
-            raise config_missing(origin)
-        return ReviewConfig()
-    return load_config(text, origin=origin)
+    return config_of(_base_text(client, info, path, origin), origin=origin, required=required)
 
 
 def fetch_base_learnings(client: GitHubClient, info: PullRequestInfo) -> Learnings:

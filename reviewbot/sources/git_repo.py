@@ -48,10 +48,9 @@ from git import Blob, GitCommandError, InvalidGitRepositoryError, NoSuchPathErro
 from reviewbot.config.file import (
     CONFIG_FILE,
     ReviewConfig,
-    config_missing,
+    config_of,
     config_origin,
     config_path_in_repo,
-    load_config,
 )
 from reviewbot.config.learnings import LEARNINGS_FILE, Learnings, load_learnings
 from reviewbot.errors import ConfigError, HeadMoved, NotFoundError, RepositoryError
@@ -244,12 +243,7 @@ def config_at(
     repo: Repo, sha: str, *, origin: str, path: str = CONFIG_FILE, required: bool = False
 ) -> ReviewConfig:
     """`.reviewbot.toml` as committed at `sha`; the defaults when there is none (unless required)."""
-    text = _text_at(repo, sha, path, origin)
-    if text is None:
-        if required:
-            raise config_missing(origin)
-        return ReviewConfig()
-    return load_config(text, origin=origin)
+    return config_of(_text_at(repo, sha, path, origin), origin=origin, required=required)
 
 
 def learnings_at(repo: Repo, sha: str, *, origin: str) -> Learnings:

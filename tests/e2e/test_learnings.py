@@ -109,6 +109,7 @@ class Runs:
     written_again: str
     written_since: str
     later: Run
+    later_refold: Run
     later_world: World
     check: Run
     malformed: Run
@@ -161,6 +162,9 @@ def runs(worlds, tmp_path_factory) -> Runs:
         ],
     )
     later = later_world.run(ARGS, event_name="pull_request", event=pull_request_event(later_world))
+    later_refold = later_world.run(
+        ARGS, event_name="check_suite", event=check_suite_event(later_world)
+    )
     learned_file = out / "later.toml"
     learned_file.write_text(written + MORE, encoding="utf-8")
     fake = later_world.github.repo(REPO)
@@ -191,6 +195,7 @@ def runs(worlds, tmp_path_factory) -> Runs:
         written_again=written_again,
         written_since=since.read_text(encoding="utf-8"),
         later=later,
+        later_refold=later_refold,
         later_world=later_world,
         check=check,
         malformed=malformed,
@@ -284,6 +289,17 @@ class TestALaterPR:
         assert "# What the maintainers already decided (learnings)" in first
         assert '"Division by zero on an empty list"' in first
         assert '"Rename the helper"' not in first  # its scope matches no changed file
+
+    def test_a_refold_keeps_the_suppression(self, runs):
+        """CI finishes: the re-fold applies the learnings again; nothing more is posted."""
+        run = runs.later_refold
+        assert run.returncode == 0, run.stderr
+        assert run.model == ()
+        assert run.outputs["verdict"] == "hold"
+        assert len(inline_comments(runs.later_world)) == 1
+        statuses = {n["priority"]: n["status"] for n in run.report()["nodes"]}
+        assert statuses.get("P1", "dismissed") == "dismissed"
+        assert statuses["P0"] == "open"
 
 
 class TestCheck:
