@@ -279,7 +279,9 @@ class TestALaterPR:
         assert runs.later.outputs["verdict"] == "hold"  # an open, unconfirmed P0 holds
 
     def test_the_summary_lists_both(self, runs):
-        body = summary(runs.later_world)
+        """As the review posted it (a later re-fold rebuilds nodes from posted markers only)."""
+        (posted,) = runs.later.calls("POST", f"/repos/{REPO}/issues/7/comments")
+        body = posted.json()["body"]
         assert "**Suppressed by a learning** (1)" in body
         assert "**Learned, but a P0 is never suppressed** (1)" in body
 
@@ -298,8 +300,9 @@ class TestALaterPR:
         assert run.outputs["verdict"] == "hold"
         assert len(inline_comments(runs.later_world)) == 1
         statuses = {n["priority"]: n["status"] for n in run.report()["nodes"]}
-        assert statuses.get("P1", "dismissed") == "dismissed"
-        assert statuses["P0"] == "open"
+        # Known gap: the suppressed P1 was never posted, so a re-fold (which rebuilds the
+        # nodes from reviewbot's posted markers) does not list it again; it never counted.
+        assert statuses == {"P0": "open"}
 
 
 class TestCheck:
