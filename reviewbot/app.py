@@ -60,6 +60,7 @@ from reviewbot.github.publisher import GitHubPublisher
 from reviewbot.github.reader import (
     PullRequestInfo,
     fetch_base_config,
+    fetch_base_learnings,
     fetch_login,
     fetch_permission,
     fetch_pull_request,
@@ -312,6 +313,7 @@ def _review(
     client = github.client
     info = fetch_pull_request(client, ref)
     config = _configured(_base_config(client, info, job), job)
+    learnings = fetch_base_learnings(client, info)  # from the base too, before any write
     permission = partial(github.permission, ref.full_name)
     refusal = admission.why_not(info, config, permission, expect_head=expect_head, actor=actor)
     if refusal is not None:
@@ -324,6 +326,7 @@ def _review(
     memory = read_memory(reader.comments(), publisher.trust)
     try:
         with gathered(reader, config, settings, memory) as (snapshot, ci):
+            snapshot = replace(snapshot, learnings=learnings)
             reviewed = review_on_forge(
                 snapshot, memory=memory, agents=_agents(settings, job), axes=(lambda _: ci,)
             )
@@ -418,6 +421,7 @@ def refold_pull(github: GitHub, ref: PRRef, settings: Settings, job: Job, emit: 
         snapshot = reader.snapshot(
             checkout=Path(empty), config=config, discussion=memory.discussion()
         )
+        snapshot = replace(snapshot, learnings=fetch_base_learnings(client, info))
         report = refold(snapshot, prior=memory.prior, axes=(reader.ci,))
         if job.post:
             published = publisher.publish(report, snapshot, memory)

@@ -26,7 +26,7 @@ ADAPTERS = {
     "jwt": ("github/client.py",),  # PyGithub's App auth signs with PyJWT
     "git": ("sources/git_repo.py", "sources/git_history.py", "tools/git_views.py"),
     "jinja2": ("render.py",),
-    "click": ("cli.py",),
+    "click": ("cli.py", "learn/command.py", "eval/entry.py"),
     "unidiff": ("sources/diff_index.py",),
     "rich": ("output/terminal.py", "agent/progress.py", "eval/terminal.py", "eval/command.py"),
     "re2": ("tools/pattern.py",),
@@ -61,7 +61,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("review", ("tools", "agent", "review")),
     ("publish", ("publish", "output")),
     ("forge", ("github",)),
-    ("entry", ("talk", "app", "serve", "eval", "cli", "__main__")),
+    ("entry", ("talk", "app", "serve", "eval", "learn", "cli", "__main__")),
 )
 
 # Public names defined in two modules that are tolerated: none. Each public name means one

@@ -55,6 +55,7 @@ from functools import partial
 
 from reviewbot.agent.context import PackedContext, pack_context
 from reviewbot.agent.crew import run_all
+from reviewbot.agent.learned import with_learnings
 from reviewbot.agent.ledger import Ledger
 from reviewbot.agent.loop import Limits, ToolLoop
 from reviewbot.agent.messages import ModelClient
@@ -133,6 +134,7 @@ def run_panel(
         excluded=excluded,
         redactor=redactor,
     )
+    packed = with_learnings(packed, snapshot, redactor)  # after the PR: agent/learned.py
     panel = _Panel(
         snapshot=snapshot,
         config=config,

@@ -334,12 +334,21 @@ def config_origin(base_ref: str, path: str = CONFIG_FILE) -> str:
     return f"`{path}` (base branch {base_ref})"
 
 
+def config_of(text: str | None, *, origin: str, required: bool) -> ReviewConfig:
+    """The base branch's file as a config; None (no file) is the defaults, unless `required`."""
+    if text is None:
+        if required:
+            raise config_missing(origin)
+        return ReviewConfig()
+    return load_config(text, origin=origin)
+
+
 def load_config(text: str, *, origin: str) -> ReviewConfig:
     """Parse and validate `.reviewbot.toml`; ConfigError names the line of the first problems."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(_syntax_message(str(exc), origin)) from exc
+        raise ConfigError(toml_syntax_message(str(exc), origin)) from exc
     except RecursionError:
         raise ConfigError(f"{origin}: nested too deeply to be a configuration") from None
     except ValueError as exc:  # Python refuses to read an integer of more than 4,300 digits
@@ -353,7 +362,7 @@ def load_config(text: str, *, origin: str) -> ReviewConfig:
 _TOML_POSITION = re.compile(r"^(?P<msg>.*) \(at line (?P<line>\d+), column (?P<col>\d+)\)$")
 
 
-def _syntax_message(message: str, origin: str) -> str:
+def toml_syntax_message(message: str, origin: str) -> str:
     found = _TOML_POSITION.match(message)
     if found is None:  # "(at end of document)" and friends: no line to name
         return f"{origin}: {message}"

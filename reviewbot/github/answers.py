@@ -28,6 +28,7 @@ class ReviewComment(Shape):
     line: int | None = None
     start_line: int | None = None
     side: str | None = None  # RIGHT or LEFT; None for an outdated or file-level comment
+    created_at: str | None = None  # ISO 8601, as GitHub writes it
 
 
 class IssueComment(Shape):

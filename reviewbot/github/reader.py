@@ -35,10 +35,10 @@ from pydantic import ValidationError
 from reviewbot.config.file import (
     CONFIG_FILE,
     ReviewConfig,
-    config_missing,
+    config_of,
     config_origin,
-    load_config,
 )
+from reviewbot.config.learnings import LEARNINGS_FILE, Learnings, load_learnings
 from reviewbot.errors import ConfigError, NetworkError, NotFoundError
 from reviewbot.github.answers import IssueComment, Review, ReviewComment, Shape, User, shapes
 from reviewbot.github.rest import GitHubClient, GitHubRefusal, RefusedNotFound, repo_path
@@ -375,16 +375,23 @@ def fetch_base_config(
 
     No file → the defaults, unless `required` (an explicit --config): then exit 2.
     """
-    ref, origin = info.ref, config_origin(info.base_ref, path)
+    origin = config_origin(info.base_ref, path)
+    return config_of(_base_text(client, info, path, origin), origin=origin, required=required)
+
+
+def fetch_base_learnings(client: GitHubClient, info: PullRequestInfo) -> Learnings:
+    """`.reviewbot/learnings.toml` at the BASE commit, read as `.reviewbot.toml` is; none: none."""
+    origin = config_origin(info.base_ref, LEARNINGS_FILE)
+    text = _base_text(client, info, LEARNINGS_FILE, origin)
+    return Learnings() if text is None else load_learnings(text, origin=origin)
+
+
+def _base_text(client: GitHubClient, info: PullRequestInfo, path: str, origin: str) -> str | None:
+    """A repository file's text at the base commit; None when there is no such file."""
     try:
-        text = _file_text(client, ref.full_name, path, info.base_sha)
+        return _file_text(client, info.ref.full_name, path, info.base_sha)
     except UnreadableFile as exc:
         raise ConfigError(f"{origin}: {exc}") from None
-    if text is None:
-        if required:
-            raise config_missing(origin) from None
-        return ReviewConfig()
-    return load_config(text, origin=origin)
 
 
 def _file_text(client: GitHubClient, repo: str, path: str, sha: str) -> str | None:
@@ -446,6 +453,7 @@ def fetch_comment_records(client: GitHubClient, repo: str, number: int) -> list[
             path=c.path,
             line=c.line,
             start_line=c.start_line,
+            created_at=c.created_at,
         )
         for c in shapes(client.pages(repo_path(repo, "pulls", number, "comments")), ReviewComment)
     ]

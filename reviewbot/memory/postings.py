@@ -128,6 +128,7 @@ def decisions_of(
                 transition=transition,
                 comment_id=record.id,
                 login=record.author,
+                at=record.created_at,
             )
         )
     return tuple(decisions), tuple(ignored)

@@ -32,6 +32,7 @@ class HumanDecision:
     transition: Transition
     comment_id: int
     login: str
+    at: str | None = None  # when the reply was written (ISO 8601), when the forge says
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

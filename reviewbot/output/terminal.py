@@ -209,7 +209,7 @@ def _compared(report: Report, snapshot: PRSnapshot | None, clean: Clean) -> str:
 
 
 def _footer(report: Report, clean: Clean, compared: str) -> RenderableType:
-    lines = [*_not_recorded(report, clean), compared]
+    lines = [*_not_recorded(report, clean), *_learned(report, clean), compared]
     run = report.review
     if run is not None and run.since:
         lines.append(
@@ -253,6 +253,24 @@ def _footer(report: Report, clean: Clean, compared: str) -> RenderableType:
         f"${u.cost_usd:.4f}"
     )
     return Text("\n".join(lines), style="dim")
+
+
+def _learned(report: Report, clean: Clean) -> list[str]:
+    """The findings a learning suppressed (each named), and the learned P0s still shown."""
+    learned = report.learnings
+    if learned is None or not (learned.suppressed or learned.kept):
+        return []
+    lines = [
+        f"{len(learned.suppressed)} finding(s) suppressed by a learning, "
+        f"{len(learned.kept)} learned P0(s) not suppressed (.reviewbot/learnings.toml):"
+    ]
+    for match in (*learned.suppressed, *learned.kept):
+        entry = match.learning
+        lines.append(
+            f"  • {match.priority.value} “{clean(match.title)}”: entry {entry.fingerprint} "
+            f"(dismissed by {clean(entry.by)}), matched by {match.matched_by}"
+        )
+    return lines
 
 
 def _not_recorded(report: Report, clean: Clean) -> list[str]:

@@ -31,6 +31,7 @@ from reviewbot.memory.seal import SEAL_ROOM
 from reviewbot.nodes.model import Anchor, Kind, Priority, ReviewNode, Status
 from reviewbot.publish.discards import not_recorded
 from reviewbot.publish.inert import Inert, RepoLinks, neutralize
+from reviewbot.publish.learned import learned_section
 from reviewbot.publish.placement import BodyItem, CommentTarget, LinkBuilder, Placement
 from reviewbot.publish.suggestion import read_head_text, render_suggestion
 from reviewbot.redact import Redactor
@@ -588,5 +589,6 @@ def summary_body(
         agents=_agent_rows(report, inert),
         said=_said(report, redactor, inert),
         notes=[inert.line(n) for n in (*notes, *(plan.choices() if plan is not None else ()))],
+        learned=learned_section(report, inert),
     )
     return finish(text, redactor, limit=limit, pointer=pointer)

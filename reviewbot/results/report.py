@@ -24,9 +24,10 @@ from reviewbot.coverage.model import Coverage
 from reviewbot.modes.profile import Role
 from reviewbot.nodes.boundary import Discarded
 from reviewbot.nodes.model import ReviewNode
-from reviewbot.results.guidelines import GuidelineFile
+from reviewbot.results.learned import LearningsReport
 from reviewbot.results.plan import FixPlan, SplitProposal
 from reviewbot.results.run import StopReason, Usage
+from reviewbot.sources.guideline_file import GuidelineFile
 from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.fold import Decision, Source
 from reviewbot.verdict.lattice import Label, Verdict
@@ -242,6 +243,10 @@ class Report(_Model):
         default=None, description="Full or incremental, and since which head (None: a re-fold)."
     )
     published: Published | None = None
+    learnings: LearningsReport | None = Field(
+        default=None,
+        description="What `.reviewbot/learnings.toml` (base branch) did: shown, suppressed, kept.",
+    )
     skipped: str | None = Field(
         default=None,
         description="Why nothing was reviewed (no changes, an event that needs no review): then "

@@ -30,6 +30,7 @@ from reviewbot.memory.prior import PriorState
 from reviewbot.nodes.boundary import Discarded
 from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.redact import Redactor
+from reviewbot.results.learned import LearningsReport
 from reviewbot.results.report import (
     AgentReport,
     AxisReport,
@@ -39,6 +40,7 @@ from reviewbot.results.report import (
     ReviewRun,
 )
 from reviewbot.results.run import Usage
+from reviewbot.review.learned import Learner
 from reviewbot.review.resolution import resolution
 from reviewbot.scope.full import FullScope
 from reviewbot.scope.review_scope import ReviewScope
@@ -86,6 +88,7 @@ def review_snapshot(
         return is_excluded(path, config.paths)
 
     packer = ContextPacker(snapshot=snapshot, excluded=excluded, redactor=agents.redactor)
+    learner = Learner.of(snapshot, prior)
     panel = run_panel(
         snapshot,
         config,
@@ -97,7 +100,7 @@ def review_snapshot(
         # Human /confirm and /dismiss replies, and earlier peers' confirmations, are peers
         # too: applied before the reviewer axes are judged, so a /dismiss can unblock.
         # Carried-forward findings count for their raisers' axes like this run's own.
-        carry=plan.carry(prior),
+        carry=learner.after(plan.carry(prior)),  # learnings last: review/learned.py
         packed=plan.shown(packer),
     )
     coverage = plan.coverage(panel.coverage, snapshot.diff)
@@ -118,6 +121,7 @@ def review_snapshot(
         usage=panel.usage,
         coverage=coverage,
         run=run.model_copy(update={"resolve_later": tuple(n.fingerprint for n in owed)}),
+        learnings=learner.report(),
     )
 
 
@@ -149,16 +153,19 @@ def refold(
         )
         for r in config.all_reviewers
     )
+    learner = Learner.of(snapshot, prior)  # applied again, as the review of this head did
+    learned = learner.after(None) or tuple
     return build_report(
         snapshot,
         proposed=prior.proposed(head),
         axes=(*reviewer_axes, *(source(config) for source in axes)),
-        nodes=prior.review_nodes(head),
+        nodes=tuple(learned(prior.review_nodes(head))),
         discarded=prior.discarded,
         agents=(),
         usage=Usage(),
         coverage=prior.coverage(head),
         run=prior.recorded_run(head),
+        learnings=learner.report(),
     )
 
 
@@ -260,6 +267,7 @@ def build_report(
     usage: Usage,
     coverage: Coverage | None,
     run: ReviewRun | None = None,
+    learnings: LearningsReport | None = None,
 ) -> Report:
     policy = snapshot.config.policy.node_policy()
     decision = finalize(proposed, axes, nodes, policy, coverage_gap=coverage_gap(coverage))
@@ -276,6 +284,7 @@ def build_report(
         guidelines=snapshot.guidelines.files,
         pr=pr_info(snapshot),
         review=run,
+        learnings=learnings,
     )
 
 

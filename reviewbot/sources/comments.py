@@ -36,6 +36,7 @@ class CommentRecord:
     line: int | None = None
     start_line: int | None = None
     state: str | None = None  # reviews only: PENDING, COMMENTED, APPROVED, …
+    created_at: str | None = None  # inline comments: when it was written (ISO 8601)
 
     @property
     def location(self) -> str:

@@ -48,11 +48,11 @@ from git import Blob, GitCommandError, InvalidGitRepositoryError, NoSuchPathErro
 from reviewbot.config.file import (
     CONFIG_FILE,
     ReviewConfig,
-    config_missing,
+    config_of,
     config_origin,
     config_path_in_repo,
-    load_config,
 )
+from reviewbot.config.learnings import LEARNINGS_FILE, Learnings, load_learnings
 from reviewbot.errors import ConfigError, HeadMoved, NotFoundError, RepositoryError
 from reviewbot.sources.diff_index import DiffIndex, index_from_unified_diff
 from reviewbot.sources.guidelines import MAX_BYTES, UnreadableFile, read_guidelines
@@ -244,19 +244,26 @@ def config_at(
     repo: Repo, sha: str, *, origin: str, path: str = CONFIG_FILE, required: bool = False
 ) -> ReviewConfig:
     """`.reviewbot.toml` as committed at `sha`; the defaults when there is none (unless required)."""
+    return config_of(_text_at(repo, sha, path, origin), origin=origin, required=required)
+
+
+def learnings_at(repo: Repo, sha: str, *, origin: str) -> Learnings:
+    """`.reviewbot/learnings.toml` as committed at `sha` (the base), read as the config is."""
+    text = _text_at(repo, sha, LEARNINGS_FILE, origin)
+    return Learnings() if text is None else load_learnings(text, origin=origin)
+
+
+def _text_at(repo: Repo, sha: str, path: str, origin: str) -> str | None:
     try:
         entry = repo.commit(sha).tree / path
     except KeyError:
-        if required:
-            raise config_missing(origin) from None
-        return ReviewConfig()
+        return None
     if not isinstance(entry, Blob):
         raise ConfigError(f"{origin}: is not a file")
     try:
-        text = entry.data_stream.read().decode("utf-8")
+        return str(entry.data_stream.read().decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{origin}: is not valid UTF-8") from exc
-    return load_config(text, origin=origin)
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,6 +364,7 @@ def local_snapshot(
             config=config,
             commits=commits,
             guidelines=guidelines,
+            learnings=learnings_at(repo, base_sha, origin=config_origin(base, LEARNINGS_FILE)),
         )
 
 

@@ -30,8 +30,8 @@ from typing import Protocol
 
 from reviewbot.config.file import DEFAULT_GUIDELINES, RunConfig
 from reviewbot.estimate import CHARS_PER_TOKEN, estimate_text
-from reviewbot.results.guidelines import GuidelineFile
 from reviewbot.sources.diff_index import DiffIndex
+from reviewbot.sources.guideline_file import GuidelineFile
 
 NESTED = "AGENTS.md"
 MAX_BYTES = 1_000_000  # the contents API sends larger files unencoded; no guideline is that long

@@ -12,6 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from reviewbot.config.file import ReviewConfig
+from reviewbot.config.learnings import Learnings
 from reviewbot.sources.diff_index import DiffIndex
 from reviewbot.sources.guidelines import Guidelines
 
@@ -64,3 +65,5 @@ class PRSnapshot:
     commits: tuple[PRCommit, ...] = ()  # oldest first
     # The base branch's instructions to reviewers that apply to this change, like `config`.
     guidelines: Guidelines = field(default_factory=Guidelines)
+    # The base branch's `.reviewbot/learnings.toml`, like `config`.
+    learnings: Learnings = field(default_factory=Learnings)

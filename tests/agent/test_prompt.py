@@ -10,7 +10,7 @@ import pytest
 from reviewbot.agent.prompt import focus_text, guidelines_text, role_text, system_prompt
 from reviewbot.modes import PROFILES, Mode
 from reviewbot.redact import Redactor
-from reviewbot.results.guidelines import GuidelineFile
+from reviewbot.sources.guideline_file import GuidelineFile
 from reviewbot.sources.guidelines import Guideline, Guidelines
 from reviewbot.tools.registry import REGISTRY
 from reviewbot.tools.surface import compute_surface

@@ -37,6 +37,7 @@ import hashlib
 import itertools
 import json
 import re
+import subprocess
 import threading
 import urllib.parse
 from collections.abc import Callable
@@ -86,6 +87,15 @@ def sha_of(text: str) -> str:
 
 
 # --- fault responses (for LoopbackServer.fail_next) ------------------------------------
+
+
+def _git_show(clone_url: str, ref: str, path: str) -> str | None:
+    """A file of the real repository at `ref`, or None (no such commit or file)."""
+    folder = urllib.parse.unquote(urllib.parse.urlsplit(clone_url).path)
+    shown = subprocess.run(
+        ["git", "-C", folder, "show", f"{ref}:{path}"], capture_output=True, check=False
+    )
+    return shown.stdout.decode("utf-8", "replace") if shown.returncode == 0 else None
 
 
 def bad_gateway() -> Response:
@@ -273,6 +283,10 @@ class FakeRepo:
     annotations: dict[int, list[dict[str, Any]]] = field(default_factory=dict)  # check run id →
     statuses: list[dict[str, Any]] = field(default_factory=list)
     permissions: dict[str, str] = field(default_factory=dict)  # login → admin|write|read|none
+    trees: dict[str, list[str]] = field(default_factory=dict)  # ref or SHA → file paths (git/trees)
+    # Serve every file of `clone_url`'s real repository through the contents API, as GitHub
+    # does (off by default: most tests seed exactly the files reviewbot may read).
+    contents_from_git: bool = False
     clone_url: str | None = None  # e.g. file:///… of a real repository the test built
 
     def resolve(self, ref: str) -> str | None:
@@ -507,6 +521,9 @@ class FakeGitHub:
         return [
             ("GET", r"/user", self._get_user),
             ("POST", r"(?:/api)?/graphql", lambda request: serve_graphql(self, request)),
+            ("GET", rf"{r}", self._get_repo),
+            ("GET", rf"{r}/pulls", self._list_pulls),
+            ("GET", rf"{r}/git/trees/(?P<ref>[^/]+)", self._get_tree),
             ("GET", rf"{r}/pulls/{n}", self._get_pull),
             ("GET", rf"{r}/pulls/{n}/files", self._list_files),
             ("GET", rf"{r}/pulls/{n}/commits", self._list_commits),
@@ -679,6 +696,35 @@ class FakeGitHub:
     def _pull(self, repo: FakeRepo, number: str) -> FakePull | None:
         return repo.pulls.get(int(number))
 
+    def _get_repo(self, request: Request, repo: FakeRepo) -> Response:
+        return Response.json(200, self._repo_json(request.base_url, repo.full_name, repo.id))
+
+    def _list_pulls(self, request: Request, repo: FakeRepo) -> Response:
+        """`state` (default open) filters; newest number first stands in for `sort=updated`."""
+        state = request.query.get("state", "open")
+        pulls = [p for _, p in sorted(repo.pulls.items(), reverse=True)]
+        pulls = [p for p in pulls if state == "all" or p.state == state]
+        items = []
+        for pull in pulls:
+            item = self._pull_json(request.base_url, repo, pull)
+            threads = (repo.issue_comments, repo.review_comments, repo.reviews)
+            stamps = [c.get("updated_at") for t in threads for c in t.get(pull.number, [])]
+            item["updated_at"] = max([s for s in stamps if s] or [item["updated_at"]])
+            items.append(item)
+        return self._page(request, items)
+
+    def _get_tree(self, request: Request, repo: FakeRepo, ref: str) -> Response:
+        """`git/trees/{sha or branch}` with `recursive`: every file, as `blob` entries."""
+        sha = repo.resolve(ref) or ref
+        paths = repo.trees.get(ref, repo.trees.get(sha))
+        if paths is None:
+            return _not_found()
+        tree = [
+            {"path": path, "mode": "100644", "type": "blob", "sha": sha_of(f"{sha}:{path}")}
+            for path in sorted(paths)
+        ]
+        return Response.json(200, {"sha": sha, "tree": tree, "truncated": False})
+
     def _get_pull(self, request: Request, repo: FakeRepo, number: str) -> Response:
         pull = self._pull(repo, number)
         if pull is None:
@@ -816,6 +862,8 @@ class FakeGitHub:
         text = next(
             (repo.contents[(a, path)] for a in aliases if a and (a, path) in repo.contents), None
         )
+        if text is None and repo.contents_from_git and repo.clone_url:
+            text = _git_show(repo.clone_url, sha or ref, path)
         if text is None:
             return self._listing(request, repo, path.rstrip("/"), aliases)
         raw = text.encode()

@@ -179,6 +179,38 @@ class TestConfigFromBase:
             "`.reviewbot.toml` (base branch main) line 2: budget.max_turns: Input should be greater than or equal to 1"
         )
 
+    def test_learnings_come_from_the_base_only(self, project):
+        """`.reviewbot/learnings.toml`: the base's entries; the head's copy is not read."""
+        entry = (
+            '[[learning]]\nfingerprint = "0123456789abcdef"\nkind = "bug"\ntitle = "T"\n'
+            'scope = "a.py"\nby = "ada"\nat = "2026-11-01"\n'
+        )
+        project.git("switch", "--quiet", "main")
+        project.write(".reviewbot/learnings.toml", entry)
+        project.commit("learned")
+        project.git("switch", "--quiet", "feature")
+        project.write(".reviewbot/learnings.toml", entry.replace("0123456789abcdef", "f" * 16))
+        project.commit("the PR teaches itself")
+        with local_snapshot(project.path, base="main", head="feature") as snap:
+            assert [e.fingerprint for e in snap.learnings.entries] == ["0123456789abcdef"]
+
+    def test_a_broken_base_learnings_file_names_the_entry(self, project):
+        project.git("switch", "--quiet", "main")
+        project.write(
+            ".reviewbot/learnings.toml", '[[learning]]\nfingerprint = "0123456789abcdef"\n'
+        )
+        project.commit("half an entry")
+        with (
+            pytest.raises(ConfigError) as caught,
+            local_snapshot(project.path, base="main", head="feature"),
+        ):
+            pass
+        message = str(caught.value)
+        assert message.startswith(
+            "`.reviewbot/learnings.toml` (base branch main): entry 1 (fingerprint 0123456789abcdef): "
+        )
+        assert "kind: Field required" in message
+
     def test_undecodable_base_config(self, project):
         """A config that is not UTF-8 is a ConfigError, not a crash."""
         project.git("switch", "--quiet", "main")

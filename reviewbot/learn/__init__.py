@@ -1,0 +1,1 @@
+"""`reviewbot learn`: turn a repository's `/dismiss` decisions into `.reviewbot/learnings.toml`."""
