@@ -99,6 +99,7 @@ from reviewbot.publish.conclusion import (
     status_description,
 )
 from reviewbot.publish.inert import plain
+from reviewbot.publish.learned import suppressed_by_learnings
 from reviewbot.publish.placement import (
     LinkBuilder,
     Placement,
@@ -245,6 +246,7 @@ class GitHubPublisher:
             snapshot.diff,
             max_inline=inline_rules(self.config, rereview=rereview),
             posted=prior.posted(),
+            suppressed=suppressed_by_learnings(report),
         )
 
     def _annotations(

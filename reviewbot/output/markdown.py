@@ -8,6 +8,7 @@ on a PR with no earlier reviews. Must not: call GitHub.
 from __future__ import annotations
 
 from reviewbot.publish.body import summary_body
+from reviewbot.publish.learned import suppressed_by_learnings
 from reviewbot.publish.placement import (
     LinkBuilder,
     Placement,
@@ -39,5 +40,10 @@ def summary_markdown(
             link_of = LinkBuilder(web_url=web_url, repo=snapshot.repo, head_sha=snapshot.head_sha)
         if report.published is not None:  # a "Posted" column only when something was posted
             rules = inline_rules(snapshot.config.publish, rereview=False)
-            plan = place_nodes(report.nodes, snapshot.diff, max_inline=rules)
+            plan = place_nodes(
+                report.nodes,
+                snapshot.diff,
+                max_inline=rules,
+                suppressed=suppressed_by_learnings(report),
+            )
     return summary_body(report, plan=plan, link_of=link_of, redactor=redact)

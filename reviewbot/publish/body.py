@@ -237,7 +237,7 @@ def _body_item(
         reason=item.reason.text,
         body=_indent(inert.block(node.body)),
         suggestion=suggestion,
-        marker=node_marker(node, redactor=redactor),
+        marker=node_marker(item.recorded, redactor=redactor),
     )
 
 

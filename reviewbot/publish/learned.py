@@ -18,6 +18,12 @@ from reviewbot.results.report import Report
 MAX_TO_ADD = 10  # entries shown in the summary; `reviewbot learn` writes every one
 
 
+def suppressed_by_learnings(report: Report) -> frozenset[str]:
+    """The fingerprints a learning dismissed in this run (placement lists them in the body)."""
+    learned = report.learnings
+    return frozenset(m.fingerprint for m in learned.suppressed) if learned else frozenset()
+
+
 def learned_section(report: Report, inert: Inert) -> str:
     """The section's markdown, or "" when the run had no learnings and taught none."""
     learned = report.learnings

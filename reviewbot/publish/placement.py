@@ -15,7 +15,8 @@ ever dropped:
   is never committable (its range would no longer match);
 - **body** otherwise: anchored outside the diff (body.py links it to the file at
   the head commit), no anchor (about the whole PR), over the inline limit or a
-  file's, held back on a re-review, or rejected by GitHub;
+  file's, held back on a re-review, rejected by GitHub, or suppressed by a learning
+  (dismissed for the verdict, listed once so later runs read it back);
 - **quiet** for nodes already resolved or dismissed: summary only, never inline.
 
 Ranking, not truncation: nodes are taken most severe first, then confirmed before
@@ -49,6 +50,7 @@ class BodyReason(StrEnum):
     OVER_LIMIT = "over_limit"
     OVER_FILE_LIMIT = "over_file_limit"
     HELD_BACK = "held_back"
+    SUPPRESSED = "suppressed"
     REJECTED = "rejected"
 
     @property
@@ -63,6 +65,7 @@ _REASON_TEXT = {
     BodyReason.OVER_LIMIT: "over the inline comment limit",
     BodyReason.OVER_FILE_LIMIT: "over the inline comment limit of its file",
     BodyReason.HELD_BACK: "held back from inline on a re-review",
+    BodyReason.SUPPRESSED: "suppressed by a learning: dismissed for the verdict",
     BodyReason.REJECTED: "GitHub refused the inline comment",
 }
 
@@ -92,6 +95,16 @@ class InlineItem:
 class BodyItem:
     node: ReviewNode
     reason: BodyReason
+
+    @property
+    def recorded(self) -> ReviewNode:
+        """The node as its marker records it. A suppressed one as it stood before the learning
+        dismissed it: each later run reads it back and applies the base branch's learnings
+        again, so it stays dismissed while its learning stays and counts once it is gone."""
+        if self.reason is not BodyReason.SUPPRESSED:
+            return self.node
+        standing = Status.CONSENSUS_READY if self.node.confirmed_by else Status.OPEN
+        return self.node.model_copy(update={"status": standing})
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -253,8 +266,14 @@ def place_nodes(
     *,
     max_inline: int | InlineRules,
     posted: frozenset[str] = frozenset(),
+    suppressed: frozenset[str] = frozenset(),
 ) -> Placement:
-    """Place every node; see the module docstring for the rules."""
+    """Place every node; see the module docstring for the rules.
+
+    `suppressed`: fingerprints a learning dismissed this run. They go in the body (once), so
+    the PR keeps their marker: every later run reads them back and applies the learnings
+    again, and one whose learning is gone from the base branch counts again.
+    """
     rules = (
         max_inline if isinstance(max_inline, InlineRules) else InlineRules(max_inline=max_inline)
     )
@@ -264,6 +283,12 @@ def place_nodes(
     quiet: list[ReviewNode] = []
     per_file: dict[str, int] = {}
     for node in sorted(nodes, key=priority_key):
+        if node.fingerprint in suppressed and node.status is Status.DISMISSED:
+            if node.fingerprint in posted:
+                already.append(node)
+            else:
+                body.append(BodyItem(node=node, reason=BodyReason.SUPPRESSED))
+            continue
         if node.status in (Status.RESOLVED, Status.DISMISSED):
             quiet.append(node)
             continue

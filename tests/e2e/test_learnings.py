@@ -293,16 +293,28 @@ class TestALaterPR:
         assert '"Rename the helper"' not in first  # its scope matches no changed file
 
     def test_a_refold_keeps_the_suppression(self, runs):
-        """CI finishes: the re-fold applies the learnings again; nothing more is posted."""
+        """CI finishes: the re-fold reads the suppressed finding back from the review body and
+        applies the learnings again: still dismissed, still listed; nothing more is posted."""
         run = runs.later_refold
         assert run.returncode == 0, run.stderr
         assert run.model == ()
         assert run.outputs["verdict"] == "hold"
         assert len(inline_comments(runs.later_world)) == 1
         statuses = {n["priority"]: n["status"] for n in run.report()["nodes"]}
-        # Known gap: the suppressed P1 was never posted, so a re-fold (which rebuilds the
-        # nodes from reviewbot's posted markers) does not list it again; it never counted.
-        assert statuses == {"P0": "open"}
+        assert statuses == {"P0": "open", "P1": "dismissed"}
+        (suppressed,) = run.report()["learnings"]["suppressed"]
+        assert (suppressed["priority"], suppressed["matched_by"]) == ("P1", "fingerprint")
+        assert suppressed["learning"]["by"] == "maintainer"
+        summary = runs.later_world.github.repo(REPO).issue_comments[7][-1]["body"]
+        assert "**Suppressed by a learning** (1)" in summary
+
+    def test_the_review_body_keeps_the_suppressed_finding(self, runs):
+        """Listed once in the review body, its marker as it stood before the learning, so the
+        next run can apply the learnings again (and count it if its learning is gone)."""
+        (review,) = runs.later.calls("POST", f"/repos/{REPO}/pulls/7/reviews")
+        body = review.json()["body"]
+        assert "suppressed by a learning: dismissed for the verdict" in body
+        assert '"priority":"P1"' in body and '"status":"open"' in body
 
 
 class TestCheck:

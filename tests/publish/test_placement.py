@@ -253,3 +253,37 @@ class TestReReview:
         plan = place_nodes((node(id="low", priority=Priority.P3),), make_diff(), max_inline=rules)
         assert [item.node.id for item in plan.inline] == ["low"]
         assert inline_rules(PublishConfig(), rereview=True).held_below is Priority.P2
+
+
+class TestSuppressedByALearning:
+    def test_it_goes_in_the_body_once_recorded_as_it_stood(self):
+        """Dismissed by a learning: listed in the body (never inline, never lost), its marker
+        the node before the learning, so a later run applies the learnings again."""
+        learned = node(id="learned", priority=Priority.P1).model_copy(
+            update={"status": Status.DISMISSED}
+        )
+        person = node(id="person", priority=Priority.P1, lines=(5, 5)).model_copy(
+            update={"status": Status.DISMISSED}
+        )
+        plan = place_nodes(
+            (learned, person),
+            make_diff(),
+            max_inline=30,
+            suppressed=frozenset({learned.fingerprint}),
+        )
+        assert plan.inline == ()
+        (item,) = plan.body
+        assert (item.node.id, item.reason) == ("learned", BodyReason.SUPPRESSED)
+        assert item.recorded.status is Status.OPEN
+        assert [n.id for n in plan.quiet] == ["person"]  # a person's /dismiss stays quiet
+
+    def test_already_in_a_body_it_is_not_listed_again(self):
+        learned = node(id="learned").model_copy(update={"status": Status.DISMISSED})
+        plan = place_nodes(
+            (learned,),
+            make_diff(),
+            max_inline=30,
+            posted=frozenset({learned.fingerprint}),
+            suppressed=frozenset({learned.fingerprint}),
+        )
+        assert (plan.body, [n.id for n in plan.already_posted]) == ((), ["learned"])
