@@ -39,6 +39,14 @@ from reviewbot.sources.git_history import Commit, FileChange, History, LineOrigi
 # or "fixes #N" / "closes #N" / "resolves #N" anywhere in its message.
 FIX_SUBJECT = re.compile(r"\b(fix(e[sd]|ing)?|bug(fix)?|hotfix)\b", re.IGNORECASE)
 FIX_REFERENCE = re.compile(r"\b(fix(e[sd])?|close[sd]?|resolve[sd]?)\s+#\d+", re.IGNORECASE)
+# …unless what it fixes is the tooling, not the behaviour: "fix pyright findings", "Fix test
+# for …", "fix merge", "fix typo" (the false entries a hand check of pallets/click's set found).
+NOT_A_BUG_FIX = re.compile(
+    r"\bfix(e[sd]|ing)?\s+(the\s+|a\s+|some\s+)?(typos?|spelling|grammar|lint(ing)?|pyright|"
+    r"mypy|flake8|ruff|pre-commit|tests?|merge|docs?|documentation|docstrings?|ci|build|"
+    r"formatting|style|changelog|warnings?)\b",
+    re.IGNORECASE,
+)
 _MERGE_PR = re.compile(r"^Merge pull request #(\d+)\b")
 _SQUASH_PR = re.compile(r"\s*\(#(\d+)\)\s*$")
 _NOT_CODE = {".md", ".rst", ".txt", ".adoc", ".html", ".svg", ".png", ".lock", ".json"}
@@ -123,6 +131,8 @@ def is_fix(commit: Commit, pr: PullRequest | None) -> bool:
     if len(commit.parents) != 1 and pr is None:
         return False  # a merge of branches changes whatever the branch changed
     subject = pr.title if pr is not None else commit.subject
+    if NOT_A_BUG_FIX.search(subject):
+        return False
     return bool(FIX_SUBJECT.search(subject) or FIX_REFERENCE.search(commit.message))
 
 

@@ -60,6 +60,17 @@ def test_a_message_that_does_not_say_fix_is_not_a_fix(repo):
     assert (entries, stats.fixes) == ([], 0)
 
 
+@pytest.mark.parametrize(
+    "subject", ["fix pyright findings", "Fix test for delayed display", "fix merge", "Fix typos"]
+)
+def test_a_fix_of_the_tooling_is_not_a_bug_fix(repo, subject):
+    """The message says fix, but of a checker, a test, a merge or a typo: no bug to blame."""
+    with_buggy_pr(repo)
+    repo.commit(subject, {"calc.py": FIXED})
+    entries, stats = run(repo)
+    assert (entries, stats.fixes) == ([], 0)
+
+
 def test_a_whitespace_fix_is_not_blamed(repo):
     with_buggy_pr(repo)
     repo.commit(
@@ -72,7 +83,7 @@ def test_a_whitespace_fix_is_not_blamed(repo):
 
 def test_a_comment_only_fix_is_not_blamed(repo):
     with_buggy_pr(repo)
-    repo.commit("Fix typo in a comment", {"calc.py": CODE.replace("# sum of", "# the sum of")})
+    repo.commit("Fix the comment of add()", {"calc.py": CODE.replace("# sum of", "# the sum of")})
     entries, stats = run(repo)
     assert entries == []
     assert stats.filtered == {"blank or comment only": 1}
@@ -155,7 +166,8 @@ def test_test_and_doc_changes_are_not_bugs(repo):
     repo.commit("Docs and tests", {"docs/usage.rst": "Use add.\n", "tests/test_calc.py": "x = 1\n"})
     repo.merge_pr(4, "docs", "Docs")
     repo.commit(
-        "Fix docs and test", {"docs/usage.rst": "Use add().\n", "tests/test_calc.py": "x = 2\n"}
+        "Fix usage and its check",
+        {"docs/usage.rst": "Use add().\n", "tests/test_calc.py": "x = 2\n"},
     )
     entries, stats = run(repo)
     assert entries == []
@@ -219,7 +231,9 @@ def test_a_docstring_fix_is_not_blamed(repo):
     repo.branch("doc")
     repo.commit("Add add()", {"calc.py": documented})
     repo.merge_pr(1, "doc", "Add add()")
-    repo.commit("Fix the docstring", {"calc.py": documented.replace("the sum", "their sum")})
+    repo.commit(
+        "Fix what add() says it does", {"calc.py": documented.replace("the sum", "their sum")}
+    )
     entries, stats = run(repo)
     assert entries == []
     assert stats.filtered == {"docstring": 1}
