@@ -29,6 +29,7 @@ from pydantic import (
     Strict,
     StringConstraints,
     ValidationError,
+    field_validator,
     model_validator,
 )
 
@@ -147,6 +148,11 @@ class PolicyConfig(_Section):
 class PathsConfig(_Section):
     include: tuple[str, ...] = Field(default=("**",), strict=False)
     exclude: tuple[str, ...] = Field(default=DEFAULT_EXCLUDE, strict=False)
+
+    @field_validator("include", "exclude")
+    @classmethod
+    def _globs(cls, patterns: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(valid_glob(pattern) for pattern in patterns)
 
 
 class CIConfig(_Section):
@@ -473,6 +479,16 @@ def matches_any(path: str, patterns: Sequence[str], *, rooted: bool = False) -> 
     """`rooted`: every pattern is anchored at the root, as if it began with `/`, so one
     without `/` matches top-level names only (the read tools' `list_files` semantics)."""
     return any(_glob_regex(pattern, rooted).fullmatch(path) for pattern in patterns)
+
+
+def valid_glob(pattern: str) -> str:
+    """`pattern`, once it is known to compile: a bad one (`[z-a]`) is a config error at load
+    time, never an internal error in the middle of a review."""
+    try:
+        _glob_regex(pattern)
+    except re.error as exc:
+        raise ValueError(f"{pattern!r} is not a valid glob ({exc})") from None
+    return pattern
 
 
 @lru_cache(maxsize=512)

@@ -33,7 +33,7 @@ from pydantic import (
     ValidationError,
 )
 
-from reviewbot.config.file import matches_any, toml_syntax_message
+from reviewbot.config.file import matches_any, toml_syntax_message, valid_glob
 from reviewbot.errors import ConfigError
 from reviewbot.nodes.boundary import explain
 from reviewbot.nodes.fingerprint import normalize_code, normalize_title
@@ -56,7 +56,7 @@ def _scope(glob: str) -> str:
         raise ValueError("must be one line of forward-slash glob, e.g. src/db/**")
     if ".." in glob.strip("/").split("/"):
         raise ValueError("must not contain '..'")
-    return glob
+    return valid_glob(glob)
 
 
 def _when(text: str) -> str:

@@ -55,6 +55,10 @@ class TestFile:
                 'scope = ""',
                 "entry 2 (fingerprint 00000000000000e0): scope: String should have at least 1 character",
             ),
+            (
+                'scope = "[z-a]"',
+                "entry 2 (fingerprint 00000000000000e0): scope: '[z-a]' is not a valid glob",
+            ),
             ('at = "yesterday"', "entry 2 (fingerprint 00000000000000e0): at: must be an ISO 8601"),
             ('kind = "nit"', "entry 2 (fingerprint 00000000000000e0): kind: Input should be"),
             ('colour = "red"', "entry 2 (fingerprint 00000000000000e0): colour: Extra inputs"),

@@ -100,6 +100,10 @@ class TestLoadConfig:
                 "[publish]\nadvisory_hold = 'yes'\n",
                 "`.reviewbot.toml` (base branch main) line 2: publish.advisory_hold: Input should be a valid boolean",
             ),
+            (
+                "[paths]\nexclude = ['vendor/**', '[z-a]']\n",
+                "`.reviewbot.toml` (base branch main) line 2: paths.exclude: '[z-a]' is not a valid glob (bad character range z-a at position 9)",
+            ),
         ],
         ids=[
             "out-of-range",
@@ -109,6 +113,7 @@ class TestLoadConfig:
             "inline-table",
             "after-comment",
             "advisory-hold-not-a-boolean",
+            "a-glob-that-cannot-compile",
         ],
     )
     def test_validation_errors_name_the_line(self, text, message):
