@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from reviewbot.commands.grammar import Command, Place, Verb, Written, command_of
 from reviewbot.nodes.assessment import stricter
 from reviewbot.nodes.history import (
+    HUMAN,
     OPEN_STATUSES,
     HumanDecision,
     IgnoredCommand,
@@ -121,7 +122,7 @@ def decisions_of(
             continue
         action = _ACTIONS[command.verb]
         reason = command.text[:MAX_REASON]
-        transition = Transition(action=action, by=f"human:{record.author}", reason=reason)
+        transition = Transition(action=action, by=f"{HUMAN}{record.author}", reason=reason)
         decisions.append(
             HumanDecision(
                 fingerprint=fingerprint,

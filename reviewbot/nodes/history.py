@@ -22,6 +22,7 @@ from reviewbot.nodes.lifecycle import Action, Transition, apply
 from reviewbot.nodes.model import Priority, ReviewNode, Status
 
 OPEN_STATUSES = frozenset({Status.OPEN, Status.CONSENSUS_READY})
+HUMAN = "human:"  # how a person's /confirm or /dismiss names its author (`human:<login>`)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -7,8 +7,8 @@ committed on the base branch, so it is applied as a `/dismiss` is: the node beco
 the node rules count it. It never vanishes: it stays in the report's nodes with a note
 naming the entry, and `LearningsReport.suppressed` lists it with the entry.
 
-A learning never suppresses a P0: the finding stands and is posted, with the learning
-beside it (a note, and `LearningsReport.kept`). Evidence only ever makes a verdict
+A learning never suppresses a P0, nor a finding a person `/confirm`ed on this PR: the
+finding stands and is posted, with the learning beside it (a note, `LearningsReport.kept`). Evidence only ever makes a verdict
 stricter; a P0 needs a person's `/dismiss` on the PR itself.
 
 Must not: read the file (the snapshot carries the base branch's learnings) or publish.
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from reviewbot.config.learnings import LEARNINGS_FILE, Learning, Learnings
 from reviewbot.memory.postings import NodeHistory
 from reviewbot.memory.taught import taught
-from reviewbot.nodes.history import apply_all
+from reviewbot.nodes.history import HUMAN, apply_all
 from reviewbot.nodes.lifecycle import Action, Transition
 from reviewbot.nodes.model import Priority, ReviewNode, Status
 from reviewbot.results.learned import LearnedMatch, LearningsReport
@@ -30,6 +30,16 @@ from reviewbot.scope.review_scope import Carry
 from reviewbot.sources.snapshot import PRSnapshot
 
 _STANDING = frozenset({Status.OPEN, Status.CONSENSUS_READY})
+
+
+def _why_kept(node: ReviewNode) -> str | None:
+    """Why a learning must not suppress `node`: a P0, or a person confirmed it on this PR (a
+    decision on this very PR outranks one taken on an earlier PR). None: it may."""
+    if node.priority is Priority.P0:
+        return "to a P0"
+    if any(peer.startswith(HUMAN) for peer in node.confirmed_by):
+        return "to a finding a person confirmed on this PR"
+    return None
 
 
 def learned_from(learning: Learning) -> str:
@@ -83,9 +93,10 @@ class Learner:
             matched_by=how,
             learning=learning,
         )
-        if node.priority is Priority.P0:
+        why_kept = _why_kept(node)
+        if why_kept is not None:
             self.kept.append(match)
-            note = f"matches a learning, not applied to a P0: {learned_from(learning)}"
+            note = f"matches a learning, not applied {why_kept}: {learned_from(learning)}"
             return node.model_copy(update={"notes": (*node.notes, note[:2_000])})
         self.suppressed.append(match)
         event = Transition(

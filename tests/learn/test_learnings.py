@@ -146,6 +146,33 @@ class TestLearner:
         assert report is not None
         assert (report.suppressed, [m.priority for m in report.kept]) == ((), [Priority.P0])
 
+    def test_a_persons_confirmation_on_this_pr_outranks_a_learning(self):
+        """A writer /confirmed it here: a decision taken on an earlier PR does not undo it
+        (an agent's confirmation does not protect it: the learning is a person's decision)."""
+        confirmed = NODE.model_copy(
+            update={"status": Status.CONSENSUS_READY, "confirmed_by": ("human:maintainer",)}
+        )
+        by_agent = NODE.model_copy(
+            update={
+                "id": "review-2",
+                "status": Status.CONSENSUS_READY,
+                "confirmed_by": ("verifier",),
+            }
+        )
+        learner = Learner(Learnings(entries=(entry(),)))
+        apply = learner.after(None)
+        assert apply is not None
+        kept, suppressed = apply([confirmed, by_agent])
+        assert kept.status is Status.CONSENSUS_READY
+        assert "not applied to a finding a person confirmed on this PR" in kept.notes[-1]
+        assert suppressed.status is Status.DISMISSED
+        report = learner.report()
+        assert report is not None
+        assert ([m.node_id for m in report.kept], [m.node_id for m in report.suppressed]) == (
+            [NODE.id],
+            ["review-2"],
+        )
+
     def test_no_learnings_changes_nothing(self):
         assert Learner(Learnings()).after(None) is None
         assert Learner(Learnings()).report() is None
