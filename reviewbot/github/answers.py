@@ -36,6 +36,7 @@ class IssueComment(Shape):
     body: str | None = None
     user: User | None = None
     html_url: str | None = None
+    created_at: str | None = None  # ISO 8601: when a `/dismiss <id>` was written (learnings)
 
 
 class Review(Shape):

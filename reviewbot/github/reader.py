@@ -473,6 +473,7 @@ def fetch_comment_records(client: GitHubClient, repo: str, number: int) -> list[
             where=Where.ISSUE,
             author=c.user.login if c.user else None,
             body=c.body or "",
+            created_at=c.created_at,
         )
         for c in shapes(client.pages(repo_path(repo, "issues", number, "comments")), IssueComment)
     ]
