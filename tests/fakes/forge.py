@@ -3,7 +3,7 @@
 It shows the seam a GitLab (or any forge) would fill: it holds a pull request as plain
 values — a snapshot of a real git repository, the comments, the head's checks — and
 records what it is asked to publish. `review.pull.review_on_forge` runs over it exactly as
-over GitHub (tests/e2e/test_second_forge.py).
+over GitHub (tests/review/test_second_forge.py).
 """
 
 from __future__ import annotations
