@@ -7,12 +7,20 @@ one `add_command` line.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import click
+
+
+def _finite(beta: float) -> float:
+    """NaN passes a range (every comparison with it is false); an F-beta of NaN is no score."""
+    if math.isnan(beta):
+        raise click.BadParameter("must be a number, not nan")
+    return beta
 
 
 @click.command(name="eval")
@@ -35,7 +43,8 @@ import click
 )
 @click.option(
     "--beta",
-    type=click.FloatRange(min=0, min_open=True),
+    type=click.FloatRange(min=0, min_open=True, max=100),
+    callback=lambda _ctx, _param, beta: _finite(beta),
     default=2.0,
     show_default=True,
     help="The β of the F-beta score.",

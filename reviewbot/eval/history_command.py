@@ -51,7 +51,6 @@ def history_bench(bench: Path | None, flags: Mapping[str, Any], redactor: Redact
         _say(line, redactor)
     if not entries and not flags.get("mine_only"):
         raise UsageError(f"the history of {repo} gave no golden entry: nothing to evaluate")
-    out.parent.mkdir(parents=True, exist_ok=True)
     write_golden(golden_entries(entries, repo_slug(history, repo)), out)
     _say(f"wrote the golden set to {out}", redactor)
     return None if flags.get("mine_only") else out

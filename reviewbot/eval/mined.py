@@ -86,6 +86,7 @@ def as_benchmark(data: list[dict[str, Any]], origin: str) -> Benchmark:
 
 def write_golden(data: list[dict[str, Any]], out: Path) -> None:
     try:
+        out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"cannot write the golden set to {out}: {exc.strerror}") from exc

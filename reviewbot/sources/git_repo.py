@@ -274,8 +274,11 @@ class TreeFiles:
     sha: str
 
     def _entry(self, path: str) -> object | None:
+        tree = self.repo.commit(self.sha).tree
+        if path in ("", "."):  # the repository's root, as the contents API lists it
+            return tree
         try:
-            return self.repo.commit(self.sha).tree / path
+            return tree / path
         except KeyError:
             return None
 

@@ -93,10 +93,15 @@ class TestProfiles:
             assert every["score"]["golden_outside"] == 0
 
     def test_a_bad_profile_or_beta_is_a_usage_error(self, tmp_path):
-        """--profile outside strict|core|all, or β ≤ 0: exit 2 before any request."""
+        """--profile outside strict|core|all, or β not a finite number > 0: exit 2 before any request."""
         with bench_world(tmp_path) as world:
             bench = write_bench(tmp_path / "bench.json", categorised())
-            for extra in (("--profile", "loose"), ("--beta", "0")):
+            for extra in (
+                ("--profile", "loose"),
+                ("--beta", "0"),
+                ("--beta", "nan"),
+                ("--beta", "inf"),
+            ):
                 run = world.run(eval_args(bench, tmp_path / "o.json", tmp_path / "c", *extra))
                 assert run.returncode == 2, run.stderr
                 assert run.model == ()

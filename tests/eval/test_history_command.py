@@ -63,6 +63,15 @@ def test_the_same_history_gives_the_same_file(repo, tmp_path):
     assert first.read_bytes() == second.read_bytes()
 
 
+def test_a_golden_file_that_cannot_be_written_is_one_line_exit_2(repo, tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x", encoding="utf-8")
+    out = blocker / "golden.json"  # its folder is a file: it cannot be made
+    result = invoke("--history", str(repo.path), "--mine-only", "--golden-out", str(out))
+    assert result.exit_code == 2, result.output
+    assert "cannot write the golden set" in result.output
+
+
 def test_nothing_mined_is_an_empty_set_with_mine_only(repo, tmp_path):
     out = tmp_path / "golden.json"
     result = invoke("--history", str(repo.path), "--mine-only", "--golden-out", str(out))

@@ -9,12 +9,19 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from git import Repo
 
 from reviewbot.errors import ConfigError, HeadMoved, NotFoundError, RepositoryError
 from reviewbot.sources.diff_index import FileStatus
-from reviewbot.sources.git_repo import _auth_config, lines_at, local_snapshot, pr_checkout
+from reviewbot.sources.git_repo import (
+    TreeFiles,
+    _auth_config,
+    lines_at,
+    local_snapshot,
+    pr_checkout,
+)
 from reviewbot.sources.snapshot import Origin
-from tests.fakes.gitrepo import GitRepo
+from tests.fakes.gitrepo import GitRepo, make_repo
 
 SUB_OLD, SUB_NEW = "1" * 40, "2" * 40
 
@@ -536,3 +543,17 @@ class TestToken:
         assert list(_auth_config("https://ghe.corp.example/o/r.git", token)) == [
             "http.https://ghe.corp.example/.extraHeader"
         ]
+
+
+class TestTreeFiles:
+    def test_the_root_folder_lists_the_top_level_files(self, tmp_path):
+        """`[review] guidelines = ["*.md"]` asks for the root's names: a local review reads
+        them as the contents API lists them for the Action (it read nothing)."""
+        made = make_repo(
+            tmp_path / "r", {"REVIEW.md": "be kind\n", "src/AGENTS.md": "x\n"}, {"a.py": "1\n"}
+        )
+        repo = Repo(made.path)
+        files = TreeFiles(repo=repo, sha=repo.commit("main").hexsha)
+        assert files.names("") == ("REVIEW.md",)
+        assert files.names("src") == ("AGENTS.md",)
+        assert files.text("REVIEW.md") == "be kind\n"
