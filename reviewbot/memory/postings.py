@@ -121,7 +121,7 @@ def decisions_of(
             ignored.append(IgnoredCommand(login=record.author, comment_id=record.id, why=why or ""))
             continue
         action = _ACTIONS[command.verb]
-        reason = command.text[:MAX_REASON]
+        reason = _reason(command, fingerprint)[:MAX_REASON]
         transition = Transition(action=action, by=f"{HUMAN}{record.author}", reason=reason)
         decisions.append(
             HumanDecision(
@@ -150,6 +150,15 @@ def _decision_command(record: CommentRecord, inline: dict[int, str]) -> Command 
     return command if command is not None and command.verb in _ACTIONS else None
 
 
+def _reason(command: Command, fingerprint: str) -> str:
+    """The reason as written: a first word the grammar took for an id stays in it when it does
+    not name the finding decided (a date, a number)."""
+    named = command.finding_id
+    if named is None or fingerprint.startswith(named):
+        return command.text
+    return f"{named} {command.text}".strip()
+
+
 def _finding_of(
     command: Command, inline: dict[int, str], known: set[str]
 ) -> tuple[str | None, str | None]:
@@ -157,9 +166,10 @@ def _finding_of(
     named = command.finding_id
     if command.written.thread_root is not None:
         fingerprint = inline[command.written.thread_root]
-        if named is not None and not fingerprint.startswith(named):
+        others = [fp for fp in known if fp != fingerprint and fp.startswith(named or "-")]
+        if named is not None and not fingerprint.startswith(named) and others:
             return None, f"named finding {named} in the thread of finding {fingerprint}"
-        return fingerprint, None
+        return fingerprint, None  # a first word naming no finding is the reason's ("20261130 …")
     if named is None:
         return None, f"wrote no finding id (/{command.verb.value} <id> … in the PR's discussion)"
     matches = sorted(fp for fp in known if fp.startswith(named))

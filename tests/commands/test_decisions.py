@@ -52,6 +52,14 @@ def test_an_id_in_the_thread_must_be_the_threads_finding():
     )
 
 
+def test_in_the_thread_a_first_word_naming_no_finding_is_the_reasons():
+    """`/dismiss 20261130 decided at standup` in the thread: a date, not an id (it was dropped)."""
+    (decision,), ignored = decide(reply("/dismiss 20261130 decided at standup"))
+    assert (decision.fingerprint, decision.transition.action) == (FIRST.fingerprint, Action.DISMISS)
+    assert decision.transition.reason == "20261130 decided at standup"
+    assert ignored == ()
+
+
 def test_in_the_discussion_the_id_names_the_finding():
     (decision,), _ = decide(discussion(f"/dismiss {OTHER.fingerprint[:10]} generated code"))
     assert (decision.fingerprint, decision.transition.reason) == (
