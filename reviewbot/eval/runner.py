@@ -8,6 +8,7 @@
                                  of its base and head (no GitHub)
                               ─▶ the judge, once per finding, in its own conversation
                               ─▶ score, save to the cache
+    (--queue RUN: the same task per PR, under a claim shared by several machines: shared.py)
     ─▶ EvalResult: per PR (in benchmark order) and overall, reviewers' and judge's usage apart
 
 Every review and the judge share one Messages API client, so one backoff gate: a rate

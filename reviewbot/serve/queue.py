@@ -1,4 +1,5 @@
 """The queue: procrastinate on PostgreSQL. The one module that imports procrastinate and psycopg.
+(`SharedResults`, at the end: `reviewbot eval --queue`'s claims and results on the same database.)
 
 What it guarantees, and how:
 
