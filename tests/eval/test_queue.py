@@ -35,7 +35,7 @@ from tests.eval.world import (
     without_cache_split,
     write_bench,
 )
-from tests.serve.world import fresh_database, postgres_server, wait_until
+from tests.serve.world import free_port, fresh_database, postgres_server, wait_until
 
 MODELS = ("--model", DEFAULT_MODEL, "--judge-model", DEFAULT_MODEL)
 
@@ -163,6 +163,17 @@ class TestSharedEval:
             )
         assert run.returncode == ExitCode.USAGE, run.stderr
         assert "REVIEWBOT_QUEUE_URL" in run.stderr
+        assert len(run.model) == 0
+
+    def test_an_unreachable_queue_is_one_line_without_its_password(self, tmp_path):
+        bench = write_bench(tmp_path / "bench.json", BENCH)
+        url = f"postgresql://eval:s3cret-pw@127.0.0.1:{free_port()}/none"
+        with bench_world(tmp_path / "q") as world:
+            args = [*eval_args(bench, tmp_path / "o.json", tmp_path / "c"), "--queue", "x"]
+            run = world.run(args, extra_env={"REVIEWBOT_QUEUE_URL": url})
+        assert run.returncode == ExitCode.NETWORK, run.stderr
+        assert "cannot reach the queue at postgresql://127.0.0.1:" in run.stderr
+        assert "s3cret-pw" not in run.stderr + run.stdout
         assert len(run.model) == 0
 
 
