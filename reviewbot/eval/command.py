@@ -31,6 +31,7 @@ from reviewbot.eval.history_command import history_bench
 from reviewbot.eval.profiles import Profile
 from reviewbot.eval.result import EvalResult
 from reviewbot.eval.runner import NO_KEY, EvalOptions, run_eval, select
+from reviewbot.eval.shared import QueueRun
 from reviewbot.eval.terminal import TerminalProgress, render_result
 from reviewbot.output.emit import discard_stdout
 from reviewbot.output.terminal import PipeConsole
@@ -54,8 +55,18 @@ def eval_options(flags: Mapping[str, Any]) -> tuple[EvalOptions, Path | None]:
         beta=flags["beta"],
         workers=flags["workers"],
         clone=flags.get("history"),
+        queue=_queue(flags),
     )
     return options, flags["out"]
+
+
+def _queue(flags: Mapping[str, Any]) -> QueueRun | None:
+    run = flags.get("queue")
+    if run is None:
+        return None
+    if not flags.get("queue_url"):
+        raise UsageError("--queue needs REVIEWBOT_QUEUE_URL: the PostgreSQL of reviewbot serve")
+    return QueueRun(url=flags["queue_url"], run=run)
 
 
 def run_evaluation(

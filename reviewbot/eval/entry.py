@@ -56,6 +56,10 @@ def _finite(beta: float) -> float:
     show_default=True,
     help="PRs reviewed at the same time (they share one Messages API rate limit).",
 )
+@click.option(
+    "--queue", metavar="RUN", help="Share this evaluation (its name) with other machines."
+)
+@click.option("--queue-url", envvar="REVIEWBOT_QUEUE_URL", hidden=True)
 @click.option("--resume", is_flag=True, help="Reuse the PRs a previous run finished (the cache).")
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), help="JSON results file.")
 @click.option(
@@ -81,10 +85,12 @@ def evaluate(bench: Path | None, verbose: int, **flags: Any) -> None:
       reviewbot eval bench.json --only getsentry/sentry --limit 3
       reviewbot eval bench.json --resume --judge-model claude-opus-4-5 --profile strict
       reviewbot eval --history . --golden-out mined.json --mine-only --since 2024-01-01
+      reviewbot eval bench.json --queue nightly --workers 4   # on each machine
 
     \b
     Environment: ANTHROPIC_API_KEY (required), ANTHROPIC_BASE_URL, GITHUB_TOKEN or
-    GH_TOKEN (recommended: the unauthenticated API allows 60 requests an hour), GITHUB_API_URL.
+    GH_TOKEN (recommended: the unauthenticated API allows 60 requests an hour), GITHUB_API_URL,
+    REVIEWBOT_QUEUE_URL (--queue: the PostgreSQL of reviewbot serve).
 
     \b
     Exit codes:
@@ -103,10 +109,10 @@ def evaluate(bench: Path | None, verbose: int, **flags: Any) -> None:
 
     settings = Settings.from_environ(os.environ)
     configure_logging(verbose, settings)
-    options, out = eval_options(flags)
     progress = progress_for(sys.stderr)
     interactive = sys.stderr.isatty()
     with last_resort(verbose, settings.redactor, progress):
+        options, out = eval_options(flags)  # --queue without REVIEWBOT_QUEUE_URL: exit 2
         bench = history_bench(bench, flags, settings.redactor)
         if bench is None:
             sys.exit(0)  # --mine-only

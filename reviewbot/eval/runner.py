@@ -8,6 +8,7 @@
                                  of its base and head (no GitHub)
                               ─▶ the judge, once per finding, in its own conversation
                               ─▶ score, save to the cache
+    (--queue RUN: the same task per PR, under a claim shared by several machines: shared.py)
     ─▶ EvalResult: per PR (in benchmark order) and overall, reviewers' and judge's usage apart
 
 Every review and the judge share one Messages API client, so one backoff gate: a rate
@@ -54,6 +55,7 @@ from reviewbot.eval.result import (
     UsageReport,
 )
 from reviewbot.eval.score import EMPTY, overall
+from reviewbot.eval.shared import QueueRun, map_shared
 from reviewbot.eval.terminal import EvalProgress
 from reviewbot.eval.workers import map_in_order
 from reviewbot.modes.profile import Role
@@ -82,6 +84,7 @@ class EvalOptions:
     beta: float = DEFAULT_BETA
     workers: int = 1
     clone: Path | None = None  # `--history REPO`: mined entries are reviewed from it
+    queue: QueueRun | None = None  # `--queue RUN`: the PRs shared with other machines
 
 
 def select(
@@ -131,13 +134,30 @@ def run_eval(
         total=len(selected),
     )
     try:
-        outcomes = map_in_order(selected, run.one, workers=options.workers)
+        outcomes = _outcomes(selected, run)
     finally:
         client.close()
     scored = [o for o in outcomes if isinstance(o, PRResult)]
     failed = [o for o in outcomes if isinstance(o, PRFailure)]
     cached = [pr.url for pr in selected if pr.url in run.reused]  # in benchmark order
     return _assemble(bench, origin, options, scored, failed, cached)
+
+
+def _outcomes(selected: Sequence[BenchmarkPR], run: _Run) -> list[PRResult | PRFailure]:
+    options = run.options
+    if options.queue is None:
+        return map_in_order(selected, run.one, workers=options.workers)
+    shared = map_shared(
+        selected,
+        run.one,
+        key=lambda pr: run.key(pr).digest(pr),
+        queue=options.queue,
+        workers=options.workers,
+    )
+    # Another machine's results were scored under its options: scored again under these.
+    return [
+        o.rescored(options.profile, options.beta) if isinstance(o, PRResult) else o for o in shared
+    ]
 
 
 class _Lent:
@@ -167,10 +187,13 @@ class _Run:
     total: int
     reused: set[str] = field(default_factory=set)  # URLs from the cache; set.add is atomic
 
+    def key(self, pr: BenchmarkPR) -> CacheKey:
+        return CacheKey(url=pr.url, model=self.options.model, judge_model=self.options.judge_model)
+
     def one(self, index: int, pr: BenchmarkPR) -> PRResult | PRFailure:
         """One PR: from the cache (`--resume`), else reviewed, judged, scored and cached."""
         options = self.options
-        key = CacheKey(url=pr.url, model=options.model, judge_model=options.judge_model)
+        key = self.key(pr)
         hit = self.cache.load(key, pr) if options.resume else None
         if hit is not None:
             hit = hit.rescored(options.profile, options.beta)  # the cache keeps matches

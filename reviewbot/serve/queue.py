@@ -1,4 +1,5 @@
 """The queue: procrastinate on PostgreSQL. The one module that imports procrastinate and psycopg.
+(`SharedResults`, at the end: `reviewbot eval --queue`'s claims and results on the same database.)
 
 What it guarantees, and how:
 
@@ -139,8 +140,7 @@ class Queue:
             finally:
                 await self.close()
         except (psycopg.Error, procrastinate_errors.ProcrastinateException, OSError) as exc:
-            parts = urlsplit(self.url)  # shown without its credentials
-            where = parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+            where = _where(self.url)  # shown without its credentials
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise NetworkError(f"cannot reach the queue at {where}: {reason}") from exc
 
@@ -325,3 +325,74 @@ def _take_slot(conn: psycopg.Connection[Any], namespace: int, size: int) -> bool
 def _key(name: str) -> int:
     """A stable 32-bit advisory-lock key for a name (the two-key form takes int4s)."""
     return zlib.crc32(name.encode("utf-8")) - 2**31
+
+
+# ---------------------------------------------------------------- eval: PRs shared by machines
+
+_EVAL_DDL = """
+CREATE TABLE IF NOT EXISTS reviewbot_eval_results (
+    run text NOT NULL,
+    key text NOT NULL,
+    result text NOT NULL,
+    finished_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (run, key)
+)
+"""
+
+
+class SharedResults:
+    """One `reviewbot eval --queue RUN` evaluation's PRs, shared by every machine that joins it.
+
+    A PR is claimed with a session advisory lock of (RUN, the PR's key) held on its own
+    connection while it is reviewed: another machine's try fails, and PostgreSQL drops the
+    lock when the holder's connection dies (a killed worker), so the PR is taken again. Its
+    result is stored under the primary key (RUN, key), inserted once (ON CONFLICT DO NOTHING),
+    and a claimant that gets the lock looks for a stored result before reviewing.
+    """
+
+    def __init__(self, url: str, run: str) -> None:
+        self.url = url
+        self.run = run
+
+    def prepare(self) -> None:
+        """Create the results table (idempotent, one creator at a time); unreachable: exit 5."""
+        with self._connect() as conn, conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (_key("migrate"),))
+            conn.execute(_EVAL_DDL)
+
+    def stored(self, key: str) -> str | None:
+        with self._connect() as conn:
+            row = conn.execute(
+                "SELECT result FROM reviewbot_eval_results WHERE run = %s AND key = %s",
+                (self.run, key),
+            ).fetchone()
+        return None if row is None else str(row[0])
+
+    @contextmanager
+    def claim(self, key: str) -> Iterator[bool]:
+        """True while this process holds the PR's claim; False: another process holds it."""
+        with self._connect() as conn:
+            row = conn.execute(
+                "SELECT pg_try_advisory_lock(%s, %s)", (_key(f"eval:{self.run}"), _key(key))
+            ).fetchone()
+            yield bool(row is not None and row[0])  # released with the connection
+
+    def store(self, key: str, result: str) -> None:
+        with self._connect() as conn:
+            conn.execute(
+                "INSERT INTO reviewbot_eval_results (run, key, result) VALUES (%s, %s, %s)"
+                " ON CONFLICT (run, key) DO NOTHING",
+                (self.run, key, result),
+            )
+
+    def _connect(self) -> psycopg.Connection[Any]:
+        try:
+            return psycopg.connect(self.url, autocommit=True)
+        except (psycopg.OperationalError, OSError) as exc:
+            raise NetworkError(f"cannot reach the queue at {_where(self.url)}: {exc}") from exc
+
+
+def _where(url: str) -> str:
+    """The queue's URL without its credentials, for messages."""
+    parts = urlsplit(url)
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()

@@ -194,3 +194,22 @@ def write_bench(path: Path, entries: Any) -> Path:
 
 def eval_args(bench: Path, out: Path, cache: Path, *extra: str) -> list[str]:
     return ["eval", str(bench), "--out", str(out), "--cache-dir", str(cache), *extra]
+
+
+# What depends on the order requests reach the API: which PR's request first writes a prompt
+# prefix both PRs share (the system prompt, the tools) to the cache, and which reads it. The
+# total input, the requests and the output do not depend on it.
+ORDER_DEPENDENT = ("input_tokens", "cache_read_tokens", "cache_write_tokens", "cost_usd")
+
+
+def without_cache_split(value: Any) -> Any:
+    """`value` with each usage's input split and cost replaced by its order-free total input."""
+    if isinstance(value, dict):
+        if "cache_read_tokens" in value:
+            kept = {k: v for k, v in value.items() if k not in ORDER_DEPENDENT}
+            total = sum(value[k] for k in ORDER_DEPENDENT[:3])
+            return {**kept, "total_input": total}
+        return {k: without_cache_split(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [without_cache_split(v) for v in value]
+    return value
