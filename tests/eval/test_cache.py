@@ -81,3 +81,19 @@ class TestCache:
         blocker.write_text("", encoding="utf-8")
         with pytest.raises(UsageError, match="cannot write the eval cache"):
             EvalCache(blocker / "cache").save(KEY, PR, RESULT)
+
+    def test_an_entry_that_cannot_be_read_is_a_miss(self, tmp_path):
+        """Not a file (a folder under its name): logged, and the PR runs again."""
+        cache = EvalCache(tmp_path)
+        cache.path(KEY, PR).mkdir()
+        assert cache.load(KEY, PR) is None
+
+    def test_an_entry_that_cannot_be_renamed_into_place_is_a_usage_error(self, tmp_path):
+        """The write lands but the rename cannot (a folder holds its name): one line, no temp
+        file left behind."""
+        cache = EvalCache(tmp_path)
+        cache.path(KEY, PR).mkdir()
+        (cache.path(KEY, PR) / "x").write_text("", encoding="utf-8")
+        with pytest.raises(UsageError, match="cannot write the eval cache entry"):
+            cache.save(KEY, PR, RESULT)
+        assert [p.name for p in tmp_path.iterdir()] == [cache.path(KEY, PR).name]

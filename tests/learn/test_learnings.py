@@ -200,3 +200,20 @@ class TestShown:
         printed = out.getvalue()
         assert "1 finding(s) suppressed by a learning, 0 learned P0(s) not suppressed" in printed
         assert NODE.fingerprint in printed
+
+
+class TestTheFileAsAWhole:
+    @pytest.mark.parametrize(
+        ("text", "said"),
+        [
+            ("[[learning]\n", "line 1"),
+            ('colour = "red"\n', 'unknown key "colour" (the file holds [[learning]] tables)'),
+            ('learning = "x"\n', "`learning` must be an array of tables"),
+            ('[[learning]]\nfingerprint = "not hex"\n', "entry 1: "),
+        ],
+    )
+    def test_what_is_not_a_learnings_file_is_one_line(self, text, said):
+        with pytest.raises(ConfigError) as caught:
+            load_learnings(text, origin=ORIGIN)
+        assert said in str(caught.value)
+        assert "\n" not in str(caught.value)
