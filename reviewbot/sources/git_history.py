@@ -161,6 +161,9 @@ def _runs(numbers: list[int]) -> list[tuple[int, int]]:
     return runs
 
 
+_BINARY = re.compile(r"^Binary files (/dev/null|a/.+) and (/dev/null|b/.+) differ$")
+
+
 def parse_unified_zero(text: str) -> list[FileChange]:
     """A `git diff -U0` as file changes (the format git prints with the options above)."""
     changes: list[FileChange] = []
@@ -187,6 +190,7 @@ def _file_change(lines: list[str]) -> FileChange:
             old, new = _rename(line, old, new)
         elif line.startswith("Binary files "):
             binary = True
+            old, new = _binary_paths(line, old, new)
         elif match := _HUNK.match(line):
             if in_hunk:
                 hunks.append(ZeroHunk(tuple(removed), tuple(added)))
@@ -200,6 +204,15 @@ def _file_change(lines: list[str]) -> FileChange:
     if in_hunk:
         hunks.append(ZeroHunk(tuple(removed), tuple(added)))
     return FileChange(old_path=old, new_path=new, binary=binary, hunks=tuple(hunks))
+
+
+def _binary_paths(line: str, old: str | None, new: str | None) -> tuple[str | None, str | None]:
+    # A binary change has no ---/+++ lines: "Binary files a/x and b/x differ" names the paths.
+    match = _BINARY.match(line)
+    if match is None:
+        return old, new
+    named = tuple(None if p == "/dev/null" else p[2:] for p in (match[1], match[2]))
+    return old or named[0], new or named[1]
 
 
 def _rename(line: str, old: str | None, new: str | None) -> tuple[str | None, str | None]:

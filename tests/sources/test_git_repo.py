@@ -20,6 +20,7 @@ from reviewbot.sources.git_repo import (
     local_snapshot,
     pr_checkout,
 )
+from reviewbot.sources.guidelines import UnreadableFile
 from reviewbot.sources.snapshot import Origin
 from tests.fakes.gitrepo import GitRepo, make_repo
 
@@ -557,3 +558,21 @@ class TestTreeFiles:
         assert files.names("") == ("REVIEW.md",)
         assert files.names("src") == ("AGENTS.md",)
         assert files.text("REVIEW.md") == "be kind\n"
+
+    def test_what_is_not_readable_text_says_why(self, tmp_path):
+        """A folder, a file over 1 MB, bytes that are not UTF-8: each one reason, no crash."""
+        made = make_repo(
+            tmp_path / "r",
+            {"big.md": "x" * (1024 * 1024 + 1), "docs/a.md": "a\n"},
+            {"a.py": "1\n"},
+        )
+        (made.path / "bin.md").write_bytes(b"\xff\xfe")
+        repo = Repo(made.path)
+        repo.git.checkout("-q", "main")
+        repo.git.add("bin.md")
+        repo.git.commit("-q", "-m", "binary")
+        files = TreeFiles(repo=repo, sha=repo.commit("main").hexsha)
+        for path, why in (("docs", "is not a file"), ("big.md", "too large"), ("bin.md", "UTF-8")):
+            with pytest.raises(UnreadableFile, match=why):
+                files.text(path)
+        assert files.text("missing.md") is None
