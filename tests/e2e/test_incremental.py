@@ -33,35 +33,11 @@ import pytest
 from tests.fakes.gitrepo import git
 from tests.fakes.messages_api import reply, text, tool_use
 from tests.fakes.runs import Run, context_of
+from tests.fakes.two_bugs import APP, BASE, HEAD, LEAK, ZERO
 from tests.fakes.webhooks import issue_comment_event, pull_request_event
 from tests.fakes.world import AUTHOR, REPO, World
 
 ARGS = ["review", "--github-event", "--post"]
-APP = "def load(path):\n    return open(path).read()\n\n\ndef size(path):\n    return len(load(path))\n"
-UTIL = "def ratio(a, b):\n    return a / b\n"
-BASE = {"app.py": "def load(path):\n    return ''\n", "util.py": "def ratio(a, b):\n    return 0\n"}
-HEAD = {"app.py": APP, "util.py": UTIL}
-LEAK = {
-    "kind": "bug",
-    "priority": "P2",
-    "confidence": 0.8,
-    "title": "File handle never closed",
-    "body": "`open(path).read()` leaks the handle; use `with open(path)`.",
-    "anchor": {
-        "path": "app.py",
-        "start_line": 2,
-        "end_line": 2,
-        "quote": "    return open(path).read()",
-    },
-}
-ZERO = {
-    "kind": "bug",
-    "priority": "P2",
-    "confidence": 0.9,
-    "title": "Division by zero when b is 0",
-    "body": "`ratio(1, 0)` raises ZeroDivisionError.",
-    "anchor": {"path": "util.py", "start_line": 2, "end_line": 2, "quote": "    return a / b"},
-}
 PUSHED = {
     "app.py": "import os\n\n\n" + APP,  # LEAK's line moves from 2 to 5, its text unchanged
     "util.py": "def ratio(a, b):\n    return a / b if b else 0.0\n",  # ZERO's line changes

@@ -25,8 +25,8 @@ from reviewbot.publish.proposal_text import NO_PLAN_NEEDED
 from tests.e2e.harness import World, pull_request_event
 from tests.fakes.messages_api import reply, text, tool_use
 from tests.fakes.talk import ARGS, Said, comment, said
+from tests.fakes.two_bugs import BASE, ZERO
 
-BASE = {"app.py": "def load(path):\n    return ''\n", "util.py": "def ratio(a, b):\n    return 0\n"}
 HEAD = {
     "app.py": "def load(path):\n    return open(path).read()\n",
     "util.py": "def ratio(a, b):\n    return a / b\n",
@@ -43,14 +43,6 @@ LEAK = {
         "end_line": 2,
         "quote": "    return open(path).read()",
     },
-}
-ZERO = {
-    "kind": "bug",
-    "priority": "P2",
-    "confidence": 0.9,
-    "title": "Division by zero when b is 0",
-    "body": "`ratio(1, 0)` raises ZeroDivisionError.",
-    "anchor": {"path": "util.py", "start_line": 2, "end_line": 2, "quote": "    return a / b"},
 }
 LEAK_ID, ZERO_ID = (fingerprint(Finding.model_validate(f)) for f in (LEAK, ZERO))
 WRITERS = {"maintainer": "write", "stranger": "read"}

@@ -21,20 +21,13 @@ import pytest
 
 from tests.e2e.harness import AUTHOR, REPO, Run, World, pull_request_event
 from tests.fakes.messages_api import reply, text, tool_use
+from tests.fakes.two_bugs import ZERO
 
 ARGS = ["review", "--github-event", "--post"]
 
 BASE = {"util.py": "def ratio(a, b):\n    return 0\n"}
 HEAD = {"util.py": "def ratio(a, b):\n    return a / b\n"}
 FIXED = {"util.py": "def ratio(a, b):\n    return a / b if b else 0.0\n"}
-ZERO = {
-    "kind": "bug",
-    "priority": "P2",
-    "confidence": 0.9,
-    "title": "Division by zero when b is 0",
-    "body": "`ratio(1, 0)` raises ZeroDivisionError.",
-    "anchor": {"path": "util.py", "start_line": 2, "end_line": 2, "quote": "    return a / b"},
-}
 
 
 def clean() -> list:

@@ -40,33 +40,9 @@ from reviewbot.tools.ask_user import NoOperator
 from tests.agent.factories import client_for
 from tests.fakes.gitrepo import GitRepo, make_repo
 from tests.fakes.messages_api import FakeMessagesAPI, reply, text, tool_use
+from tests.fakes.two_bugs import BASE, HEAD, LEAK, ZERO
 
-APP = "def load(path):\n    return open(path).read()\n\n\ndef size(path):\n    return len(load(path))\n"
-UTIL = "def ratio(a, b):\n    return a / b\n"
 AUTH = "def allowed(token):\n    return token == 'admin'\n"
-BASE = {"app.py": "def load(path):\n    return ''\n", "util.py": "def ratio(a, b):\n    return 0\n"}
-HEAD = {"app.py": APP, "util.py": UTIL}
-LEAK = {
-    "kind": "bug",
-    "priority": "P2",
-    "confidence": 0.8,
-    "title": "File handle never closed",
-    "body": "`open(path).read()` leaks the handle; use `with open(path)`.",
-    "anchor": {
-        "path": "app.py",
-        "start_line": 2,
-        "end_line": 2,
-        "quote": "    return open(path).read()",
-    },
-}
-ZERO = {
-    "kind": "bug",
-    "priority": "P2",
-    "confidence": 0.9,
-    "title": "Division by zero when b is 0",
-    "body": "`ratio(1, 0)` raises ZeroDivisionError.",
-    "anchor": {"path": "util.py", "start_line": 2, "end_line": 2, "quote": "    return a / b"},
-}
 FOUND_BOTH = (
     reply(tool_use("add_review_node", LEAK), tool_use("add_review_node", ZERO)),
     reply(text("Two bugs.")),
