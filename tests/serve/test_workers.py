@@ -96,6 +96,9 @@ def test_a_dead_worker_is_restarted_its_job_runs_again_and_healthz_says_so(world
     try:
         deliver(world, server, 7)
         arrived(world)
+        # The worker can take a job before the supervisor has read its "ready" byte; until it
+        # has, /healthz says "starting", which is not what this test kills the worker from.
+        wait_until(lambda: get(server.url + "/healthz") == (200, "ok\n"), "the worker ready")
         (worker,) = worker_pids(server)
         kill(worker)
         status, text = wait_until(
