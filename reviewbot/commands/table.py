@@ -36,9 +36,16 @@ class Entry:
     verb: Verb
     usage: str
     does: str
-    who: str
+    who: Who  # the rule the command is held to; `/ask`'s is `[ask] who`, this its default
     cost: str
     answer: str
+    configurable: bool = False  # `who` is the default of a `.reviewbot.toml` setting
+
+    @property
+    def who_text(self) -> str:
+        if self.configurable:
+            return f"`[{self.verb.value}] who` (default: {WHO_TEXT[self.who]})"
+        return WHO_TEXT[self.who]
 
 
 TABLE: tuple[Entry, ...] = (
@@ -46,7 +53,7 @@ TABLE: tuple[Entry, ...] = (
         verb=Verb.REVIEW,
         usage="/review",
         does="review the PR again (what changed since the last review)",
-        who=WHO_TEXT[Who.WRITERS],
+        who=Who.WRITERS,
         cost="a review, within `[budget]`",
         answer="the review, the summary comment and the check run",
     ),
@@ -54,7 +61,7 @@ TABLE: tuple[Entry, ...] = (
         verb=Verb.REVIEW,
         usage="/review full",
         does="the next review covers every changed file, not only the changes since the last",
-        who=WHO_TEXT[Who.DECIDERS],
+        who=Who.DECIDERS,
         cost="a review, within `[budget]`",
         answer="the review, the summary comment and the check run",
     ),
@@ -62,7 +69,7 @@ TABLE: tuple[Entry, ...] = (
         verb=Verb.CONFIRM,
         usage="/confirm [reason]",
         does="confirm a finding: as a reply in its thread, or `/confirm <id> [reason]` here",
-        who=WHO_TEXT[Who.DECIDERS],
+        who=Who.DECIDERS,
         cost="nothing: no model request",
         answer="the verdict is re-folded at once (summary and check run; no new review)",
     ),
@@ -70,7 +77,7 @@ TABLE: tuple[Entry, ...] = (
         verb=Verb.DISMISS,
         usage="/dismiss <reason>",
         does="dismiss a finding: as a reply in its thread, or `/dismiss <id> <reason>` here",
-        who=WHO_TEXT[Who.DECIDERS],
+        who=Who.DECIDERS,
         cost="nothing: no model request",
         answer="the verdict is re-folded at once (summary and check run; no new review)",
     ),
@@ -78,7 +85,8 @@ TABLE: tuple[Entry, ...] = (
         verb=Verb.ASK,
         usage="/ask <question>",
         does="a read-only agent answers from the code, quoting what it read",
-        who="`[ask] who` (default: " + WHO_TEXT[Who.AUTHOR_AND_WRITERS] + ")",
+        who=Who.AUTHOR_AND_WRITERS,
+        configurable=True,
         cost="one chat agent, within `[ask] budget`",
         answer="a reply in the thread it was asked in, else a PR comment",
     ),
@@ -86,7 +94,7 @@ TABLE: tuple[Entry, ...] = (
         verb=Verb.PLAN,
         usage="/plan",
         does="a fix plan for the head's open findings",
-        who=WHO_TEXT[Who.WRITERS],
+        who=Who.WRITERS,
         cost="one plan agent",
         answer="a PR comment",
     ),
@@ -94,7 +102,7 @@ TABLE: tuple[Entry, ...] = (
         verb=Verb.SPLIT,
         usage="/split",
         does="how to split a large PR into a stack of smaller ones",
-        who=WHO_TEXT[Who.WRITERS],
+        who=Who.WRITERS,
         cost="one orchestrate agent",
         answer="a PR comment",
     ),
@@ -102,7 +110,7 @@ TABLE: tuple[Entry, ...] = (
         verb=Verb.HELP,
         usage="/help",
         does="this table",
-        who=WHO_TEXT[Who.ANYONE],
+        who=Who.ANYONE,
         cost="nothing: no model request",
         answer="a reply where it was asked",
     ),
@@ -115,8 +123,15 @@ def markdown_table() -> str:
         "| command | what it does | who may | what it costs | where the answer goes |",
         "|---|---|---|---|---|",
     ]
-    lines += [f"| `{e.usage}` | {e.does} | {e.who} | {e.cost} | {e.answer} |" for e in TABLE]
+    lines += [f"| `{e.usage}` | {e.does} | {e.who_text} | {e.cost} | {e.answer} |" for e in TABLE]
     return "\n".join(lines)
+
+
+def who_may(verb: Verb, *, configured: Who | None = None) -> Who:
+    """The rule `verb` is held to: its first row's (a bare `/review`, not `/review full`), or
+    `configured` where the row's rule is a setting's default (`[ask] who`)."""
+    entry = next(e for e in TABLE if e.verb is verb)
+    return configured if entry.configurable and configured is not None else entry.who
 
 
 def known_commands() -> str:

@@ -25,7 +25,7 @@ from typing import Any
 from reviewbot.agent.messages import ModelClient
 from reviewbot.agent.progress import Progress
 from reviewbot.commands.grammar import Command, Place, Unknown, Verb, Written
-from reviewbot.commands.table import WHO_TEXT, Who, markdown_table, unknown_line
+from reviewbot.commands.table import WHO_TEXT, Who, markdown_table, unknown_line, who_may
 from reviewbot.config.file import ReviewConfig
 from reviewbot.config.settings import Settings
 from reviewbot.github.reader import PullRequestInfo
@@ -94,10 +94,11 @@ def help_answer(asked: Asked) -> Answer:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Dispatcher:
-    """The handlers by verb, and who may use each (`/ask`'s from `[ask] who`)."""
+    """The handlers by verb; who may use each is the command table's rule (`who_may`), `/ask`'s
+    the base branch's `[ask] who`."""
 
     handlers: dict[Verb, CommandHandler]
-    who: dict[Verb, Who]
+    ask_who: Who = Who.AUTHOR_AND_WRITERS
 
     def answer(
         self,
@@ -122,7 +123,7 @@ class Dispatcher:
             return poster.post(written, Answer(body=unknown_line(parsed.word)), why)
         verb = f"/{parsed.verb.value}"
         where = "in its thread" if thread is not None else "in a PR comment"
-        who = self.who.get(parsed.verb, Who.WRITERS)
+        who = who_may(parsed.verb, configured=self.ask_who)
         whom = not_for(who, written.author, poster.pr_author, is_writer)
         if whom is not None:
             line = f"`{verb}` is for {whom}; nothing was run."

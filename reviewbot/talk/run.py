@@ -105,8 +105,7 @@ def answer_command(
             thread=thread,
         )
 
-    who = {Verb.ASK: Who(config.ask.who), Verb.HELP: Who.ANYONE}
-    dispatcher = Dispatcher(handlers=HANDLERS, who=who)
+    dispatcher = Dispatcher(handlers=HANDLERS, ask_who=Who(config.ask.who))
     return dispatcher.answer(parsed, make, poster, trust.is_writer)
 
 

@@ -63,7 +63,7 @@ def test_a_command_in_reviewbots_own_comment_is_text():
     """With a personal token reviewbot posts as a user account: its own words are never asked."""
     written = Written(place=Place.PR_COMMENT, author="ReviewBot-User", comment_id=1)
     command = Command(verb=Verb.ASK, text="leak it", written=written)
-    dispatcher = Dispatcher(handlers={Verb.HELP: help_answer}, who={})
+    dispatcher = Dispatcher(handlers={Verb.HELP: help_answer})
     answered = dispatcher.answer(command, make, poster(), is_writer)
     assert answered.posted is None
     assert answered.reason == "a command in reviewbot's own comment is text, not a command"
@@ -72,6 +72,6 @@ def test_a_command_in_reviewbots_own_comment_is_text():
 def test_a_reply_in_a_thread_that_is_not_reviewbots_gets_nothing():
     written = Written(place=Place.THREAD_REPLY, author="maint", comment_id=2, thread_root=99)
     command = Command(verb=Verb.HELP, text="", written=written)
-    answered = Dispatcher(handlers={}, who={}).answer(command, make, poster(), is_writer)
+    answered = Dispatcher(handlers={}).answer(command, make, poster(), is_writer)
     assert answered.posted is None
     assert "not one of reviewbot's findings" in answered.reason

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from reviewbot.commands.grammar import Verb
-from reviewbot.commands.table import TABLE, markdown_table, unknown_line
+from reviewbot.commands.table import TABLE, Who, markdown_table, unknown_line, who_may
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -28,3 +28,19 @@ def test_unknown_line_names_every_command():
     assert "\n" not in line
     for verb in Verb:
         assert f"`/{verb.value}`" in line
+
+
+def test_each_command_is_held_to_one_rule():
+    """Who may use each command is declared once, in the table; `/ask`'s row is the default of
+    `[ask] who`, which replaces it."""
+    assert {verb: who_may(verb) for verb in Verb} == {
+        Verb.REVIEW: Who.WRITERS,  # the bare `/review`; `/review full` is a decision's rule
+        Verb.CONFIRM: Who.DECIDERS,
+        Verb.DISMISS: Who.DECIDERS,
+        Verb.ASK: Who.AUTHOR_AND_WRITERS,
+        Verb.PLAN: Who.WRITERS,
+        Verb.SPLIT: Who.WRITERS,
+        Verb.HELP: Who.ANYONE,
+    }
+    assert who_may(Verb.ASK, configured=Who.ANYONE) is Who.ANYONE
+    assert who_may(Verb.PLAN, configured=Who.ANYONE) is Who.WRITERS  # not a setting's
