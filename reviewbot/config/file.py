@@ -257,6 +257,18 @@ class AskConfig(_Section):
     budget: AskBudgetConfig = AskBudgetConfig()
 
 
+class CommandsConfig(_Section):
+    """`[commands]`: how reviewbot treats the PR comments it reads as commands."""
+
+    answer_unknown: bool = Field(
+        default=True,
+        description=(
+            "Answer a comment that starts with an unknown `/word` with one line naming the "
+            "known commands; false where other bots' commands (`/lgtm`, `/retest`) are common."
+        ),
+    )
+
+
 class ReviewConfig(_Section):
     model: str = DEFAULT_MODEL
     review: RunConfig = RunConfig()
@@ -274,6 +286,7 @@ class ReviewConfig(_Section):
     publish: PublishConfig = PublishConfig()
     split: SplitConfig = SplitConfig()
     ask: AskConfig = AskConfig()
+    commands: CommandsConfig = CommandsConfig()
 
     @model_validator(mode="after")
     def _unique_reviewers(self) -> Self:

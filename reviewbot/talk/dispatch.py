@@ -99,6 +99,7 @@ class Dispatcher:
 
     handlers: dict[Verb, CommandHandler]
     ask_who: Who = Who.AUTHOR_AND_WRITERS
+    answer_unknown: bool = True  # `[commands] answer_unknown`
 
     def answer(
         self,
@@ -116,6 +117,11 @@ class Dispatcher:
             return Answered(reason="a reply in a thread that is not one of reviewbot's findings")
         if poster.answered(written):
             return Answered(reason=f"comment {written.comment_id} was answered already")
+        if isinstance(parsed, Unknown) and not self.answer_unknown:
+            return Answered(
+                reason=f"{parsed.word} by {written.author} is not a reviewbot command: "
+                "not answered ([commands] answer_unknown = false)"
+            )
         if isinstance(parsed, Unknown):
             why = (
                 f"{parsed.word} by {written.author} is not a command: answered with the known ones"

@@ -105,7 +105,11 @@ def answer_command(
             thread=thread,
         )
 
-    dispatcher = Dispatcher(handlers=HANDLERS, ask_who=Who(config.ask.who))
+    dispatcher = Dispatcher(
+        handlers=HANDLERS,
+        ask_who=Who(config.ask.who),
+        answer_unknown=config.commands.answer_unknown,
+    )
     return dispatcher.answer(parsed, make, poster, trust.is_writer)
 
 

@@ -167,6 +167,18 @@ class TestWithoutTheModel:
         assert "`/ask`" in first
         assert "`/help`" in first
 
+    def test_a_repository_can_leave_unknown_commands_unanswered(self, worlds):
+        """`[commands] answer_unknown = false` on the base branch: another bot's `/lgtm` gets
+        nothing from reviewbot (a head that says otherwise changes nothing); `/help` still
+        answers."""
+        quiet = {".reviewbot.toml": "[commands]\nanswer_unknown = false\n"}
+        loud = {".reviewbot.toml": "[commands]\nanswer_unknown = true\n"}
+        world = worlds("quiet", base={**BASE, **quiet}, head={**HEAD, **loud})
+        lgtm = said(world, "issue_comment", comment(world, "stranger", "/lgtm"))
+        assert lgtm.posted == []
+        assert "answer_unknown = false" in lgtm.run.stderr
+        assert said(world, "issue_comment", comment(world, "stranger", "/help")).posted
+
     def test_plan_without_findings_needs_no_plan_and_is_only_for_writers(self, plain):
         assert plain["plan-writer"].posted[0].startswith("**reviewbot's fix plan**: no plan needed")
         assert (
