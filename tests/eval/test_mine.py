@@ -61,7 +61,18 @@ def test_a_message_that_does_not_say_fix_is_not_a_fix(repo):
 
 
 @pytest.mark.parametrize(
-    "subject", ["fix pyright findings", "Fix test for delayed display", "fix merge", "Fix typos"]
+    "subject",
+    [
+        "fix pyright findings",
+        "Fix test for delayed display",
+        "fix merge",
+        "Fix typos",
+        "fix new mypy findings",
+        "apply ruff fixes",
+        "[pre-commit.ci] auto fixes from pre-commit.com hooks",
+        "pydocstyle and flake8 fixes",
+        "pep8 fix",
+    ],
 )
 def test_a_fix_of_the_tooling_is_not_a_bug_fix(repo, subject):
     """The message says fix, but of a checker, a test, a merge or a typo: no bug to blame."""
@@ -174,6 +185,24 @@ def test_test_and_doc_changes_are_not_bugs(repo):
     assert stats.filtered == {"not a code file, or not in --paths": 2}
 
 
+def test_build_ci_and_tooling_files_are_not_bugs(repo):
+    """A fix of the docs build, the CI, a dev tool's settings or the README: no bug shipped."""
+    tooling = {
+        "docs/conf.py": "project = 'demo'\n",
+        ".github/workflows/ci.yml": "on: push\n",
+        "tox.ini": "[tox]\nenvlist = py312\n",
+        "Makefile": "test:\n\tpytest\n",
+        "README": "Install it.\n",
+    }
+    repo.branch("tooling")
+    repo.commit("Set up the tooling", tooling)
+    repo.merge_pr(5, "tooling", "Tooling")
+    repo.commit("Fix the tooling", {path: text.upper() for path, text in tooling.items()})
+    entries, stats = run(repo)
+    assert entries == []
+    assert stats.filtered == {"not a code file, or not in --paths": 7}
+
+
 def test_since_paths_and_limit(repo):
     with_buggy_pr(repo)
     repo.branch("other")
@@ -218,6 +247,17 @@ def test_code_and_path_selection():
     assert not is_code("src/x_test.go")
     assert not is_code("docs/index.rst")
     assert not is_code("CHANGES.rst")
+    assert not is_code("README")
+    assert not is_code("docs/conf.py")
+    assert not is_code(".azure-pipelines.yml")
+    assert not is_code(".github/workflows/ci.yml")
+    assert not is_code("tox.ini")
+    assert not is_code("MANIFEST.in")
+    assert is_code("setup.py")
+    assert is_code("src/app/history.py")
+    assert is_code("src/app/license.py")
+    assert is_code("src/app/config.yml")
+    assert not is_code("web/.eslintrc.js")
     assert selected("src/click/core.py", ("src/click",))
     assert not selected("src/x.py", ("src/click",))
     assert selected("src/a.py", ("src/*.py",))
