@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import PurePosixPath
 
+from reviewbot.eval.renames import renamed_lines
 from reviewbot.sources.git_history import Commit, FileChange, History, LineOrigin
 
 # A fix says so: "fix"/"fixes"/"fixed"/"bugfix"/"hotfix"/"bug" as a word in its subject,
@@ -207,15 +208,36 @@ def _blamed(
     origins: list[LineOrigin] = []
     for change in changes:
         lines = _kept_lines(change, added_anywhere, options, stats)
-        if lines and change.old_path is not None and change.old_path.endswith(".py"):
-            prose = docstring_lines(history.file_text(commit.parents[0], change.old_path))
-            if dropped := sum(1 for n in lines if n in prose):
-                stats.drop("docstring", dropped)
-                lines = [n for n in lines if n not in prose]
-        if lines and change.old_path is not None:
+        if not lines or change.old_path is None:
+            continue
+        lines = _unchanged_in_meaning(history, commit, change, change.old_path, lines, stats)
+        if lines:
             blamed = history.blame_lines(commit.parents[0], change.old_path, lines)
             origins.extend(blamed[n] for n in sorted(blamed))
     return origins
+
+
+def _unchanged_in_meaning(
+    history: History,
+    commit: Commit,
+    change: FileChange,
+    old_path: str,
+    lines: list[int],
+    stats: MineStats,
+) -> list[int]:
+    """`lines` without the Python docstrings and the lines the fix only renamed names in."""
+    old_text = history.file_text(commit.parents[0], old_path)
+    skipped: dict[str, set[int]] = {}
+    if old_path.endswith(".py"):
+        skipped["docstring"] = docstring_lines(old_text)
+    if change.new_path is not None:
+        new_text = history.file_text(commit.sha, change.new_path)
+        skipped["renamed, not changed"] = renamed_lines(old_text, new_text, change.hunks)
+    for reason, numbers in skipped.items():
+        if dropped := sum(1 for n in lines if n in numbers):
+            stats.drop(reason, dropped)
+            lines = [n for n in lines if n not in numbers]
+    return lines
 
 
 def _kept_lines(

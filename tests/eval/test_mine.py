@@ -117,6 +117,40 @@ def test_a_fix_that_moves_code_is_not_blamed(repo):
     assert stats.filtered.get("moved, not changed", 0) >= 1
 
 
+def test_a_name_the_fix_renamed_is_not_blamed(repo):
+    """The fix renames a local and corrects one line: only the corrected line was the bug."""
+    code = (
+        "def total(values):\n    result_sum = 0\n    for value in values:\n"
+        "        result_sum = result_sum - value\n    return result_sum\n"
+    )
+    repo.branch("total")
+    repo.commit("Add total()", {"calc.py": code})
+    repo.merge_pr(1, "total", "Add total()")
+    fixed = code.replace("result_sum", "running_total").replace("- value", "+ value")
+    repo.commit("Fix total() subtracting", {"calc.py": fixed})
+    [entry], stats = run(repo)
+    assert [ln.text for ln in entry.fixes[0].lines] == ["        result_sum = result_sum - value"]
+    assert stats.filtered == {"renamed, not changed": 2}
+
+
+def test_a_name_from_outside_swapped_for_another_is_a_change(repo):
+    """An imported name replaced by the right one is the fix, not a rename."""
+    code = (
+        "from http.client import IncompleteRead\n\n\ndef read(response):\n    try:\n"
+        "        return response.read()\n    except IncompleteRead:\n        return b''\n"
+    )
+    repo.branch("read")
+    repo.commit("Add read()", {"net.py": code})
+    repo.merge_pr(1, "read", "Add read()")
+    repo.commit(
+        "Fix read() on a dropped connection",
+        {"net.py": code.replace("IncompleteRead", "ProtocolError")},
+    )
+    [entry], stats = run(repo)
+    assert len(entry.fixes[0].lines) == 2
+    assert stats.filtered == {}
+
+
 def test_a_rename_is_not_the_introducing_pr(repo):
     """PR 1 writes the bug, PR 2 renames the file: the fix is blamed on PR 1 only."""
     with_buggy_pr(repo)
