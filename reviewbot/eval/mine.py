@@ -10,10 +10,13 @@
 
 What SZZ is known to get wrong, and what is filtered here:
 - fixes that only add lines: nothing to blame (counted, never an entry);
+- fixes of the tooling: the subject says so (`fix typo`, `fix tests`) or names a checker;
 - whitespace-only hunks (the same text once whitespace is removed), blank lines,
-  comment-only lines (by the file's comment syntax), Python docstrings, documentation
-  and test files;
+  comment-only lines (by the file's comment syntax), Python docstrings, documentation,
+  test, build, CI and dev-tool files;
 - code the fix only moved: a deleted line the fix adds back elsewhere, word for word;
+- code the fix only renamed: a line whose only change is a name the file binds, renamed
+  throughout (renames.py);
 - refactorings that moved the code earlier: blame follows moves and copies (-M -C) and
   looks through whitespace changes (-w), so the line's origin is found, not the move;
 - merges of the base or of another branch: a line blamed to a merge that is not a PR
