@@ -10,10 +10,13 @@
 
 What SZZ is known to get wrong, and what is filtered here:
 - fixes that only add lines: nothing to blame (counted, never an entry);
+- fixes of the tooling: the subject says so (`fix typo`, `fix tests`) or names a checker;
 - whitespace-only hunks (the same text once whitespace is removed), blank lines,
-  comment-only lines (by the file's comment syntax), Python docstrings, documentation
-  and test files;
+  comment-only lines (by the file's comment syntax), Python docstrings, documentation,
+  test, build, CI and dev-tool files;
 - code the fix only moved: a deleted line the fix adds back elsewhere, word for word;
+- code the fix only renamed: a line whose only change is a name the file binds, renamed
+  throughout (renames.py);
 - refactorings that moved the code earlier: blame follows moves and copies (-M -C) and
   looks through whitespace changes (-w), so the line's origin is found, not the move;
 - merges of the base or of another branch: a line blamed to a merge that is not a PR
@@ -33,6 +36,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from pathlib import PurePosixPath
 
+from reviewbot.eval.renames import renamed_lines
 from reviewbot.sources.git_history import Commit, FileChange, History, LineOrigin
 
 # A fix says so: "fix"/"fixes"/"fixed"/"bugfix"/"hotfix"/"bug" as a word in its subject,
@@ -42,14 +46,28 @@ FIX_REFERENCE = re.compile(r"\b(fix(e[sd])?|close[sd]?|resolve[sd]?)\s+#\d+", re
 # …unless what it fixes is the tooling, not the behaviour: "fix pyright findings", "Fix test
 # for …", "fix merge", "fix typo" (the false entries a hand check of pallets/click's set found).
 NOT_A_BUG_FIX = re.compile(
-    r"\bfix(e[sd]|ing)?\s+(the\s+|a\s+|some\s+)?(typos?|spelling|grammar|lint(ing)?|pyright|"
-    r"mypy|flake8|ruff|pre-commit|tests?|merge|docs?|documentation|docstrings?|ci|build|"
-    r"formatting|style|changelog|warnings?)\b",
+    r"\bfix(e[sd]|ing)?\s+(the\s+|a\s+|some\s+)?(typos?|spelling|grammar|tests?|merge|docs?|"
+    r"documentation|docstrings?|ci|build|formatting|style|changelog|warnings?)\b",
+    re.IGNORECASE,
+)
+# A checker or formatter named anywhere says what was fixed is its finding, whatever the words
+# around it ("fix new mypy findings", "apply ruff fixes", "pydocstyle and flake8 fixes").
+TOOL_FINDINGS = re.compile(
+    r"\b(lint(ers?|ing)?|pyright|mypy|flake8|pyflakes|pep8|pycodestyle|pydocstyle|pylint|"
+    r"ruff|isort|pre-commit|eslint|prettier|clippy|rubocop|shellcheck|codespell)\b",
     re.IGNORECASE,
 )
 _MERGE_PR = re.compile(r"^Merge pull request #(\d+)\b")
 _SQUASH_PR = re.compile(r"\s*\(#(\d+)\)\s*$")
 _NOT_CODE = {".md", ".rst", ".txt", ".adoc", ".html", ".svg", ".png", ".lock", ".json"}
+_DOC_NAMES = ("README", "CHANGES", "CHANGELOG", "HISTORY", "NEWS", "AUTHORS", "LICENSE", "COPYING")
+_NOT_CODE_FOLDERS = {"doc", "docs", "test", "tests", "testing"}
+# Files that drive the build, the CI or a dev tool: a fix there repairs the tooling, not what
+# the project ships (dotfiles and dot-folders, `.github/`, `.pre-commit-config.yaml`, are too).
+_TOOLING = {
+    "tox.ini", "noxfile.py", "pytest.ini", "conftest.py", "makefile", "manifest.in", "pipfile",
+    "appveyor.yml", "azure-pipelines.yml", "jenkinsfile", "codecov.yml",
+}  # fmt: skip
 _HASH = {".py", ".pyi", ".sh", ".bash", ".toml", ".yaml", ".yml", ".cfg", ".ini", ".rb", ".pl"}
 _DASHES = {".sql", ".lua", ".hs"}
 _C_LIKE = ("//", "/*", "*", "*/")
@@ -131,7 +149,7 @@ def is_fix(commit: Commit, pr: PullRequest | None) -> bool:
     if len(commit.parents) != 1 and pr is None:
         return False  # a merge of branches changes whatever the branch changed
     subject = pr.title if pr is not None else commit.subject
-    if NOT_A_BUG_FIX.search(subject):
+    if NOT_A_BUG_FIX.search(subject) or TOOL_FINDINGS.search(subject):
         return False
     return bool(FIX_SUBJECT.search(subject) or FIX_REFERENCE.search(commit.message))
 
@@ -193,15 +211,36 @@ def _blamed(
     origins: list[LineOrigin] = []
     for change in changes:
         lines = _kept_lines(change, added_anywhere, options, stats)
-        if lines and change.old_path is not None and change.old_path.endswith(".py"):
-            prose = docstring_lines(history.file_text(commit.parents[0], change.old_path))
-            if dropped := sum(1 for n in lines if n in prose):
-                stats.drop("docstring", dropped)
-                lines = [n for n in lines if n not in prose]
-        if lines and change.old_path is not None:
+        if not lines or change.old_path is None:
+            continue
+        lines = _unchanged_in_meaning(history, commit, change, change.old_path, lines, stats)
+        if lines:
             blamed = history.blame_lines(commit.parents[0], change.old_path, lines)
             origins.extend(blamed[n] for n in sorted(blamed))
     return origins
+
+
+def _unchanged_in_meaning(
+    history: History,
+    commit: Commit,
+    change: FileChange,
+    old_path: str,
+    lines: list[int],
+    stats: MineStats,
+) -> list[int]:
+    """`lines` without the Python docstrings and the lines the fix only renamed names in."""
+    old_text = history.file_text(commit.parents[0], old_path)
+    skipped: dict[str, set[int]] = {}
+    if old_path.endswith(".py"):
+        skipped["docstring"] = docstring_lines(old_text)
+    if change.new_path is not None:
+        new_text = history.file_text(commit.sha, change.new_path)
+        skipped["renamed, not changed"] = renamed_lines(old_text, new_text, change.hunks)
+    for reason, numbers in skipped.items():
+        if dropped := sum(1 for n in lines if n in numbers):
+            stats.drop(reason, dropped)
+            lines = [n for n in lines if n not in numbers]
+    return lines
 
 
 def _kept_lines(
@@ -255,13 +294,21 @@ def _squeeze(text: str) -> str:
 
 
 def is_code(path: str) -> bool:
-    """Not documentation, data or a test: a fix touching those is not where the bug was."""
+    """Not documentation, data, a test or tooling: a fix touching those is not where the bug was."""
     pure = PurePosixPath(path)
-    if pure.suffix.lower() in _NOT_CODE or pure.name.upper().startswith(("CHANGES", "LICENSE")):
+    if pure.suffix.lower() in _NOT_CODE or _is_doc_name(pure):
         return False
     name = pure.name.lower()
-    in_tests = any(part in {"test", "tests", "testing"} for part in pure.parts[:-1])
-    return not (in_tests or name.startswith("test_") or re.search(r"[._-](test|spec)\.", name))
+    if name in _TOOLING or any(part.startswith(".") for part in pure.parts):
+        return False
+    in_folder = any(part.lower() in _NOT_CODE_FOLDERS for part in pure.parts[:-1])
+    return not (in_folder or name.startswith("test_") or re.search(r"[._-](test|spec)\.", name))
+
+
+def _is_doc_name(pure: PurePosixPath) -> bool:
+    # README, LICENSE-MIT, CHANGES.rst; but history.py or license.py is a module
+    named = pure.name.upper().startswith(_DOC_NAMES)
+    return named and (pure.name.isupper() or not pure.suffix)
 
 
 def selected(path: str, paths: Sequence[str]) -> bool:

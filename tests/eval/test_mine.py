@@ -61,7 +61,18 @@ def test_a_message_that_does_not_say_fix_is_not_a_fix(repo):
 
 
 @pytest.mark.parametrize(
-    "subject", ["fix pyright findings", "Fix test for delayed display", "fix merge", "Fix typos"]
+    "subject",
+    [
+        "fix pyright findings",
+        "Fix test for delayed display",
+        "fix merge",
+        "Fix typos",
+        "fix new mypy findings",
+        "apply ruff fixes",
+        "[pre-commit.ci] auto fixes from pre-commit.com hooks",
+        "pydocstyle and flake8 fixes",
+        "pep8 fix",
+    ],
 )
 def test_a_fix_of_the_tooling_is_not_a_bug_fix(repo, subject):
     """The message says fix, but of a checker, a test, a merge or a typo: no bug to blame."""
@@ -104,6 +115,40 @@ def test_a_fix_that_moves_code_is_not_blamed(repo):
     entries, stats = run(repo)
     assert entries == []
     assert stats.filtered.get("moved, not changed", 0) >= 1
+
+
+def test_a_name_the_fix_renamed_is_not_blamed(repo):
+    """The fix renames a local and corrects one line: only the corrected line was the bug."""
+    code = (
+        "def total(values):\n    result_sum = 0\n    for value in values:\n"
+        "        result_sum = result_sum - value\n    return result_sum\n"
+    )
+    repo.branch("total")
+    repo.commit("Add total()", {"calc.py": code})
+    repo.merge_pr(1, "total", "Add total()")
+    fixed = code.replace("result_sum", "running_total").replace("- value", "+ value")
+    repo.commit("Fix total() subtracting", {"calc.py": fixed})
+    [entry], stats = run(repo)
+    assert [ln.text for ln in entry.fixes[0].lines] == ["        result_sum = result_sum - value"]
+    assert stats.filtered == {"renamed, not changed": 2}
+
+
+def test_a_name_from_outside_swapped_for_another_is_a_change(repo):
+    """An imported name replaced by the right one is the fix, not a rename."""
+    code = (
+        "from http.client import IncompleteRead\n\n\ndef read(response):\n    try:\n"
+        "        return response.read()\n    except IncompleteRead:\n        return b''\n"
+    )
+    repo.branch("read")
+    repo.commit("Add read()", {"net.py": code})
+    repo.merge_pr(1, "read", "Add read()")
+    repo.commit(
+        "Fix read() on a dropped connection",
+        {"net.py": code.replace("IncompleteRead", "ProtocolError")},
+    )
+    [entry], stats = run(repo)
+    assert len(entry.fixes[0].lines) == 2
+    assert stats.filtered == {}
 
 
 def test_a_rename_is_not_the_introducing_pr(repo):
@@ -174,6 +219,24 @@ def test_test_and_doc_changes_are_not_bugs(repo):
     assert stats.filtered == {"not a code file, or not in --paths": 2}
 
 
+def test_build_ci_and_tooling_files_are_not_bugs(repo):
+    """A fix of the docs build, the CI, a dev tool's settings or the README: no bug shipped."""
+    tooling = {
+        "docs/conf.py": "project = 'demo'\n",
+        ".github/workflows/ci.yml": "on: push\n",
+        "tox.ini": "[tox]\nenvlist = py312\n",
+        "Makefile": "test:\n\tpytest\n",
+        "README": "Install it.\n",
+    }
+    repo.branch("tooling")
+    repo.commit("Set up the tooling", tooling)
+    repo.merge_pr(5, "tooling", "Tooling")
+    repo.commit("Fix the tooling", {path: text.upper() for path, text in tooling.items()})
+    entries, stats = run(repo)
+    assert entries == []
+    assert stats.filtered == {"not a code file, or not in --paths": 7}
+
+
 def test_since_paths_and_limit(repo):
     with_buggy_pr(repo)
     repo.branch("other")
@@ -218,6 +281,17 @@ def test_code_and_path_selection():
     assert not is_code("src/x_test.go")
     assert not is_code("docs/index.rst")
     assert not is_code("CHANGES.rst")
+    assert not is_code("README")
+    assert not is_code("docs/conf.py")
+    assert not is_code(".azure-pipelines.yml")
+    assert not is_code(".github/workflows/ci.yml")
+    assert not is_code("tox.ini")
+    assert not is_code("MANIFEST.in")
+    assert is_code("setup.py")
+    assert is_code("src/app/history.py")
+    assert is_code("src/app/license.py")
+    assert is_code("src/app/config.yml")
+    assert not is_code("web/.eslintrc.js")
     assert selected("src/click/core.py", ("src/click",))
     assert not selected("src/x.py", ("src/click",))
     assert selected("src/a.py", ("src/*.py",))
