@@ -6,22 +6,32 @@ a run makes are the ones listed here:
 
     reads  GET  /pulls/{n}/comments, /pulls/{n}/reviews, /issues/{n}/comments  (paginated,
                 github/reader.py `fetch_comment_records`)
+    0      POST /graphql, PATCH /pulls/comments/{id}
+                                                   returning findings reopened in their own comment:
+                                                   its thread unresolved, then the comment edited
+                                                   back to open (github/edits.py; only when one is)
     1      POST /pulls/{n}/reviews                 the review: body, event, every NEW inline comment
            (skipped when nothing is new and the verdict equals the prior summary's)
     2      PUT /pulls/{n}/reviews/{id}/dismissals  reviewbot's own earlier approvals, when this
                                                    head is not a Ship (github/approval.py)
            PATCH /pulls/comments/{id}, PUT /pulls/{n}/reviews/{id}
-                                                   vanished findings marked resolved (≤ 10 edits a run)
+                                                   vanished findings marked resolved (≤ 10 edits a
+                                                   run with the reopens, github/edits.py)
     3      PATCH /issues/comments/{id} or POST /issues/{n}/comments    the summary, edited in place
            POST /graphql                           their threads resolved (a person's reply keeps one
-                                                   open), a returning finding's unresolved (github/threads.py)
+                                                   open: github/threads.py)
     4      POST /check-runs  (403 → POST /statuses/{sha})             the verdict for branch protection,
                                                    with the first 50 findings as annotations
     5      PATCH /check-runs/{id}                  the next annotations, 50 a request (≤ 2 PATCHes:
                                                    ≤ 150 a run, see publish/annotations.py)
 
 The check's conclusion is publish/conclusion.py's; which vanished findings resolve is
-publish/resolution.py's. A Ship with partial coverage is posted as COMMENT, never APPROVE.
+review/resolution.py's, which returning ones are reopened publish/placement.py's. A Ship with
+partial coverage is posted as COMMENT, never APPROVE.
+
+A finding is never posted twice, and has one open thread: a resolved finding found again is
+reopened in its earlier inline comment while the head's diff shows that comment on the
+finding's lines, and posted anew otherwise (its old thread then stays resolved, as history).
 
 Every write happens once. The client never retries a POST blindly; when a write's
 answer is lost (GitHub may or may not have stored it), `write_once` reads back what

@@ -216,7 +216,8 @@ class TestPostedAnew:
     def test_an_old_comment_gone_before_its_edit_is_posted_anew(
         self, served, fake, publisher, checkout
     ):
-        """The edit is answered 404 (deleted since it was read): the finding goes in the review."""
+        """The edit is answered 404 (deleted since it was read): the finding goes in the review,
+        and the thread unresolved just before the edit is resolved again."""
         n = finding()
         resolve_then_return(fake, publisher, checkout, (n,))
         (old,) = roots(fake, n.fingerprint)
@@ -227,6 +228,8 @@ class TestPostedAnew:
         assert new_inline(served, start) == 1
         assert published.reopened == ()
         assert published.threads_reopened == ()
+        assert old["id"] in fake.github.repo(REPO).resolved_threads
+        assert len(open_threads(fake, n.fingerprint)) == 1
 
 
 class TestLostAnswer:
