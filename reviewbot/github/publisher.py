@@ -6,22 +6,32 @@ a run makes are the ones listed here:
 
     reads  GET  /pulls/{n}/comments, /pulls/{n}/reviews, /issues/{n}/comments  (paginated,
                 github/reader.py `fetch_comment_records`)
+    0      POST /graphql, PATCH /pulls/comments/{id}
+                                                   returning findings reopened in their own comment:
+                                                   its thread unresolved, then the comment edited
+                                                   back to open (github/edits.py; only when one is)
     1      POST /pulls/{n}/reviews                 the review: body, event, every NEW inline comment
            (skipped when nothing is new and the verdict equals the prior summary's)
     2      PUT /pulls/{n}/reviews/{id}/dismissals  reviewbot's own earlier approvals, when this
                                                    head is not a Ship (github/approval.py)
            PATCH /pulls/comments/{id}, PUT /pulls/{n}/reviews/{id}
-                                                   vanished findings marked resolved (≤ 10 edits a run)
+                                                   vanished findings marked resolved (≤ 10 edits a
+                                                   run with the reopens, github/edits.py)
     3      PATCH /issues/comments/{id} or POST /issues/{n}/comments    the summary, edited in place
            POST /graphql                           their threads resolved (a person's reply keeps one
-                                                   open), a returning finding's unresolved (github/threads.py)
+                                                   open: github/threads.py)
     4      POST /check-runs  (403 → POST /statuses/{sha})             the verdict for branch protection,
                                                    with the first 50 findings as annotations
     5      PATCH /check-runs/{id}                  the next annotations, 50 a request (≤ 2 PATCHes:
                                                    ≤ 150 a run, see publish/annotations.py)
 
 The check's conclusion is publish/conclusion.py's; which vanished findings resolve is
-publish/resolution.py's. A Ship with partial coverage is posted as COMMENT, never APPROVE.
+review/resolution.py's, which returning ones are reopened publish/placement.py's. A Ship with
+partial coverage is posted as COMMENT, never APPROVE.
+
+A finding is never posted twice, and has one open thread: a resolved finding found again is
+reopened in its earlier inline comment while the head's diff shows that comment on the
+finding's lines, and posted anew otherwise (its old thread then stays resolved, as history).
 
 Every write happens once. The client never retries a POST blindly; when a write's
 answer is lost (GitHub may or may not have stored it), `write_once` reads back what
@@ -46,7 +56,7 @@ Must not: decide placement (`publish/placement.py`), write markdown (`publish/bo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -60,11 +70,12 @@ from reviewbot.github.approval import (
     own_approvals,
     unverified_approvals,
 )
+from reviewbot.github.edits import CommentEditor, edits_left
 from reviewbot.github.reader import fetch_comment_records
 from reviewbot.github.rest import GitHubClient, GitHubRefusal, GitHubUnreachable, api_path
 from reviewbot.github.review_write import Posted, ReviewWriter
 from reviewbot.github.shapes import CheckRun, Created, RepoApi, StatusShape, key
-from reviewbot.github.threads import ThreadChanges, settle_threads, thread_work
+from reviewbot.github.threads import ThreadChanges, settle_threads
 from reviewbot.memory.markers import (
     NODE_TAG,
     SummaryMarker,
@@ -107,10 +118,9 @@ from reviewbot.publish.placement import (
     place_nodes,
     web_url_of,
 )
-from reviewbot.publish.resolution import resolved_body
 from reviewbot.redact import Redactor
 from reviewbot.results.report import Published, PublishedComment, Report
-from reviewbot.review.resolution import MAX_RESOLVE_EDITS, Resolution, owed_note, resolution
+from reviewbot.review.resolution import Resolution, owed_note, resolution
 from reviewbot.sources.ci import CHECK_NAME
 from reviewbot.sources.comments import Where, location
 from reviewbot.sources.snapshot import PRSnapshot
@@ -156,6 +166,7 @@ class GitHubPublisher:
             sealer=sealer,
             bot_login=bot_login,
         )
+        self._edits = CommentEditor(self._api, number, sealer=sealer, redactor=redactor)
         self._memory: Memory | None = None
 
     # -- reading -------------------------------------------------------------------------------
@@ -185,7 +196,10 @@ class GitHubPublisher:
         link_of = LinkBuilder(
             web_url=web_url_of(snapshot.url), repo=self.repo, head_sha=snapshot.head_sha
         )
-        plan = self._plan(report, snapshot, prior)
+        settled = resolution(
+            report.nodes, report.coverage, report.agents, prior=prior, head_sha=snapshot.head_sha
+        )
+        plan = self._plan(report, snapshot, prior, edits=edits_left(settled.now))
         # All or nothing in effect: what this report makes (the summary's marker and text, the
         # check run's, the annotations, the resolutions) is built before the first write, so
         # nothing can fail between them and leave a review without its summary and check run.
@@ -193,31 +207,25 @@ class GitHubPublisher:
             report, head_sha=snapshot.head_sha, redactor=self.redact, posted_at=prior.posted_at()
         )
         annotations = self._annotations(report, snapshot, link_of)
-        settled = resolution(
-            report.nodes, report.coverage, report.agents, prior=prior, head_sha=snapshot.head_sha
-        )
         self._summary_text(report, plan, [p.node for p in settled.now], marker, link_of, ())
         self._check_output(report, plan, link_of, annotations, Dismissal())
         notes = prior_notes(prior)
+        # Before the review: a comment it cannot edit is posted there instead.
+        plan, reopened = self._edits.reopen(plan, self._settle)
         posted = self._post_review(report, plan, snapshot, prior, link_of)
         comments = self._read_back(posted)
         self._still_head_after(posted, report, snapshot.head_sha)
         notes.extend(posted.notes)
         dismissal = self._dismiss_approvals(report, snapshot.head_sha)
         notes.extend(dismissal.notes())
-        gone, threads = self._resolve(report, settled, prior, snapshot.head_sha, notes)
+        gone, threads = self._resolve(report, settled, snapshot.head_sha, notes, reopened)
         summary_id = self._upsert_summary(
             report, posted.plan, [p.node for p in gone], marker, link_of, notes, prior
         )
         check_id, status, conclusion, annotated = self._set_check(
             report, snapshot.head_sha, posted.plan, link_of, annotations, dismissal
         )
-        if status and annotations.items:
-            notes.append(
-                f"Check runs are not permitted for this token: the verdict is a commit status, "
-                f"which carries no annotations ({len(annotations.items)} finding(s) were not "
-                "annotated; they are in the review and the summary)."
-            )
+        notes.extend(_status_notes(status, annotations))
         return Published(
             review_id=posted.review.id if posted.review else None,
             review_url=posted.review.html_url if posted.review else None,
@@ -230,6 +238,7 @@ class GitHubPublisher:
             in_body=tuple(item.node.id for item in posted.plan.body) if posted.review else (),
             already_posted=tuple(node.id for node in posted.plan.already_posted),
             resolved=tuple(p.node.id for p in gone),
+            reopened=tuple(item.node.id for item in plan.reopened),
             **threads.published(),
             annotated=annotated,
             dismissed_approvals=dismissal.dismissed,
@@ -237,8 +246,11 @@ class GitHubPublisher:
             notes=tuple(notes),
         )
 
-    def _plan(self, report: Report, snapshot: PRSnapshot, prior: PriorState) -> Placement:
-        """Where each finding goes: inline, in the body, or nowhere (posted already)."""
+    def _plan(
+        self, report: Report, snapshot: PRSnapshot, prior: PriorState, *, edits: int
+    ) -> Placement:
+        """Where each finding goes: inline, in the body, its earlier comment reopened (at most
+        `edits`), or nowhere (posted already)."""
         # A re-review: a later push of a PR reviewbot reviewed before (not a re-run of that head).
         rereview = prior.reviewed_head() not in (None, snapshot.head_sha)
         return place_nodes(
@@ -247,6 +259,8 @@ class GitHubPublisher:
             max_inline=inline_rules(self.config, rereview=rereview),
             posted=prior.posted(),
             suppressed=suppressed_by_learnings(report),
+            reopen=prior.reopenable(),
+            edits=edits,
         )
 
     def _annotations(
@@ -349,65 +363,30 @@ class GitHubPublisher:
         self,
         report: Report,
         settled: Resolution,
-        prior: PriorState,
         head_sha: str,
         notes: list[str],
+        reopened: ThreadChanges,
     ) -> tuple[list[PriorNode], ThreadChanges]:
-        """Mark this run's resolutions (`resolution.resolution`) and settle their review threads
-        (github/threads.py); what it marked and what it did to threads, notes added."""
+        """Mark this run's resolutions (`resolution.resolution`) and resolve their review threads
+        (github/threads.py); what it marked and what it did to threads with what the reopens did
+        (`reopened`), notes added."""
         notes.extend(settled.notes)
         if report.review is not None and report.review.resolve_later:  # (this run kept them)
             notes.append(owed_note(len(report.review.resolve_later)))
-        gone, marked = self._mark_resolved(settled.now, head_sha)
+        gone, marked = self._edits.mark_resolved(settled.now, head_sha)
         notes.extend(marked)
-        resolve, reopen = thread_work(gone, prior.nodes, report.nodes)
-        threads = settle_threads(
-            self._api.client, self.repo, self.number, resolve=resolve, reopen=reopen,
-            bot_login=self.bot_login,
-        )  # fmt: skip
+        threads = reopened + self._settle(
+            [p.comment_id for p in gone if p.where is Where.INLINE], ()
+        )
         notes.extend(threads.notes)
         return gone, threads
 
-    def _mark_resolved(
-        self, vanished: Sequence[PriorNode], head_sha: str
-    ) -> tuple[list[PriorNode], list[str]]:
-        """Edit the comments that carry vanished findings: one edit per comment, at most 10 a run.
-
-        Returns the findings it marked resolved (only those are this run's resolutions) and notes.
-        """
-        by_comment: dict[tuple[Where, int], list[PriorNode]] = {}
-        for prior in vanished:
-            by_comment.setdefault((prior.where, prior.comment_id), []).append(prior)
-        edits = list(by_comment.items())
-        skipped: list[int] = []
-        marked: list[PriorNode] = []
-        for (where, comment_id), priors in edits[:MAX_RESOLVE_EDITS]:
-            fingerprints = {p.node.fingerprint for p in priors}
-            banner = f"✅ **Resolved** — no longer reported on `{head_sha[:12]}`."
-            on_top = where is Where.INLINE  # the whole comment is the finding
-            body = resolved_body(
-                priors[0].body, fingerprints, banner, on_top=on_top, redactor=self.redact
-            )
-            if body is None:  # it cannot fit with every marker: left as it is, said so
-                skipped.append(comment_id)
-                continue
-            body = seal_body(body, self.trust.sealer, at=location(where, comment_id))
-            if on_top:
-                self._api.call("PATCH", f"/pulls/comments/{comment_id}", {"body": body})
-            else:
-                self._api.call("PUT", f"/pulls/{self.number}/reviews/{comment_id}", {"body": body})
-            marked.extend(priors)
-        notes = [
-            f"Comment {comment_id} was not marked resolved: it is too long to edit without "
-            "cutting a finding's marker."
-            for comment_id in skipped
-        ]
-        left = len(edits) - MAX_RESOLVE_EDITS
-        if left > 0:
-            notes.append(
-                f"{left} more comment(s) with resolved findings will be marked on the next run."
-            )
-        return marked, notes
+    def _settle(self, resolve: Collection[int], reopen: Collection[int]) -> ThreadChanges:
+        """Resolve and unresolve review threads by root comment id (github/threads.py)."""
+        return settle_threads(
+            self._api.client, self.repo, self.number, resolve=resolve, reopen=reopen,
+            bot_login=self.bot_login,
+        )  # fmt: skip
 
     def _upsert_summary(
         self,
@@ -586,6 +565,16 @@ class GitHubPublisher:
                 same = (item.state, item.description) == (status["state"], status["description"])
                 return item.model_dump() if same else None
         return None
+
+
+def _status_notes(status: bool, annotations: Annotations) -> list[str]:
+    if not (status and annotations.items):
+        return []
+    return [
+        f"Check runs are not permitted for this token: the verdict is a commit status, "
+        f"which carries no annotations ({len(annotations.items)} finding(s) were not "
+        "annotated; they are in the review and the summary)."
+    ]
 
 
 def _payloads(batch: Sequence[Annotation]) -> list[dict[str, Any]]:

@@ -453,6 +453,7 @@ def fetch_comment_records(client: GitHubClient, repo: str, number: int) -> list[
             path=c.path,
             line=c.line,
             start_line=c.start_line,
+            side=c.side,
             created_at=c.created_at,
         )
         for c in shapes(client.pages(repo_path(repo, "pulls", number, "comments")), ReviewComment)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from reviewbot.config.file import PublishConfig
@@ -237,9 +237,7 @@ def _without(plan: Placement, left_out: Sequence[str]) -> Placement:
     if not left_out:
         return plan
     body = tuple(item for item in plan.body if item.node.id not in set(left_out))
-    return Placement(
-        inline=plan.inline, body=body, already_posted=plan.already_posted, quiet=plan.quiet
-    )
+    return replace(plan, body=body)
 
 
 def _left_out_note(left_out: Sequence[str]) -> tuple[str, ...]:

@@ -1,5 +1,6 @@
 """Review threads on GitHub: resolving the thread of a finding reviewbot marked resolved, and
-unresolving it when the finding comes back. GraphQL is the only API for threads.
+unresolving it when the finding comes back and its comment is reopened. GraphQL is the only
+API for threads.
 
     query     repository.pullRequest.reviewThreads   each thread's node id, `isResolved`, and its
                                                      comments' REST ids (`databaseId`) and authors
@@ -11,17 +12,23 @@ and the comment's "Resolved" note (edited in by the publisher) is all that chang
 threads whose state must change are written, and nothing is asked when nothing is to be
 done (a review without resolutions makes no GraphQL request).
 
+One open thread a finding: only the thread of a comment the publisher edits back to open is
+unresolved, just before that edit (github/edits.py), so a run that ends after it leaves no
+reopened comment in a resolved thread; an edit GitHub then refuses resolves it again. A finding that comes back where its old comment cannot be reopened (deleted,
+outdated, on other lines, past the run's edits) is posted anew, and its old thread stays
+resolved, as history.
+
 Threads are a courtesy: the finding's status lives in reviewbot's sealed markers, not in
 GitHub's thread state. So a GraphQL failure (a token without `pull-requests: write`, an
 Enterprise without the API, GitHub unreachable) costs one warning and one note, never the
-review. Must not: decide which findings are resolved (review/resolution.py does) or import
-PyGithub.
+review: the comment's edit has reopened it already. Must not: decide which findings are
+resolved (review/resolution.py does) or reopened (publish/placement.py does), or import PyGithub.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from pydantic import ValidationError
@@ -29,10 +36,6 @@ from pydantic import ValidationError
 from reviewbot.errors import ReviewbotError
 from reviewbot.github.answers import Shape
 from reviewbot.github.rest import GitHubClient
-from reviewbot.memory.postings import PriorNode
-from reviewbot.nodes.history import OPEN_STATUSES
-from reviewbot.nodes.model import ReviewNode, Status
-from reviewbot.sources.comments import Where
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +105,14 @@ class ThreadChanges:
     reopened: tuple[int, ...] = ()
     left_open: tuple[int, ...] = ()  # a person replied: only the "Resolved" note
     notes: tuple[str, ...] = ()
+
+    def __add__(self, other: ThreadChanges) -> ThreadChanges:
+        return ThreadChanges(
+            resolved=self.resolved + other.resolved,
+            reopened=self.reopened + other.reopened,
+            left_open=self.left_open + other.left_open,
+            notes=tuple(dict.fromkeys(self.notes + other.notes)),  # one failure, said once
+        )
 
     def published(self) -> dict[str, tuple[int, ...]]:
         """The `Published` fields that report it."""
@@ -193,20 +204,3 @@ def _settle(
     return ThreadChanges(
         resolved=tuple(resolved), reopened=tuple(reopened), left_open=tuple(left_open)
     )
-
-
-def thread_work(
-    gone: Sequence[PriorNode], prior: Sequence[PriorNode], nodes: Sequence[ReviewNode]
-) -> tuple[list[int], list[int]]:
-    """(to resolve, to reopen), by root comment id: the inline postings of the findings this run
-    marked resolved, and the resolved inline postings of findings this run found again."""
-    back = {n.fingerprint for n in nodes if n.status in OPEN_STATUSES}
-    resolve = [p.comment_id for p in gone if p.where is Where.INLINE]
-    reopen = [
-        p.comment_id
-        for p in prior
-        if p.where is Where.INLINE
-        and p.node.status is Status.RESOLVED
-        and p.node.fingerprint in back
-    ]
-    return resolve, reopen

@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
@@ -378,6 +378,22 @@ def rewrite_status(
     pass is left untouched.
     """
 
+    def rewrite(node: ReviewNode) -> str:
+        new = node_marker(node.model_copy(update={"status": status}), redactor=redactor)
+        return f"{banner} {new}" if banner else new
+
+    return _rewrite(body, fingerprints, rewrite)
+
+
+def restate(body: str, node: ReviewNode, *, redactor: Redactor = SHAPES_ONLY) -> str:
+    """`body` with the markers of `node`'s fingerprint replaced by `node`'s own: an earlier
+    comment that shows the finding again records it as this run found it (status, head, lines)."""
+    return _rewrite(body, {node.fingerprint}, lambda _: node_marker(node, redactor=redactor))
+
+
+def _rewrite(body: str, fingerprints: Collection[str], rewrite: Callable[[ReviewNode], str]) -> str:
+    """`body` with each node marker of `fingerprints` that passes the read boundary rewritten."""
+
     def replace(match: re.Match[str]) -> str:
         if match.group(1) != NODE_TAG:
             return match.group(0)
@@ -388,8 +404,7 @@ def rewrite_status(
         node = admit(raw, ReviewNode, origin="rewrite")
         if isinstance(node, Discarded) or node.fingerprint not in fingerprints:
             return match.group(0)
-        new = node_marker(node.model_copy(update={"status": status}), redactor=redactor)
-        return f"{banner} {new}" if banner else new
+        return rewrite(node)
 
     return _MARKER.sub(replace, body)
 

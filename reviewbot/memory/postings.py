@@ -28,7 +28,7 @@ from reviewbot.nodes.history import (
 )
 from reviewbot.nodes.lifecycle import Action, Transition
 from reviewbot.nodes.model import ReviewNode, Status
-from reviewbot.sources.comments import CommentRecord, Where
+from reviewbot.sources.comments import CommentRecord, DiffLines, Where
 
 MAX_REASON = 500  # characters of a decision's reason kept in the record
 _ACTIONS = {Verb.CONFIRM: Action.CONFIRM, Verb.DISMISS: Action.DISMISS}
@@ -42,6 +42,9 @@ class PriorNode:
     comment_id: int
     where: Where
     body: str  # the comment's full body, to edit it in place when the node is resolved
+    shown_at: DiffLines | None = (
+        None  # an inline comment's lines on the head's diff (None: outdated)
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -87,6 +90,22 @@ class NodeHistory:
             for fp, prior in self.by_fingerprint().items()
             if prior.node.anchor is not None
         }
+
+    def reopenable(self) -> dict[str, PriorNode]:
+        """Fingerprint → the inline comment a resolved finding that comes back can be reopened in:
+        its latest inline posting, while the head's diff still shows it (an outdated one cannot
+        be, nor a finding that was only in a review body: those are posted anew)."""
+        resolved = {
+            fp
+            for fp, prior in self.by_fingerprint().items()
+            if prior.node.status is Status.RESOLVED
+        }
+        latest = {
+            prior.node.fingerprint: prior
+            for prior in self.nodes
+            if prior.where is Where.INLINE and prior.node.fingerprint in resolved
+        }
+        return {fp: prior for fp, prior in latest.items() if prior.shown_at is not None}
 
     def posted(self) -> frozenset[str]:
         """Fingerprints already on the PR and still standing (a resolved one may be posted again)."""

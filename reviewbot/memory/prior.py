@@ -249,6 +249,7 @@ def read_prior(records: Iterable[CommentRecord], trust: Trust) -> PriorState:
                 comment_id=record.id,
                 where=record.where,
                 body=record.body,
+                shown_at=record.shown_at,
             )
             for node in result.valid
         )

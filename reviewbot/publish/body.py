@@ -294,11 +294,7 @@ def review_text(
     first, then left out whole, each step the fewest that fit (a binary search).
     """
     inert = inert_for(redactor, link_of)
-    counts = f"{len(plan.inline)} new inline comment(s)."
-    if plan.already_posted:
-        counts += f" {len(plan.already_posted)} finding(s) already on this PR are not repeated."
-    for choice in plan.choices():
-        counts += f" {choice}"
+    counts = plan.counts()
     items = [_body_item(item, link_of, head, redactor, inert) for item in plan.body]
     short = [replace(item, body=f"  {SHORTENED}", suggestion="") for item in items]
 
@@ -367,6 +363,7 @@ def _placements(plan: Placement | None) -> dict[str, str]:
     placed.update({item.node.id: f"review body ({item.reason.text})" for item in plan.body})
     placed.update({node.id: "earlier review" for node in plan.already_posted})
     placed.update({node.id: "—" for node in plan.quiet})
+    placed.update({item.node.id: "reopened" for item in plan.reopened})
     return placed
 
 

@@ -17,7 +17,13 @@ ever dropped:
   the head commit), no anchor (about the whole PR), over the inline limit or a
   file's, held back on a re-review, rejected by GitHub, or suppressed by a learning
   (dismissed for the verdict, listed once so later runs read it back);
-- **quiet** for nodes already resolved or dismissed: summary only, never inline.
+- **quiet** for nodes already resolved or dismissed: summary only, never inline;
+- **reopened** for a resolved finding found again whose earlier inline comment the head's diff
+  still shows on the lines it would be posted on (`reopen`): that comment is edited back to open
+  and its thread unresolved, so the finding keeps one thread. At most `edits` a run (the edits
+  the run's resolutions left), most severe first; past them, or when the old comment is gone,
+  outdated (GitHub shows it on no line of the current diff) or on other lines, the finding is
+  placed as a new one and the old comment stays resolved, as history.
 
 Ranking, not truncation: nodes are taken most severe first, then confirmed before
 open, then most confident (`priority_key`), so when more are commentable than
@@ -31,13 +37,16 @@ choices in words, for the review body and the summary.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from enum import StrEnum
+from types import MappingProxyType
 from urllib.parse import quote, urlsplit
 
 from reviewbot.config.file import PublishConfig
+from reviewbot.memory.postings import PriorNode
 from reviewbot.nodes.model import Anchor, Priority, ReviewNode, Side, Status
+from reviewbot.sources.comments import DiffLines
 from reviewbot.sources.diff_index import DiffIndex
 
 SIDE: Side = "RIGHT"  # the default side: an anchor without one is on the PR head
@@ -84,11 +93,25 @@ class CommentTarget:
     def first(self) -> int:
         return self.start_line if self.start_line is not None else self.line
 
+    def shows(self, earlier: PriorNode) -> bool:
+        """Whether the head's diff shows `earlier`'s comment on exactly these lines."""
+        here = DiffLines(path=self.path, line=self.line, start_line=self.start_line, side=self.side)
+        return earlier.shown_at == here
+
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class InlineItem:
     node: ReviewNode
     target: CommentTarget
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReopenItem:
+    """A resolved finding found again, shown by its earlier inline comment, edited back to open."""
+
+    node: ReviewNode
+    target: CommentTarget
+    earlier: PriorNode  # the resolved inline posting: its comment id and body
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -136,6 +159,7 @@ class Placement:
     already_posted: tuple[ReviewNode, ...] = ()
     quiet: tuple[ReviewNode, ...] = ()  # resolved or dismissed: listed in the summary only
     rules: InlineRules | None = None
+    reopened: tuple[ReopenItem, ...] = ()  # shown again by their own earlier comment
 
     def choices(self) -> tuple[str, ...]:
         """Why commentable findings are in the body, one sentence per rule that moved one."""
@@ -165,6 +189,20 @@ class Placement:
             )
         return tuple(said)
 
+    def counts(self) -> str:
+        """How many inline comments are new, what is not repeated, why findings are in the body."""
+        said = [f"{len(self.inline)} new inline comment(s)."]
+        if self.already_posted:
+            said.append(
+                f"{len(self.already_posted)} finding(s) already on this PR are not repeated."
+            )
+        if self.reopened:
+            said.append(
+                f"{len(self.reopened)} resolved finding(s) found again are reopened in their "
+                "earlier comment."
+            )
+        return " ".join([*said, *self.choices()])
+
     @property
     def new_count(self) -> int:
         return len(self.inline) + len(self.body)
@@ -178,13 +216,18 @@ class Placement:
             if item.node.id in refused
         )
         kept = tuple(item for item in self.inline if item.node.id not in refused)
-        return Placement(
-            inline=kept,
-            body=(*self.body, *moved),
-            already_posted=self.already_posted,
-            quiet=self.quiet,
-            rules=self.rules,
+        return replace(self, inline=kept, body=(*self.body, *moved))
+
+    def post_anew(self, node_ids: Iterable[str]) -> Placement:
+        """Reopened items whose comment could not be edited, posted inline as new instead."""
+        anew = set(node_ids)
+        moved = tuple(
+            InlineItem(node=item.node, target=item.target)
+            for item in self.reopened
+            if item.node.id in anew
         )
+        kept = tuple(item for item in self.reopened if item.node.id not in anew)
+        return replace(self, inline=(*self.inline, *moved), reopened=kept)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -267,12 +310,16 @@ def place_nodes(
     max_inline: int | InlineRules,
     posted: frozenset[str] = frozenset(),
     suppressed: frozenset[str] = frozenset(),
+    reopen: Mapping[str, PriorNode] = MappingProxyType({}),
+    edits: int = 0,
 ) -> Placement:
     """Place every node; see the module docstring for the rules.
 
     `suppressed`: fingerprints a learning dismissed this run. They go in the body (once), so
     the PR keeps their marker: every later run reads them back and applies the learnings
     again, and one whose learning is gone from the base branch counts again.
+    `reopen`: fingerprint → the resolved inline posting a returning finding may be reopened in
+    (`NodeHistory.reopenable`), at most `edits` of them.
     """
     rules = (
         max_inline if isinstance(max_inline, InlineRules) else InlineRules(max_inline=max_inline)
@@ -281,6 +328,7 @@ def place_nodes(
     body: list[BodyItem] = []
     already: list[ReviewNode] = []
     quiet: list[ReviewNode] = []
+    reopened: list[ReopenItem] = []
     per_file: dict[str, int] = {}
     for node in sorted(nodes, key=priority_key):
         if node.fingerprint in suppressed and node.status is Status.DISMISSED:
@@ -296,6 +344,10 @@ def place_nodes(
             already.append(node)
             continue
         place = locate(node.anchor, diff) if node.anchor is not None else BodyReason.NO_ANCHOR
+        back = _shown(place, reopen.get(node.fingerprint))
+        if back is not None and len(reopened) < edits:  # no new comment: no inline limit
+            reopened.append(ReopenItem(node=node, target=back[0], earlier=back[1]))
+            continue
         if not isinstance(place, BodyReason):
             place = _capped(node, place, rules, per_file, len(inline))
         if isinstance(place, BodyReason):
@@ -309,7 +361,17 @@ def place_nodes(
         already_posted=tuple(already),
         quiet=tuple(quiet),
         rules=rules,
+        reopened=tuple(reopened),
     )
+
+
+def _shown(
+    place: CommentTarget | BodyReason, earlier: PriorNode | None
+) -> tuple[CommentTarget, PriorNode] | None:
+    """The target and the earlier comment, when the head's diff shows it on the target's lines."""
+    if isinstance(place, BodyReason) or earlier is None or not place.shows(earlier):
+        return None
+    return place, earlier
 
 
 def _capped(

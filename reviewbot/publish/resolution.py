@@ -1,4 +1,5 @@
-"""The edited comments of earlier findings this run resolves (which resolve: review/resolution.py).
+"""The edited comments of earlier findings this run resolves (which resolve: review/resolution.py),
+and of resolved findings it reopens in place (which: publish/placement.py).
 
 Earlier findings missing from this run are marked resolved only when the run
 could have found them: a new head, every reviewer agent ran to a normal end, the
@@ -8,6 +9,11 @@ resolves). A run without a key, with a rejected key, a crash or an exhausted
 budget resolves nothing. At most `MAX_RESOLVE_EDITS` comments are marked a run
 (`review.resolution.resolution`): the findings past them stand in this run's report, and the summary
 records them as owed, so the next run marks them on this run's evidence.
+
+A resolved finding found again is shown by its own inline comment while the head's diff still
+shows that comment on the finding's lines: the banner is taken off again and the marker records
+the finding as this run found it (open, this head, its lines), so the next run reads it as
+standing and posts it nowhere else.
 
 Owns too: rewriting the markers' status, showing the resolution banner, and keeping the
 result within the body limit without ever cutting a marker. A cut marker would drop its
@@ -22,12 +28,17 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
-from reviewbot.memory.markers import rewrite_status, unsealed
-from reviewbot.nodes.model import Status
+from reviewbot.memory.markers import restate, rewrite_status, unsealed
+from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.publish.body import MAX_BODY, finish
 from reviewbot.redact import Redactor
 
 _OPENER, _CLOSER = "<!--", "-->"
+RESOLVED = "✅ **Resolved**"  # how the banner starts: a reopen takes it off by this
+
+
+def resolved_banner(head_sha: str) -> str:
+    return f"{RESOLVED} — no longer reported on `{head_sha[:12]}`."
 
 
 def resolved_body(
@@ -58,6 +69,21 @@ def resolved_body(
         if _intact(body, new):
             return body
     return _without_prose(redactor(new), limit)
+
+
+def reopened_body(
+    old: str, node: ReviewNode, *, redactor: Redactor, limit: int = MAX_BODY
+) -> str | None:
+    """`old`, the inline comment of a resolved finding, open again as `node`; unsealed.
+
+    The banner a resolution put on top is taken off and the marker says what `node` says.
+    None when it cannot fit with every marker (the finding is then posted anew).
+    """
+    plain = unsealed(old)
+    banner, _, rest = plain.partition("\n\n")
+    new = restate(rest if banner.startswith(RESOLVED) else plain, node, redactor=redactor)
+    body = finish(new, redactor, limit=limit)
+    return body if _intact(body, new) else None
 
 
 def _intact(cut: str, whole: str) -> bool:

@@ -197,11 +197,19 @@ class Published(_Model):
     resolved: tuple[str, ...] = Field(
         default=(), description="Earlier nodes marked resolved by this run."
     )
+    reopened: tuple[str, ...] = Field(
+        default=(),
+        description=(
+            "Node ids of resolved findings found again, reopened in their earlier inline comment "
+            "(edited back to open, its thread unresolved) instead of posted again."
+        ),
+    )
     threads_resolved: tuple[int, ...] = Field(
         default=(), description="Review threads resolved, by their first comment's id."
     )
     threads_reopened: tuple[int, ...] = Field(
-        default=(), description="Resolved review threads unresolved: their finding came back."
+        default=(),
+        description="Review threads unresolved, by their first comment's id: its finding was reopened.",
     )
     threads_left_open: tuple[int, ...] = Field(
         default=(), description="Threads of resolved findings left open: a person replied."

@@ -24,6 +24,16 @@ def location(where: Where, comment_id: int) -> str:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class DiffLines:
+    """The lines of the PR's current diff an inline comment is shown on (`start_line..line`)."""
+
+    path: str
+    line: int
+    start_line: int | None = None
+    side: str = "RIGHT"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class CommentRecord:
     """One comment read from the PR, reduced to what reading a node's history needs."""
 
@@ -35,9 +45,20 @@ class CommentRecord:
     path: str | None = None
     line: int | None = None
     start_line: int | None = None
+    side: str | None = None  # inline comments: RIGHT or LEFT
     state: str | None = None  # reviews only: PENDING, COMMENTED, APPROVED, …
     created_at: str | None = None  # inline comments: when it was written (ISO 8601)
 
     @property
     def location(self) -> str:
         return location(self.where, self.id)
+
+    @property
+    def shown_at(self) -> DiffLines | None:
+        """Where an inline comment is shown on the current head's diff. None when it is not
+        inline, or outdated: its lines changed or left the diff since (the forge lists no line)."""
+        if self.where is not Where.INLINE or self.path is None or self.line is None:
+            return None
+        return DiffLines(
+            path=self.path, line=self.line, start_line=self.start_line, side=self.side or "RIGHT"
+        )

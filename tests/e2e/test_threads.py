@@ -4,8 +4,9 @@ Each flow runs the real CLI on `pull_request` events against the loopback fakes:
 
 - fixed: head A has a division by zero; reviewbot posts it inline. A push fixes it: the
   finding is resolved, its comment says so, and its review thread is resolved
-  (`resolveReviewThread`). A later push brings the bug back: the old thread is unresolved
-  (`unresolveReviewThread`).
+  (`resolveReviewThread`). A later push brings the bug back on the same lines: the old
+  comment is edited back to open and its thread unresolved (`unresolveReviewThread`); no new
+  comment is posted, so the finding keeps one open thread.
 - replied: the same finding, but the PR's author answered in its thread: when the fix is
   pushed the comment is marked resolved and the thread, a conversation, is left open.
 - refused: the token may not resolve threads (GitHub's FORBIDDEN error): the review, the
@@ -129,10 +130,20 @@ class TestFixed:
         assert flows.fixed.github.thread_changes[0] == ("resolveReviewThread", flows.fixed_root)
 
     def test_the_thread_is_unresolved_when_the_finding_returns(self, flows):
-        """The bug is pushed again: the old thread is unresolved (the finding is posted again)."""
+        """The bug is pushed again: its old comment is reopened, not posted again; one open thread."""
         run = flows.fixed_c
         assert run.returncode == 0, run.stderr
-        assert run.report()["published"]["threads_reopened"] == [flows.fixed_root]
+        published = run.report()["published"]
+        assert published["threads_reopened"] == [flows.fixed_root]
+        assert len(published["reopened"]) == 1
+        assert published["comments"] == []
+        roots = [
+            c
+            for c in flows.fixed.github.repo(REPO).review_comments[flows.fixed.pull.number]
+            if c["in_reply_to_id"] is None and "reviewbot:node" in c["body"]
+        ]
+        assert [c["id"] for c in roots] == [flows.fixed_root]
+        assert "**Resolved**" not in roots[0]["body"]
         assert flows.fixed.github.thread_changes == [
             ("resolveReviewThread", flows.fixed_root),
             ("unresolveReviewThread", flows.fixed_root),

@@ -1243,8 +1243,11 @@ class FakeGitHub:
     def _list_review_comments(self, request: Request, repo: FakeRepo, number: str) -> Response:
         if self._pull(repo, number) is None:
             return _not_found()
-        comments = repo.review_comments.get(int(number), [])
-        return self._page(request, [c for c in comments if self._visible(repo, c, int(number))])
+        from tests.fakes.github_outdated import as_listed  # it reads this module's shapes
+
+        pull, comments = repo.pulls[int(number)], repo.review_comments.get(int(number), [])
+        listed = [as_listed(repo, pull, c) for c in comments if self._visible(repo, c, int(number))]
+        return self._page(request, listed)
 
     def _list_review_comments_of(
         self, request: Request, repo: FakeRepo, number: str, review_id: str

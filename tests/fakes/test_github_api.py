@@ -8,6 +8,7 @@ from github import Auth, BadCredentialsException, Github, GithubException, Unkno
 from tests.fakes.github_api import (
     FakeFile,
     FakeGitHub,
+    FakePush,
     bad_gateway,
     parse_hunks,
     secondary_rate_limit,
@@ -654,3 +655,33 @@ def _annotations(count: int, start: int = 0) -> list[dict[str, object]]:
         }
         for i in range(start, start + count)
     ]
+
+
+class TestOutdatedComments:
+    """After a push, a review comment is listed on its re-mapped line, or outdated (nulls)."""
+
+    OLD = "import os\nimport json\nimport re\n\ndef main():\n"
+
+    def _pushed(self, fake, new_text: str, line: int) -> dict:
+        comment = fake.add_review_comment(
+            REPO, 1, "finding", author="alice", path="src/app.py", line=line
+        )
+        pull = fake.repo(REPO).pulls[1]
+        fake.set_content(REPO, pull.head_sha, "src/app.py", self.OLD)
+        pull.push(FakePush(head_sha="c" * 40, files=pull.files))
+        fake.set_content(REPO, "c" * 40, "src/app.py", new_text)
+        return comment
+
+    def test_an_unchanged_line_is_followed_to_its_new_number(self, served, pull, fake):
+        """A line inserted above: the comment is listed one line lower, its original kept."""
+        new = self.OLD.replace("import re", "# parsing\nimport re")
+        self._pushed(fake, new, line=3)
+        (listed,) = pull.get_review_comments()
+        assert (listed.line, listed.original_line, listed.position) == (4, 3, 1)
+
+    def test_a_changed_line_makes_the_comment_outdated(self, served, pull, fake):
+        """The commented line changed: `line` and `position` are null, `original_line` stays."""
+        self._pushed(fake, self.OLD.replace("import json", "import json5"), line=2)
+        (listed,) = pull.get_review_comments()
+        assert (listed.line, listed.original_line, listed.position) == (None, 2, None)
+        assert fake.repo(REPO).review_comments[1][0]["line"] == 2  # the stored comment is as posted

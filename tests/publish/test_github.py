@@ -10,7 +10,7 @@ import pytest
 from reviewbot.config.file import PublishConfig
 from reviewbot.coverage.model import Coverage, UnseenFile
 from reviewbot.errors import AuthError, GitHubAPIError
-from reviewbot.github import publisher as github_module
+from reviewbot.github import edits as edits_module
 from reviewbot.github import review_write as review_write_module
 from reviewbot.memory.markers import node_marker, seal_body
 from reviewbot.memory.postings import apply_decisions
@@ -610,7 +610,7 @@ class TestResolveBudget:
         self, served, fake, publisher, checkout, monkeypatch
     ):
         """Resolution edits are capped per run; the rest are noted, then marked on the next run."""
-        monkeypatch.setattr(github_module, "MAX_RESOLVE_EDITS", 1)
+        monkeypatch.setattr(edits_module, "MAX_RESOLVE_EDITS", 1)
         nodes = every_kind()
         publisher().publish(make_report(nodes), make_snapshot(checkout))
         kept = tuple(n.model_copy(update={"commit_sha": NEW_HEAD}) for n in (nodes[1], nodes[3]))

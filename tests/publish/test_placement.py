@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reviewbot.config.file import PublishConfig
+from reviewbot.memory.postings import PriorNode
 from reviewbot.nodes import Anchor, Priority, ReviewNode, Status
 from reviewbot.publish.placement import (
     BodyReason,
@@ -15,6 +16,7 @@ from reviewbot.publish.placement import (
     locate,
     place_nodes,
 )
+from reviewbot.sources.comments import DiffLines, Where
 from reviewbot.sources.diff_index import DiffIndex, FileStatus, file_diff_from_patch
 from tests.publish.conftest import HEAD, REPO, every_kind, make_diff, node
 
@@ -287,3 +289,49 @@ class TestSuppressedByALearning:
             suppressed=frozenset({learned.fingerprint}),
         )
         assert (plan.body, [n.id for n in plan.already_posted]) == ((), ["learned"])
+
+
+def resolved_posting(n: ReviewNode, shown_at: DiffLines | None) -> PriorNode:
+    """`n`'s earlier inline comment, resolved, shown by the head's diff at `shown_at`."""
+    resolved = n.model_copy(update={"status": Status.RESOLVED})
+    return PriorNode(node=resolved, comment_id=41, where=Where.INLINE, body="", shown_at=shown_at)
+
+
+class TestReopen:
+    def place(self, n: ReviewNode, shown_at: DiffLines | None, *, edits: int = 1, max_inline=30):
+        reopen = {n.fingerprint: resolved_posting(n, shown_at)}
+        return place_nodes([n], make_diff(), max_inline=max_inline, reopen=reopen, edits=edits)
+
+    def test_a_comment_shown_on_the_findings_lines_is_reopened_not_posted(self):
+        """Shown on its target: reopened, no new inline comment, whatever the inline limit."""
+        n = node(id="back", lines=(3, 4))
+        plan = self.place(n, DiffLines(path="src/app.py", line=4, start_line=3), max_inline=0)
+        assert [(i.node.id, i.earlier.comment_id) for i in plan.reopened] == [("back", 41)]
+        assert (plan.inline, plan.body, plan.new_count) == ((), (), 0)
+        assert "1 resolved finding(s) found again are reopened" in plan.counts()
+
+    @pytest.mark.parametrize(
+        ("shown_at", "edits"),
+        [
+            (None, 1),
+            (DiffLines(path="src/app.py", line=5, start_line=3), 1),
+            (DiffLines(path="src/app.py", line=4, start_line=3, side="LEFT"), 1),
+            (DiffLines(path="src/app.py", line=4, start_line=3), 0),
+        ],
+        ids=["outdated", "other-lines", "other-side", "no-edit-left"],
+    )
+    def test_otherwise_it_is_posted_anew(self, shown_at, edits):
+        """Outdated, on other lines or past the run's edits: a new inline comment, once."""
+        n = node(id="back", lines=(3, 4))
+        plan = self.place(n, shown_at, edits=edits)
+        assert plan.reopened == ()
+        assert [i.node.id for i in plan.inline] == ["back"]
+
+    def test_a_reopen_that_cannot_be_made_is_posted_anew(self):
+        """`post_anew` moves a reopened item to the new inline comments, on the same lines."""
+        n = node(id="back", lines=(3, 4))
+        plan = self.place(n, DiffLines(path="src/app.py", line=4, start_line=3)).post_anew(["back"])
+        assert plan.reopened == ()
+        assert [(i.node.id, i.target.line, i.target.start_line) for i in plan.inline] == [
+            ("back", 4, 3)
+        ]

@@ -12,7 +12,7 @@ from reviewbot.memory.markers import (
 )
 from reviewbot.memory.postings import PriorNode
 from reviewbot.memory.prior import PriorState, PriorSummary
-from reviewbot.publish.resolution import resolved_body
+from reviewbot.publish.resolution import reopened_body, resolved_body
 from reviewbot.redact import Redactor
 from reviewbot.results.report import AgentReport
 from reviewbot.results.run import StopReason
@@ -79,6 +79,29 @@ class TestResolvedBody:
             resolved_body(old, fingerprints, "", on_top=True, redactor=Redactor(), limit=tight)
             is None
         )
+
+
+class TestReopenedBody:
+    def test_the_banner_goes_and_the_marker_says_what_this_run_found(self):
+        """Resolved, then reopened: no banner, the marker open with this run's head and lines."""
+        n = make_node(id="review-1", title="Off by one", line=3, commit_sha="a" * 40)
+        old = seal_body(f"**Off by one**\n\nThe loop stops early. {node_marker(n)}", SEALER)
+        resolved = resolved_body(old, {n.fingerprint}, BANNER, on_top=True, redactor=Redactor())
+        assert resolved is not None
+        assert resolved.startswith(BANNER)
+        back = n.model_copy(update={"commit_sha": "d" * 40})
+        body = reopened_body(seal_body(resolved, SEALER), back, redactor=Redactor())
+        assert body is not None
+        assert body.startswith("**Off by one**")
+        (marker,) = find_markers(body, NODE_TAG)
+        assert isinstance(marker, dict)
+        assert (marker["status"], marker["commit_sha"]) == ("open", "d" * 40)
+
+    def test_a_body_that_cannot_fit_its_markers_is_not_reopened(self):
+        """Over the limit with every marker: None, so the finding is posted anew instead."""
+        n = make_node(id="review-1", line=3)
+        old = f"{BANNER}\n\n{'y' * 400} {node_marker(n)}"
+        assert reopened_body(old, n, redactor=Redactor(), limit=200) is None
 
 
 def _prior(count: int, *, owed: tuple[str, ...] = ()) -> PriorState:
