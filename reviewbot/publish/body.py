@@ -523,14 +523,9 @@ def _kind(report: Report, inert: Inert) -> str:
             f"{run.carried} earlier finding(s) on unchanged lines carried forward, "
             f"{run.rejudged} on changed lines re-judged."
         )
-    # Its silence about unchanged code is no fix: those findings stand (scope/standing.py).
-    kept = (
-        f" {run.carried} earlier finding(s) on unchanged code stand, raised again or not "
-        "(not raised again, code unchanged: kept)."
-        if run.carried
-        else ""
-    )
-    return f"Full review ({inert.line(run.reason)}).{kept}"
+    kept = "earlier finding(s) on unchanged code stand (not raised again, code unchanged: kept)"
+    tail = f" {run.carried} {kept}." if run.carried else ""
+    return f"Full review ({inert.line(run.reason)}).{tail}"
 
 
 def _axis_rows(report: Report, inert: Inert) -> list[dict[str, str]]:

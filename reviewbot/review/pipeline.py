@@ -85,9 +85,7 @@ def review_snapshot(
     """
     config = snapshot.config
     external = tuple(source(config) for source in axes)  # read before the agents run
-    if plan is None:
-        standing = Standing.of(snapshot, prior) if prior is not None else None
-        plan = FullScope.of("no scope was given", config=config, standing=standing)
+    plan = plan or _full(snapshot, prior)
 
     def excluded(path: str) -> bool:
         return is_excluded(path, config.paths)
@@ -128,6 +126,12 @@ def review_snapshot(
         run=run.model_copy(update={"resolve_later": tuple(n.fingerprint for n in owed)}),
         learnings=learner.report(),
     )
+
+
+def _full(snapshot: PRSnapshot, prior: PriorState | None) -> FullScope:
+    """A full review that carries the earlier findings on unchanged code, like any other."""
+    standing = Standing.of(snapshot, prior) if prior is not None else None
+    return FullScope.of("no scope was given", config=snapshot.config, standing=standing)
 
 
 def refold(
