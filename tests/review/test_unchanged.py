@@ -20,6 +20,7 @@ from reviewbot.results.report import Report
 from reviewbot.review.resolution import resolution
 from reviewbot.scope.decision import decide_review
 from reviewbot.scope.full import FullScope
+from reviewbot.sources.diff_index import LineKind
 from reviewbot.sources.git_repo import local_snapshot
 from reviewbot.verdict.lattice import Verdict
 from tests.fakes.gitrepo import GitRepo, make_repo
@@ -115,3 +116,57 @@ class TestUnchangedCodeKeepsItsFinding:
         report, settled = full_again(repo, prior, {"app.py": "# moved\n" + fixed})
         assert set(standing(report)) == {ZERO["title"]}
         assert [p.node.title for p in settled.now] == [LEAK["title"]]
+
+
+HEADER = "".join(f"# line {n}\n" for n in range(1, 6))
+LIB_BASE = HEADER + "def check(x):\n    validate(x)\n    return x\n"
+REMOVED = {
+    "kind": "bug",
+    "priority": "P2",
+    "confidence": 0.8,
+    "title": "Validation removed",
+    "body": "`check` no longer validates its input.",
+    "anchor": {
+        "path": "lib.py",
+        "start_line": 7,
+        "end_line": 7,
+        "quote": "    validate(x)",
+        "side": "LEFT",
+    },
+}
+FOUND_REMOVED = (reply(tool_use("add_review_node", REMOVED)), reply(text("One bug.")))
+
+
+def merge_base_above(repo: GitRepo) -> None:
+    """The base grows three lines above the PR's deletion; the author merges it in."""
+    repo.git("checkout", "--quiet", "main")
+    commit(repo, {"lib.py": "# a\n# b\n# c\n" + LIB_BASE}, "base grows")
+    repo.git("checkout", "--quiet", "feature")
+    repo.git("merge", "--quiet", "--no-edit", "main")
+
+
+class TestDeletedLinesAfterTheBaseIsMergedIn:
+    @pytest.mark.parametrize("full", [False, True], ids=["incremental", "full"])
+    def test_the_finding_on_deleted_lines_moves_with_them(self, tmp_path, full):
+        """The PR still deletes `validate(x)`, now base line 10: the finding stands there."""
+        head = {"lib.py": LIB_BASE.replace("    validate(x)\n", "")}
+        repo = make_repo(tmp_path / "repo", {"lib.py": LIB_BASE}, head)
+        with local_snapshot(repo.path, base="main") as snapshot:
+            prior = remembered(review(snapshot, FOUND_REMOVED))
+        merge_base_above(repo)
+        with local_snapshot(repo.path, base="main") as snapshot:
+            prior = replace(prior, full_requests=(99,)) if full else prior
+            scope = decide_review(snapshot, prior)
+            assert isinstance(scope, FullScope) is full, scope.run.reason
+            report = review(snapshot, CLEAN, prior=prior, plan=scope)
+            deleted = {
+                line.old_no: line.text
+                for hunk in snapshot.diff.files["lib.py"].hunks
+                for line in hunk.lines
+                if line.kind is LineKind.DELETED
+            }
+        [node] = [n for n in report.nodes if n.title == REMOVED["title"]]
+        assert node.anchor is not None
+        assert (node.anchor.start_line, node.anchor.side) == (10, "LEFT")
+        assert deleted == {10: "    validate(x)"}
+        assert node.notes[-1].startswith(KEPT)
