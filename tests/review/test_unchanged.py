@@ -117,6 +117,30 @@ class TestUnchangedCodeKeepsItsFinding:
         assert set(standing(report)) == {ZERO["title"]}
         assert [p.node.title for p in settled.now] == [LEAK["title"]]
 
+    def test_a_full_review_again_of_the_same_head(self, repo):
+        """A push, an incremental review carries both; a full review of that head again keeps them."""
+        first, _ = first_review(repo)
+        prior = remembered(first)  # no `/review full`: the push is reviewed incrementally
+        commit(repo, {"new.py": "VALUE = 1\n"})
+        with local_snapshot(repo.path, base="main") as snapshot:
+            carried = review(snapshot, CLEAN, prior=prior, plan=decide_review(snapshot, prior))
+            assert carried.review is not None
+            assert carried.review.kind == "incremental"
+            again = remembered(carried)
+            scope = decide_review(snapshot, again)
+            assert isinstance(scope, FullScope)
+            report = review(snapshot, CLEAN, prior=again, plan=scope)
+            settled = resolution(
+                report.nodes,
+                report.coverage,
+                report.agents,
+                prior=again,
+                head_sha=snapshot.head_sha,
+            )
+        assert set(standing(report)) == {LEAK["title"], ZERO["title"]}
+        assert report.verdict == Verdict.HOLD
+        assert settled.now == ()
+
 
 HEADER = "".join(f"# line {n}\n" for n in range(1, 6))
 LIB_BASE = HEADER + "def check(x):\n    validate(x)\n    return x\n"

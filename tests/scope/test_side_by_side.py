@@ -27,6 +27,7 @@ from reviewbot.results.report import Report
 from reviewbot.scope.decision import decide_review
 from reviewbot.scope.full import FullScope
 from reviewbot.scope.incremental import IncrementalScope
+from reviewbot.scope.standing import Standing
 from reviewbot.sources.git_repo import local_snapshot
 from tests.fakes.gitrepo import GitRepo, make_repo
 from tests.fakes.messages_api import reply, text, tool_use
@@ -60,7 +61,8 @@ def side_by_side(repo: GitRepo, first, push, then) -> SideBySide:
     with local_snapshot(repo.path, base="main") as snapshot:
         scope = decide_review(snapshot, prior)
         assert isinstance(scope, IncrementalScope), scope.run.reason
-        full = FullScope.of("side by side", config=snapshot.config)
+        standing = Standing.of(snapshot, prior)
+        full = FullScope.of("side by side", config=snapshot.config, standing=standing)
         diff = snapshot.diff.files.values()
         return SideBySide(
             scope=scope,
@@ -117,12 +119,14 @@ def repo(tmp_path) -> GitRepo:
 
 class TestNeverLooserThanFull:
     def test_a_push_that_leaves_the_findings_files_unchanged(self, repo):
-        """Both findings carried; the full review, raising one again, leaves only that one."""
+        """Both findings carried; the full review raises one again and keeps the other (unchanged)."""
         seen = side_by_side(repo, FOUND_BOTH, unchanged_files, FOUND_LEAK)
         assert (seen.scope.run.kind, seen.scope.carried().rejudge) == ("incremental", ())
         assert len(seen.scope.carried().kept) == 2
         assert_never_looser(seen)
-        assert {n.title for n in seen.incremental.nodes} == {LEAK["title"], ZERO["title"]}
+        both = {LEAK["title"], ZERO["title"]}
+        assert {n.title for n in seen.incremental.nodes} == both
+        assert {n.title for n in seen.full.nodes} == both
 
     def test_a_base_that_moved_under_the_pr(self, repo):
         """auth.py enters the PR's diff without changing since A: the agents see it."""
