@@ -124,9 +124,8 @@ def _carry(
     if anchor.side == "LEFT":
         return _deleted(node, anchor, pr, made_at=made_at)
     if moved is None:
-        return _still_there(
-            node, anchor, new_lines, made_at=made_at, why="its review's head is gone"
-        )
+        why = "the head it was last seen on is not in the clone"
+        return _still_there(node, anchor, new_lines, made_at=made_at, why=why)
     renamed = next(
         (f for f in moved if f.old_path == anchor.path and f.status is FileStatus.RENAMED), None
     )

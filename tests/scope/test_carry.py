@@ -170,7 +170,7 @@ class TestRejudged:
         out = carried(tmp_path, {"a.py": new}, node(2, 2), gone=True)
         assert out.kept == ()
         assert out.rejudge[0].why == (
-            "its review's head is gone, and the new head has no such lines"
+            "the head it was last seen on is not in the clone, and the new head has no such lines"
         )
 
     def test_an_edit_of_the_lines_in_a_renamed_file_is_re_judged(self, tmp_path: Path):
