@@ -41,7 +41,7 @@ import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from reviewbot.nodes.fingerprint import fingerprint
+from reviewbot.nodes.fingerprint import fingerprint, fingerprint_at
 from reviewbot.nodes.model import Anchor, ReviewNode
 from reviewbot.sources.diff_index import DiffIndex, FileDiff, FileStatus, Hunk, LineKind
 
@@ -198,16 +198,15 @@ def _nearest(
 ) -> Anchor | None:
     """The consecutive `lines` (number → text) nearest the anchor's that have its fingerprint."""
     size = anchor.end_line - anchor.start_line + 1
+    of_quote = fingerprint_at(node, path=made_at or anchor.path)
     for start in sorted(lines, key=lambda n: abs(n - anchor.start_line)):
         window = [lines.get(number) for number in range(start, start + size)]
         if any(line is None for line in window):
             continue
         quote = "\n".join(line for line in window if line is not None)
-        moved = anchor.model_copy(
-            update={"start_line": start, "end_line": start + size - 1, "quote": quote}
-        )
-        if _fingerprint(node, moved, made_at) == node.fingerprint:
-            return moved
+        if of_quote(quote) == node.fingerprint:
+            update = {"start_line": start, "end_line": start + size - 1, "quote": quote}
+            return anchor.model_copy(update=update)
     return None
 
 
