@@ -46,8 +46,9 @@ def gathered(
                     head_sha=info.head_sha,
                     token=settings.github_token,
                     workspace=settings.workspace,
-                    # An incremental review needs the last reviewed head in the clone's history.
-                    since=wanted_since(memory.prior, config, info.head_sha),
+                    # The last reviewed head, in the clone's history: an incremental review
+                    # starts from it, and every review maps earlier findings' lines from it.
+                    since=wanted_since(memory.prior, info.head_sha),
                     commits=info.commits,
                 )
             )

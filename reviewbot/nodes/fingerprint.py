@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Callable
 
 from reviewbot.nodes.model import Finding
 
@@ -32,15 +33,23 @@ def normalize_code(code: str) -> str:
 def fingerprint(finding: Finding) -> str:
     """16 hex digits identifying the finding independently of line numbers."""
     anchor = finding.anchor
-    parts = [
-        finding.kind.value,
-        anchor.path if anchor else "",
-        normalize_title(finding.title),
-        normalize_code(anchor.quote) if anchor else "",
-    ]
-    if anchor is not None and anchor.side == "LEFT":
-        # Deleted code and the same text in the head are different findings. RIGHT adds
-        # nothing, so every fingerprint made before sides existed stays the same.
-        parts.append("LEFT")
+    if anchor is None:
+        return _digest([finding.kind.value, "", normalize_title(finding.title), ""])
+    return fingerprint_at(finding, path=anchor.path)(anchor.quote)
+
+
+def fingerprint_at(finding: Finding, *, path: str) -> Callable[[str], str]:
+    """The fingerprint `finding` (anchored) has at `path` when its anchor quotes `quote`.
+
+    Made once per finding, so checking many candidate lines costs one hash each.
+    """
+    side = ["LEFT"] if finding.anchor is not None and finding.anchor.side == "LEFT" else []
+    head = [finding.kind.value, path, normalize_title(finding.title)]
+    # Deleted code and the same text in the head are different findings. RIGHT adds
+    # nothing, so every fingerprint made before sides existed stays the same.
+    return lambda quote: _digest([*head, normalize_code(quote), *side])
+
+
+def _digest(parts: list[str]) -> str:
     digest = hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass"))
     return digest.hexdigest()[:16]

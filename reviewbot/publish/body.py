@@ -520,7 +520,9 @@ def _kind(report: Report, inert: Inert) -> str:
             f"{run.carried} earlier finding(s) on unchanged lines carried forward, "
             f"{run.rejudged} on changed lines re-judged."
         )
-    return f"Full review ({inert.line(run.reason)})."
+    kept = "earlier finding(s) on unchanged code stand (not raised again, code unchanged: kept)"
+    tail = f" {run.carried} {kept}." if run.carried else ""
+    return f"Full review ({inert.line(run.reason)}).{tail}"
 
 
 def _axis_rows(report: Report, inert: Inert) -> list[dict[str, str]]:

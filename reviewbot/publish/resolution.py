@@ -1,10 +1,12 @@
 """The edited comments of earlier findings this run resolves (which resolve: review/resolution.py),
 and of resolved findings it reopens in place (which: publish/placement.py).
 
-Earlier findings missing from this run are marked resolved only when the run
-could have found them: a new head, every reviewer agent ran to a normal end, the
-coverage was reported, and it covers the finding's file (`Coverage.covers`: a file
-no reviewer saw keeps its findings open; past GitHub's file-listing limit, nothing
+Earlier findings missing from this run are marked resolved only when their code
+changed and the run could have found them: the lines they are anchored to changed since
+the head they were last seen on (otherwise the scope carried them into this run's report,
+`scope/standing.py`, and they are not missing), a new head, every reviewer agent ran to a
+normal end, the coverage was reported, and it covers the finding's file (`Coverage.covers`:
+a file no reviewer saw keeps its findings open; past GitHub's file-listing limit, nothing
 resolves). A run without a key, with a rejected key, a crash or an exhausted
 budget resolves nothing. At most `MAX_RESOLVE_EDITS` comments are marked a run
 (`review.resolution.resolution`): the findings past them stand in this run's report, and the summary

@@ -5,7 +5,8 @@ nodes already on a PR with fresh CI results and makes no model request. Both end
 in `finalize`, so the published verdict is the strictest of the agents'
 proposals, every axis and every node — nothing here can loosen it. An earlier
 finding in a file this run did not see stands in the new report (`unseen_standing`):
-nobody looked, so nothing says it is fixed. What the agents see, what carries over and
+nobody looked, so nothing says it is fixed; one on code that did not change since it was
+last seen is carried by the scope (`scope.standing`): silence about it is no fix either. What the agents see, what carries over and
 what coverage the run inherits is the review's scope's (`scope.review_scope`): a full
 review and an incremental one answer the same questions, and this module never asks
 which it is.
@@ -44,6 +45,7 @@ from reviewbot.review.learned import Learner
 from reviewbot.review.resolution import resolution
 from reviewbot.scope.full import FullScope
 from reviewbot.scope.review_scope import ReviewScope
+from reviewbot.scope.standing import Standing
 from reviewbot.sources.forge import AxisSource
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import Operator
@@ -76,13 +78,14 @@ def review_snapshot(
     """Run the reviewers and the verifier over `snapshot` and fold everything into a report.
 
     `plan` is the review's scope (`scope.decision.decide_review`: full or incremental); None
-    is full. It says what the agents see, what carries over and what coverage the run
-    inherits. `axes` are the axes from outside the agents (the forge's CI), folded with the
-    reviewers'.
+    is full (with the earlier findings of `prior`). It says what the agents see, what
+    carries over (the earlier findings on unchanged code, whichever kind it is) and what
+    coverage the run inherits. `axes` are the axes from outside the agents (the forge's
+    CI), folded with the reviewers'.
     """
     config = snapshot.config
     external = tuple(source(config) for source in axes)  # read before the agents run
-    plan = plan or FullScope.of("no earlier review to build on", config=config)
+    plan = plan or _full(snapshot, prior)
 
     def excluded(path: str) -> bool:
         return is_excluded(path, config.paths)
@@ -123,6 +126,12 @@ def review_snapshot(
         run=run.model_copy(update={"resolve_later": tuple(n.fingerprint for n in owed)}),
         learnings=learner.report(),
     )
+
+
+def _full(snapshot: PRSnapshot, prior: PriorState | None) -> FullScope:
+    """A full review that carries the earlier findings on unchanged code, like any other."""
+    standing = Standing.of(snapshot, prior) if prior is not None else None
+    return FullScope.of("no scope was given", config=snapshot.config, standing=standing)
 
 
 def refold(

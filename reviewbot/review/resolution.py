@@ -1,7 +1,12 @@
 """Earlier findings this run no longer reports: which count as fixed, now or on the next run.
 
-A finding resolves only on evidence: this run saw where it was (`Coverage.covers`) and every
-reviewer ran to a normal end. At most `MAX_RESOLVE_EDITS` comments are edited a run; the
+A finding resolves only on evidence: its code changed and a reviewer saw the change. The
+first half is the scope's (`scope/standing.py`, for a full review and an incremental one
+alike): an earlier finding whose anchored lines did not change since the head it was last
+seen on is carried into this run's report, so it is never missing from it and never
+resolves here. What is missing is on changed lines; it resolves when this run saw where
+it was (`Coverage.covers`) and every reviewer ran to a normal end. A re-fold runs no
+reviewer and resolves nothing. At most `MAX_RESOLVE_EDITS` comments are edited a run; the
 rest are owed to the next. The edit itself (the comment's new body) is publish/resolution.py's.
 """
 
@@ -111,7 +116,11 @@ def resolvable(
 
 
 def vanished(nodes: Sequence[ReviewNode], prior: PriorState, head_sha: str) -> list[PriorNode]:
-    """Earlier findings absent from this run, on a NEW head (the same head proves nothing fixed)."""
+    """Earlier findings absent from this run, on a NEW head (the same head proves nothing fixed).
+
+    The scope carried those whose code did not change (they are in `nodes`): what is absent
+    is on lines that changed since it was last seen.
+    """
     current = {node.fingerprint for node in nodes}
     out = []
     for fingerprint, found in prior.by_fingerprint().items():

@@ -1,26 +1,38 @@
 """Earlier findings through a push: carried forward when their lines did not change.
 
-A standing finding of the reviewed head (open or confirmed, human decisions applied) is
-**carried forward** — into this run's report, without a model call — when:
+This is the one rule of what a later run's silence means, for a full review and an
+incremental one alike (`scope/standing.py` hands every standing finding here): a finding
+the model does not raise again is fixed only when its code changed where it was. A
+standing finding (open or confirmed, human decisions applied), anchored at the head it
+was last seen on (`since`), is **carried forward** — into this run's report, counted in
+its verdict, its comment and thread left open, with the note "not raised again, code
+unchanged: kept" — when:
 
-- it has no anchor (a note about the whole PR: a push does not show it fixed), or
-- it is anchored on the head (RIGHT): the anchored lines at the reviewed head are the
-  ones its fingerprint was made from (the quote is read back from the clone and the
-  fingerprint recomputed, with the path it was first posted at), every one of them maps
-  through `git diff since head` to an unchanged line, they stay consecutive (nothing
-  inserted between them), and the new head has the same text there; the anchor moves to
-  the new line numbers — and to the new path when the push renamed the file (a rename
-  moves the lines, it does not fix them; edits elsewhere in the file just shift them); or
-- it is anchored on deleted lines (LEFT) in a file the push did not touch (the PR's
-  patch of that file, and so its base numbering, is the same).
+- it has no anchor (a note about the whole PR: no line of it changes, so no run's silence
+  shows it fixed; a person `/dismiss`es it), or
+- it is anchored on the head (RIGHT): the anchored lines at `since` are the ones its
+  fingerprint was made from (the quote is read back from the clone and the fingerprint
+  recomputed, with the path it was first posted at), every one of them maps through
+  `git diff since head` to an unchanged line, they stay consecutive (nothing inserted
+  between them), and the new head has the same text there; the anchor moves to the new
+  line numbers — and to the new path when the push renamed the file (a rename moves the
+  lines, it does not fix them; edits elsewhere in the file just shift them); or
+- it is anchored on deleted lines (LEFT) and the PR's patch still deletes those lines
+  (found by their text: after the base branch is merged into the PR its merge base moves,
+  and the same deleted lines are numbered as the new base has them).
 
-Anything else — lines changed, deleted or moved apart, the file deleted, deleted lines
-in a renamed file, a quote or fingerprint that does not check out — is to be
-**re-judged**: shown to the agents with the lines it was anchored on. If they do not
-raise it again it counts as fixed only where they saw the file (coverage); elsewhere it
-stands.
+When `since` is not in the clone (a force-push rewrote it), or the lines recorded for it
+cannot be read or do not check out against the fingerprint, the rule is conservative: the
+finding is carried when the new head's file still has lines that read as its fingerprint
+says (nearest the old numbers first); only when none do is it re-judged.
 
-Pure: the line readers are passed in.
+Anything else — lines changed, deleted or moved apart, the file deleted or renamed away
+from under deleted lines, lines the PR no longer deletes — is to be **re-judged**: an
+incremental review shows it to the agents with the lines it was anchored on. If the
+agents do not raise it again it counts as fixed only where they saw the file (coverage,
+review/resolution.py); elsewhere it stands.
+
+Pure: the line readers and the diffs are passed in.
 """
 
 from __future__ import annotations
@@ -29,11 +41,12 @@ import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from reviewbot.nodes.fingerprint import fingerprint
+from reviewbot.nodes.fingerprint import fingerprint, fingerprint_at
 from reviewbot.nodes.model import Anchor, ReviewNode
-from reviewbot.sources.diff_index import DiffIndex, FileDiff, FileStatus, Hunk
+from reviewbot.sources.diff_index import DiffIndex, FileDiff, FileStatus, Hunk, LineKind
 
 Lines = Callable[[str], list[str] | None]  # a file's lines at one commit; None: not a text file
+KEPT = "not raised again, code unchanged: kept"  # the note of a finding its run did not repeat
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -54,57 +67,78 @@ class Carried:
 def carry_forward(
     nodes: Sequence[ReviewNode],
     *,
-    moved: DiffIndex,
+    moved: DiffIndex | None,
     since: str,
     old_lines: Lines,
     new_lines: Lines,
+    pr: DiffIndex,
     posted_at: Mapping[str, str] | None = None,
 ) -> Carried:
-    """`posted_at`: fingerprint → the path the finding was first posted at (its fingerprint's)."""
+    """`nodes` anchored at `since`, through `moved` (`git diff since head`) onto the new head.
+
+    `moved` None: `since` is not in the clone (a force-push rewrote it): each anchor is
+    looked for by what it says in the new head instead. `pr`: the PR's patch at the new
+    head (LEFT anchors are its deleted lines). `posted_at`: fingerprint → the path the
+    finding was first posted at (its fingerprint's).
+    """
     kept: list[ReviewNode] = []
     rejudge: list[Rejudge] = []
     for node in nodes:
         made_at = (posted_at or {}).get(node.fingerprint)
-        result = _carry(node, moved, old_lines, new_lines, made_at=made_at)
+        result = _carry(node, moved, old_lines, new_lines, pr, made_at=made_at)
         if isinstance(result, Rejudge):
             rejudge.append(result)
             continue
-        note = f"carried forward from the review of {since[:12]}: its lines did not change"
         kept.append(
             node.model_copy(
                 update={
                     "id": f"{since[:12]}:{node.id}"[:100],
                     "anchor": result,
-                    "notes": (*node.notes, note),
+                    "notes": (*node.notes, _kept_note(since, by_content=moved is None)),
                 }
             )
         )
     return Carried(kept=tuple(kept), rejudge=tuple(rejudge))
 
 
+def _kept_note(since: str, *, by_content: bool = False) -> str:
+    """Why a carried finding stands when this run did not raise it again."""
+    if by_content:
+        return f"{KEPT}: {since[:12]} is not in the clone, and its lines read the same here"
+    return f"{KEPT}: its lines did not change since the review of {since[:12]}"
+
+
 def _carry(
-    node: ReviewNode, moved: DiffIndex, old_lines: Lines, new_lines: Lines, *, made_at: str | None
+    node: ReviewNode,
+    moved: DiffIndex | None,
+    old_lines: Lines,
+    new_lines: Lines,
+    pr: DiffIndex,
+    *,
+    made_at: str | None,
 ) -> Anchor | Rejudge | None:
     """The node's anchor on the new head (None: it has none), or why it must be re-judged."""
     anchor = node.anchor
     if anchor is None:
         return None
+    if anchor.side == "LEFT":
+        return _deleted(node, anchor, pr, made_at=made_at)
+    if moved is None:
+        why = "the head it was last seen on is not in the clone"
+        return _still_there(node, anchor, new_lines, made_at=made_at, why=why)
     renamed = next(
         (f for f in moved if f.old_path == anchor.path and f.status is FileStatus.RENAMED), None
     )
     touched = renamed or moved.get(anchor.path)
-    if anchor.side == "LEFT":
-        if touched is None:
-            return anchor
-        return Rejudge(node=node, quote="", why="the push changed the file it was anchored in")
     before = old_lines(anchor.path)
     if before is None or anchor.end_line > len(before):
-        return Rejudge(node=node, quote="", why="its lines could not be read at the reviewed head")
+        why = "its lines could not be read at the reviewed head"
+        return _still_there(node, anchor, new_lines, made_at=made_at, why=why)
     quote = "\n".join(before[anchor.start_line - 1 : anchor.end_line])
     checked = anchor.model_copy(update={"quote": quote})
-    made = checked.model_copy(update={"path": made_at or anchor.path})
-    if fingerprint(node.model_copy(update={"anchor": made})) != node.fingerprint:
-        return Rejudge(node=node, quote=quote, why="its lines do not match its fingerprint")
+    if _fingerprint(node, checked, made_at) != node.fingerprint:
+        why = "its lines do not match its fingerprint"
+        return _still_there(node, anchor, new_lines, made_at=made_at, why=why)
     if touched is None:
         return checked
     mapped = _mapped(touched, anchor.start_line, anchor.end_line)
@@ -115,6 +149,65 @@ def _carry(
     if after is None or after[start - 1 : end] != before[anchor.start_line - 1 : anchor.end_line]:
         return Rejudge(node=node, quote=quote, why="its lines read differently in the new head")
     return checked.model_copy(update={"path": touched.path, "start_line": start, "end_line": end})
+
+
+def _fingerprint(node: ReviewNode, anchor: Anchor, made_at: str | None) -> str:
+    """The fingerprint `node` has with `anchor`, at the path it was first posted at."""
+    made = anchor.model_copy(update={"path": made_at or anchor.path})
+    return fingerprint(node.model_copy(update={"anchor": made}))
+
+
+def _still_there(
+    node: ReviewNode, anchor: Anchor, new_lines: Lines, *, made_at: str | None, why: str
+) -> Anchor | Rejudge:
+    """The anchor where the new head's file has its lines, nearest first; else re-judged.
+
+    What decides is the fingerprint (the quoted code), never the line numbers: lines that
+    read the same are the same code, so their finding stands wherever they moved to.
+    """
+    lines = new_lines(anchor.path)
+    found = _nearest(node, anchor, dict(enumerate(lines or (), start=1)), made_at)
+    if found is not None:
+        return found
+    return Rejudge(node=node, quote=anchor.quote, why=f"{why}, and the new head has no such lines")
+
+
+def _deleted(
+    node: ReviewNode, anchor: Anchor, pr: DiffIndex, *, made_at: str | None
+) -> Anchor | Rejudge:
+    """A LEFT anchor: the lines the PR's patch still deletes, renumbered as its base has them now.
+
+    Base numbering moves when the base branch is merged into the PR (the merge base moves):
+    the same deleted code is found by its text in the patch, wherever it is numbered now.
+    """
+    change = pr.get(anchor.path)
+    deleted = {
+        line.old_no: line.text
+        for hunk in (change.hunks if change is not None else ())
+        for line in hunk.lines
+        if line.kind is LineKind.DELETED and line.old_no is not None
+    }
+    found = _nearest(node, anchor, deleted, made_at)
+    if found is not None:
+        return found
+    return Rejudge(node=node, quote=anchor.quote, why="the PR no longer deletes these lines")
+
+
+def _nearest(
+    node: ReviewNode, anchor: Anchor, lines: Mapping[int, str], made_at: str | None
+) -> Anchor | None:
+    """The consecutive `lines` (number → text) nearest the anchor's that have its fingerprint."""
+    size = anchor.end_line - anchor.start_line + 1
+    of_quote = fingerprint_at(node, path=made_at or anchor.path)
+    for start in sorted(lines, key=lambda n: abs(n - anchor.start_line)):
+        window = [lines.get(number) for number in range(start, start + size)]
+        if any(line is None for line in window):
+            continue
+        quote = "\n".join(line for line in window if line is not None)
+        if of_quote(quote) == node.fingerprint:
+            update = {"start_line": start, "end_line": start + size - 1, "quote": quote}
+            return anchor.model_copy(update=update)
+    return None
 
 
 def _mapped(change: FileDiff, start: int, end: int) -> tuple[int, int] | None:

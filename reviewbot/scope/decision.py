@@ -24,10 +24,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from reviewbot.config.file import ReviewConfig
 from reviewbot.memory.markers import SummaryMarker, UnseenMarker
 from reviewbot.memory.prior import PriorState
-from reviewbot.nodes.model import Status
 from reviewbot.results.report import ReviewKind, ReviewRun
 from reviewbot.scope.changes import authored
 from reviewbot.scope.digest import config_digest
@@ -35,45 +33,47 @@ from reviewbot.scope.full import FullScope
 from reviewbot.scope.incremental import IncrementalScope
 from reviewbot.scope.patches import entered, shown_again
 from reviewbot.scope.review_scope import ReviewScope
+from reviewbot.scope.standing import Standing
 from reviewbot.sources.diff_index import DiffIndex
 from reviewbot.sources.git_repo import push_since
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.verdict.axes import Outcome
 
-_STANDING = frozenset({Status.OPEN, Status.CONSENSUS_READY})
 
+def wanted_since(prior: PriorState, head_sha: str) -> str | None:
+    """The head the last review was of, so the clone can fetch its history.
 
-def wanted_since(prior: PriorState, config: ReviewConfig, head_sha: str) -> str | None:
-    """The head an incremental review would start from, so the clone can fetch its history."""
+    Also for a review that will be full: it maps the earlier findings' lines onto this
+    head (`scope/standing.py`), whichever kind of review runs.
+    """
     marker = prior.summary_marker()
-    if not config.review.incremental or marker is None or marker.head_sha == head_sha:
+    if marker is None or marker.head_sha == head_sha:
         return None
     return marker.head_sha
 
 
 def decide_review(snapshot: PRSnapshot, prior: PriorState | None) -> ReviewScope:
     config = snapshot.config
-    last = prior.newest_comment if prior is not None else None
-    marker = prior.summary_marker() if prior is not None else None
-    if prior is None or marker is None:
-        return FullScope.of("no earlier review of this PR", config=config, last_comment=last)
+    if prior is None:
+        return FullScope.of("no earlier review of this PR", config=config)
+    last = prior.newest_comment
+    standing = Standing.of(snapshot, prior)
+
+    def full(reason: str) -> FullScope:
+        return FullScope.of(reason, config=config, last_comment=last, standing=standing)
+
+    marker = prior.summary_marker()
+    if marker is None:
+        return full("no earlier review of this PR")
     why = _why_full(snapshot, prior, marker)
     if why is not None:
-        return FullScope.of(why, config=config, last_comment=last)
+        return full(why)
     push = push_since(snapshot.checkout, marker.head_sha, snapshot.head_sha)
     if isinstance(push, str):
-        return FullScope.of(push, config=config, last_comment=last)
+        return full(push)
     earlier = prior.coverage(marker.head_sha)
     if earlier is None:  # (_why_full refuses a review without a recorded coverage)
-        return FullScope.of("no coverage recorded", config=config, last_comment=last)
-    owed = prior.owed()  # found fixed by that review past its edits: this run marks them
-    nodes = tuple(
-        node
-        for node in prior.review_nodes(marker.head_sha)
-        if node.status in _STANDING
-        and node.fingerprint in _recorded(marker)
-        and node.fingerprint not in owed
-    )
+        return full("no coverage recorded")
     own = authored(push.moved, snapshot.diff, merged=push.merged)
     recorded = marker.patches or ()
     base_moved = push.merged or marker.base_sha != snapshot.base_sha
@@ -86,18 +86,12 @@ def decide_review(snapshot: PRSnapshot, prior: PriorState | None) -> ReviewScope
     )
     return IncrementalScope(
         run=run,
-        checkout=snapshot.checkout,
         push=push,
         changed=shown_again(own, snapshot.diff, recorded=recorded, base_moved=base_moved),
         entered=entered(own, snapshot.diff, recorded=recorded),
         earlier=earlier,
-        nodes=nodes,
-        posted_at=prior.posted_at(),
+        standing=standing,
     )
-
-
-def _recorded(marker: SummaryMarker) -> frozenset[str]:
-    return frozenset(state.fingerprint for state in marker.nodes or ())
 
 
 def _why_full(snapshot: PRSnapshot, prior: PriorState, marker: SummaryMarker) -> str | None:

@@ -1,27 +1,25 @@
 """An incremental review: the agents see the changes since the reviewed head.
 
 What the push did not change keeps what the earlier review said of it: its findings on
-unchanged lines are carried forward to their new lines (`carry.py`), those on changed
-lines are shown to the agents to re-judge, and the files that did not change keep that
+unchanged lines are carried forward to their new lines (`standing.py`, the rule a full
+review carries by too), those on changed lines are shown to the agents to re-judge, and the files that did not change keep that
 review's coverage and resolve nothing (`coverage.inherited`). The carried findings are
 worked out once, from the clone, the first time the review asks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache, cached_property
-from pathlib import Path
+from functools import cached_property
 
 from reviewbot.coverage.inherited import joined
 from reviewbot.coverage.model import Coverage
-from reviewbot.nodes.model import ReviewNode
 from reviewbot.results.report import ReviewRun
-from reviewbot.scope.carry import Carried, carry_forward
+from reviewbot.scope.carry import Carried
 from reviewbot.scope.review_scope import Packed, Packer, ReviewScope
+from reviewbot.scope.standing import Standing
 from reviewbot.sources.diff_index import DiffIndex
-from reviewbot.sources.git_repo import Push, lines_at
+from reviewbot.sources.git_repo import Push
 from reviewbot.sources.snapshot import PRSnapshot
 
 
@@ -30,14 +28,12 @@ class IncrementalScope(ReviewScope):
     """The push, the author's changes, and what the reviewed head's review recorded."""
 
     run: ReviewRun
-    checkout: Path  # the clone, to read the anchored lines at both heads
     push: Push
     changed: DiffIndex  # the author's changes since the reviewed head, on the PR's files,
     # and the whole PR patch of each file whose patch that review did not see (patches.py)
     entered: tuple[str, ...]  # files in `changed` the push did not touch: their PR diff is new
     earlier: Coverage  # the reviewed head's coverage, as its summary recorded it
-    nodes: tuple[ReviewNode, ...]  # its standing findings, human decisions applied
-    posted_at: Mapping[str, str]  # fingerprint → the path it was posted at (its fingerprint's)
+    standing: Standing  # the PR's standing findings, human decisions applied
 
     @property
     def since(self) -> str:
@@ -60,23 +56,8 @@ class IncrementalScope(ReviewScope):
         )
 
     def recorded(self, snapshot: PRSnapshot) -> ReviewRun:
-        carried = self._carried
-        return self._seen(snapshot).model_copy(
-            update={
-                "carried": len(carried.kept),
-                "rejudged": len(carried.rejudge),
-                "carried_ids": tuple(node.id for node in carried.kept),
-            }
-        )
+        return self._seen(snapshot)
 
     @cached_property
     def _carried(self) -> Carried:
-        checkout, push = self.checkout, self.push
-        return carry_forward(
-            self.nodes,
-            moved=push.moved,
-            since=push.since,
-            old_lines=cache(lambda path: lines_at(checkout, push.since, path)),
-            new_lines=cache(lambda path: lines_at(checkout, push.head, path)),
-            posted_at=self.posted_at,
-        )
+        return self.standing.carried(known={self.push.since: self.push.moved})

@@ -8,7 +8,8 @@ and never asks which kind it is:
   through the `Packer` it is handed);
 - `carry`: what carries over before the axes are judged — human `/confirm` and
   `/dismiss` and earlier peers' confirmations applied to this run's findings, and the
-  earlier findings on unchanged lines, moved to their new lines (`carried`);
+  earlier findings on unchanged lines, moved to their new lines (`carried`: the same
+  rule, `scope/standing.py`, for both kinds: unchanged code keeps its finding);
 - `coverage`: this run's coverage with what the run inherits (an incremental review
   keeps the earlier review's coverage of the files that did not change);
 - `recorded`: the run as the report and the next review's summary marker record it.
@@ -87,8 +88,15 @@ class ReviewScope(ABC):
 
     def _seen(self, snapshot: PRSnapshot) -> ReviewRun:
         # The PR as this review saw it, so the next one knows which files' diffs are new.
+        carried = self.carried()
         return self.run.model_copy(
-            update={"base_sha": snapshot.base_sha, "patches": digests(snapshot.diff)}
+            update={
+                "base_sha": snapshot.base_sha,
+                "patches": digests(snapshot.diff),
+                "carried": len(carried.kept),
+                "rejudged": len(carried.rejudge),
+                "carried_ids": tuple(node.id for node in carried.kept),
+            }
         )
 
 

@@ -504,6 +504,16 @@ def push_since(checkout: Path, since: str, head: str) -> Push | str:
     )
 
 
+def diff_since(checkout: Path, since: str, head: str) -> DiffIndex | None:
+    """`git diff since head` in the checkout; None when `since` is not in its history."""
+    try:
+        repo = Repo(checkout)
+    except (InvalidGitRepositoryError, NoSuchPathError):
+        return None
+    old = _commit_of(repo, since)
+    return None if old is None else diff_index(repo, old, head)
+
+
 def lines_at(checkout: Path, sha: str, path: str) -> list[str] | None:
     """The lines of `path` at commit `sha` in the checkout (None: no such text file)."""
     try:

@@ -150,13 +150,13 @@ class TestPaddedPastTheBudget:
         assert published["resolved"] == ["review-2"]
 
     def test_the_p0_still_stands_and_blocks(self, flow):
-        """Nobody saw store.py, so the confirmed P0 in it stands in this run and blocks it."""
+        """Its lines did not change (and nobody saw store.py): the confirmed P0 stands and blocks."""
         report = flow.second.report()
         assert report["verdict"] == "block"
         [carried] = report["nodes"]
         assert (carried["title"], carried["status"]) == ("eval() on the query", "consensusReady")
         assert carried["id"].endswith(":review-1")
-        assert "this run did not see where it is" in carried["notes"][-1]
+        assert carried["notes"][-1].startswith("not raised again, code unchanged: kept")
 
     def test_the_check_run_fails(self, flow):
         """A review that did not see store.py never concludes `success`: it blocks."""

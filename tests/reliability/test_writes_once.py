@@ -124,6 +124,12 @@ class TestStoredThenLost:
         assert run.report["published"]["in_body"] == ["review-2"]
 
 
+def proposed_block() -> list:
+    """A Block the reviewer proposes without a finding: the next run of the head may Ship (a
+    finding would stand through it, its code unchanged)."""
+    return [reply(tool_use("finalize_review", {"summary": "Not yet.", "verdict": "block"}))]
+
+
 class TestLatestWriteCounts:
     """A read-back matches only the newest write: an identical write of an earlier run on the
     same head does not stand for this one when a looser write came in between."""
@@ -132,7 +138,7 @@ class TestLatestWriteCounts:
         world.build()
         world.seed()
         ship = [reply(tool_use("finalize_review", {"summary": "Fine.", "verdict": "ship"}))]
-        world.serve(*block_script(), *ship, *block_script())
+        world.serve(*proposed_block(), *ship, *proposed_block())
         sha = world.github.repo(REPO).pulls[NUMBER].head_sha
         assert world.review("--post").exit_code == 0
         assert world.review("--post").exit_code == 0
@@ -144,11 +150,11 @@ class TestLatestWriteCounts:
         assert [r["conclusion"] for r in world.check_runs()] == ["failure", "success", "failure"]
 
     def test_the_review_too(self, world: World) -> None:
-        """Block (new comment), Ship, Block, Ship, Block lost: the last review requests changes."""
+        """Block, Ship, Block, Ship, Block lost: the last review requests changes."""
         world.build()
         world.seed()
         ship = [reply(tool_use("finalize_review", {"summary": "Fine.", "verdict": "ship"}))]
-        block = block_script()
+        block = proposed_block()
         world.serve(*block, *ship, *block, *ship, *block)
         for _ in range(4):
             assert world.review("--post").exit_code == 0
@@ -161,7 +167,7 @@ class TestLatestWriteCounts:
         world.build()
         world.seed()
         ship = [reply(tool_use("finalize_review", {"summary": "Fine.", "verdict": "ship"}))]
-        world.serve(*block_script(), *ship, *block_script())
+        world.serve(*proposed_block(), *ship, *proposed_block())
         sha = world.github.repo(REPO).pulls[NUMBER].head_sha
         forbidden = Response.json(403, {"message": "Resource not accessible by integration"})
         for _ in range(2):

@@ -12,9 +12,11 @@ import pytest
 from reviewbot.nodes.model import Anchor, Finding, Kind, Priority
 from reviewbot.nodes.stamp import stamp
 from reviewbot.scope.carry import Carried, carry_forward
+from reviewbot.sources.diff_index import DiffIndex, index_from_unified_diff
 from reviewbot.sources.git_repo import lines_at, push_since
 from tests.fakes.gitrepo import make_repo
 
+NO_PATCH = DiffIndex(files={})
 OLD = "def f(x):\n    y = x + 1\n    return y * 2\n\n\ndef g():\n    pass\n"
 
 
@@ -37,17 +39,35 @@ def node(
     return stamp(finding, id="review-1", author="review", commit_sha=None)
 
 
-def carried(tmp_path: Path, new: dict[str, str | None], *nodes) -> Carried:
+def carried(
+    tmp_path: Path,
+    new: dict[str, str | None],
+    *nodes,
+    pr: DiffIndex = NO_PATCH,
+    gone: bool = False,
+) -> Carried:
+    """`nodes` of `main` carried to `feature`; `gone`: `main` is not in the clone (a force-push)."""
     repo = make_repo(tmp_path / "r", base={"a.py": OLD, "b.py": "b = 1\n"}, head=new)
     since, head = repo.sha("main"), repo.sha("feature")
     push = push_since(repo.path, since, head)
     assert not isinstance(push, str)
     return carry_forward(
         nodes,
-        moved=push.moved,
+        moved=None if gone else push.moved,
         since=since,
-        old_lines=lambda path: lines_at(repo.path, since, path),
+        old_lines=lambda path: None if gone else lines_at(repo.path, since, path),
         new_lines=lambda path: lines_at(repo.path, head, path),
+        pr=pr,
+    )
+
+
+def deleting(old_start: int, *removed: str) -> DiffIndex:
+    """The PR's patch of a.py: it deletes `removed`, numbered from `old_start` in its base."""
+    lines = "".join(f"-{line}\n" for line in removed)
+    count = len(removed)
+    return index_from_unified_diff(
+        "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n"
+        f"@@ -{old_start},{count} +{old_start - 1},0 @@\n{lines}"
     )
 
 
@@ -78,10 +98,41 @@ class TestCarried:
         assert len(out.kept) == 1
         assert out.kept[0].anchor is None
 
-    def test_deleted_lines_in_an_untouched_file_are_carried(self, tmp_path: Path):
-        """A LEFT anchor in a file the push did not touch: the PR's patch there is the same."""
-        out = carried(tmp_path, {"b.py": "b = 2\n"}, node(2, 2, side="LEFT"))
-        assert len(out.kept) == 1
+    def test_deleted_lines_the_pr_still_deletes_are_carried(self, tmp_path: Path):
+        """A LEFT anchor: the PR's patch still deletes its line, where it was."""
+        pr = deleting(2, "    y = x + 1")
+        out = carried(tmp_path, {"a.py": "# x\n" + OLD}, node(2, 2, side="LEFT"), pr=pr)
+        (kept,) = out.kept
+        assert kept.anchor is not None
+        assert (kept.anchor.start_line, kept.anchor.side) == (2, "LEFT")
+
+    def test_deleted_lines_renumbered_by_a_merged_base_move_with_them(self, tmp_path: Path):
+        """The base grew two lines above and was merged in: the same deletion is now base line 4."""
+        pr = deleting(4, "    y = x + 1")
+        out = carried(tmp_path, {"b.py": "b = 2\n"}, node(2, 2, side="LEFT"), pr=pr)
+        (kept,) = out.kept
+        assert kept.anchor is not None
+        assert (kept.anchor.start_line, kept.anchor.end_line) == (4, 4)
+
+    def test_lines_that_read_the_same_carry_when_the_reviewed_head_is_gone(self, tmp_path: Path):
+        """A force-push: the old head cannot be read, the lines are found by what they say."""
+        out = carried(tmp_path, {"a.py": "import os\n\n" + OLD}, node(2, 3), gone=True)
+        (kept,) = out.kept
+        assert kept.anchor is not None
+        assert (kept.anchor.start_line, kept.anchor.end_line) == (4, 5)
+        assert "is not in the clone, and its lines read the same here" in kept.notes[-1]
+
+    def test_a_kept_finding_says_why(self, tmp_path: Path):
+        """Its note is what the summary and the report show when the run does not repeat it."""
+        (kept,) = carried(tmp_path, {"b.py": "b = 2\n"}, node(2, 2)).kept
+        assert kept.notes[-1].startswith("not raised again, code unchanged: kept")
+
+    def test_a_quote_its_recorded_lines_do_not_have_is_found_by_its_fingerprint(self, tmp_path):
+        """The recorded lines are not the fingerprint's: carried where the fingerprint's lines are."""
+        out = carried(tmp_path, {"b.py": "b = 2\n"}, node(2, 2, quote="    return y * 2"))
+        (kept,) = out.kept
+        assert kept.anchor is not None
+        assert (kept.anchor.start_line, kept.anchor.quote) == (3, "    return y * 2")
 
 
 class TestRejudged:
@@ -105,11 +156,22 @@ class TestRejudged:
         assert item.why == why
         assert item.quote == "    y = x + 1\n    return y * 2"
 
-    def test_a_quote_that_does_not_match_the_fingerprint_is_re_judged(self, tmp_path: Path):
-        """The recorded lines are not the ones the fingerprint was made from: never carried blind."""
-        out = carried(tmp_path, {"b.py": "b = 2\n"}, node(2, 2, quote="    return y * 2"))
+    def test_a_quote_that_is_nowhere_in_the_file_is_re_judged(self, tmp_path: Path):
+        """The fingerprint's lines are neither where recorded nor anywhere else: never carried blind."""
+        out = carried(tmp_path, {"b.py": "b = 2\n"}, node(2, 2, quote="    return None"))
         assert out.kept == ()
-        assert out.rejudge[0].why == "its lines do not match its fingerprint"
+        assert out.rejudge[0].why == (
+            "its lines do not match its fingerprint, and the new head has no such lines"
+        )
+
+    def test_changed_lines_are_re_judged_when_the_reviewed_head_is_gone(self, tmp_path: Path):
+        """A force-push that changed the anchored line: nothing reads as the fingerprint says."""
+        new = OLD.replace("x + 1", "x + 2")
+        out = carried(tmp_path, {"a.py": new}, node(2, 2), gone=True)
+        assert out.kept == ()
+        assert out.rejudge[0].why == (
+            "the head it was last seen on is not in the clone, and the new head has no such lines"
+        )
 
     def test_an_edit_of_the_lines_in_a_renamed_file_is_re_judged(self, tmp_path: Path):
         """Renamed and the anchored line edited: the code changed where the finding was."""
@@ -117,23 +179,30 @@ class TestRejudged:
         assert out.kept == ()
         assert out.rejudge[0].why == "the push changed its lines"
 
-    def test_deleted_lines_in_a_touched_file_are_re_judged(self, tmp_path: Path):
-        """A LEFT anchor in a file the push changed: its base numbering may have moved."""
-        out = carried(tmp_path, {"a.py": "# x\n" + OLD}, node(2, 2, side="LEFT"))
+    def test_deleted_lines_the_pr_no_longer_deletes_are_re_judged(self, tmp_path: Path):
+        """A LEFT anchor whose line the PR's patch does not delete any more (it was restored)."""
+        pr = deleting(3, "    return y * 2")
+        out = carried(tmp_path, {"b.py": "b = 2\n"}, node(2, 2, side="LEFT"), pr=pr)
         assert out.kept == ()
+        assert out.rejudge[0].why == "the PR no longer deletes these lines"
 
     def test_lines_past_the_end_of_the_reviewed_file_are_re_judged(self, tmp_path: Path):
         """An anchor past the end of the file at the reviewed head cannot be checked: re-judged."""
         out = carried(tmp_path, {"b.py": "b = 2\n"}, node(20, 21, quote="gone"))
         assert out.kept == ()
         (item,) = out.rejudge
-        assert (item.why, item.quote) == ("its lines could not be read at the reviewed head", "")
+        assert (item.why, item.quote) == (
+            "its lines could not be read at the reviewed head, and the new head has no such lines",
+            "gone",
+        )
 
     def test_a_finding_in_a_file_missing_at_the_reviewed_head_is_re_judged(self, tmp_path: Path):
         """No such file at the reviewed head (a stale anchor): never carried blind."""
         out = carried(tmp_path, {"b.py": "b = 2\n"}, node(1, 1, path="nowhere.py", quote="x"))
         assert out.kept == ()
-        assert out.rejudge[0].why == "its lines could not be read at the reviewed head"
+        assert out.rejudge[0].why == (
+            "its lines could not be read at the reviewed head, and the new head has no such lines"
+        )
 
 
 class TestRenamed:
@@ -171,6 +240,7 @@ class TestRenamed:
             "since": since,
             "old_lines": lambda path: lines_at(repo.path, since, path),
             "new_lines": lambda path: lines_at(repo.path, head, path),
+            "pr": NO_PATCH,
         }
         out = carry_forward((here,), posted_at={posted.fingerprint: "first.py"}, **kwargs)
         assert [n.anchor.path for n in out.kept if n.anchor] == ["d.py"]
@@ -212,6 +282,7 @@ class TestShiftedBelowAHunk:
             since=since,
             old_lines=lambda path: lines_at(repo.path, since, path),
             new_lines=lambda path: lines_at(repo.path, head, path),
+            pr=NO_PATCH,
         )
         (kept,) = out.kept
         assert kept.anchor is not None

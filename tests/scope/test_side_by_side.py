@@ -16,30 +16,22 @@ with a finding, and a file the first review could not see that the push did not 
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from dataclasses import dataclass
 
 import pytest
 
-from reviewbot.agent.progress import SilentProgress
 from reviewbot.coverage.policy import coverage_gap
-from reviewbot.memory.markers import SummaryMarker
-from reviewbot.memory.postings import PriorNode
-from reviewbot.memory.prior import PriorState, PriorSummary
 from reviewbot.nodes.model import Status
 from reviewbot.publish.conclusion import check_conclusion
-from reviewbot.redact import Redactor
 from reviewbot.results.report import Report
-from reviewbot.review.pipeline import Agents, review_snapshot
 from reviewbot.scope.decision import decide_review
 from reviewbot.scope.full import FullScope
 from reviewbot.scope.incremental import IncrementalScope
-from reviewbot.sources.comments import Where
+from reviewbot.scope.standing import Standing
 from reviewbot.sources.git_repo import local_snapshot
-from reviewbot.tools.ask_user import NoOperator
-from tests.agent.factories import client_for
 from tests.fakes.gitrepo import GitRepo, make_repo
-from tests.fakes.messages_api import FakeMessagesAPI, reply, text, tool_use
+from tests.fakes.messages_api import reply, text, tool_use
+from tests.fakes.reviewed import commit, remembered, review
 from tests.fakes.two_bugs import BASE, HEAD, LEAK, ZERO
 
 AUTH = "def allowed(token):\n    return token == 'admin'\n"
@@ -61,35 +53,6 @@ class SideBySide:
     paths: tuple[str, ...]  # every path of the PR at B, with the paths before a rename
 
 
-def review(snapshot, script, *, prior=None, plan=None) -> Report:
-    model = FakeMessagesAPI(script)
-    agents = Agents(
-        client=client_for(model),
-        operator=NoOperator(),
-        redactor=Redactor.of([]),
-        progress=SilentProgress(),
-    )
-    with nullcontext(agents) as live:
-        report = review_snapshot(snapshot, agents=live, prior=prior, plan=plan)
-    model.verify()
-    return report
-
-
-def remembered(report: Report) -> PriorState:
-    """What the publisher leaves on the PR: the summary marker, each finding posted inline."""
-    head = report.pr.head_sha
-    marker = SummaryMarker.of(report, head_sha=head)
-    return PriorState(
-        summary=PriorSummary(
-            comment_id=1, marker=SummaryMarker.model_validate_json(marker.model_dump_json())
-        ),
-        nodes=tuple(
-            PriorNode(node=node, comment_id=10 + i, where=Where.INLINE, body="")
-            for i, node in enumerate(report.nodes)
-        ),
-    )
-
-
 def side_by_side(repo: GitRepo, first, push, then) -> SideBySide:
     """Review A with `first`, `push(repo)` to B, and review B both ways with `then`."""
     with local_snapshot(repo.path, base="main") as snapshot:
@@ -98,7 +61,8 @@ def side_by_side(repo: GitRepo, first, push, then) -> SideBySide:
     with local_snapshot(repo.path, base="main") as snapshot:
         scope = decide_review(snapshot, prior)
         assert isinstance(scope, IncrementalScope), scope.run.reason
-        full = FullScope.of("side by side", config=snapshot.config)
+        standing = Standing.of(snapshot, prior)
+        full = FullScope.of("side by side", config=snapshot.config, standing=standing)
         diff = snapshot.diff.files.values()
         return SideBySide(
             scope=scope,
@@ -108,16 +72,6 @@ def side_by_side(repo: GitRepo, first, push, then) -> SideBySide:
                 sorted({*(f.path for f in diff), *(f.old_path for f in diff if f.old_path)})
             ),
         )
-
-
-def commit(repo: GitRepo, files: dict[str, str | None], message: str = "push") -> None:
-    for name, content in files.items():
-        if content is None:
-            (repo.path / name).unlink()
-        else:
-            repo.write(name, content)
-    repo.git("add", "--all")
-    repo.git("commit", "--quiet", "-m", message)
 
 
 def unchanged_files(repo: GitRepo) -> None:
@@ -165,12 +119,14 @@ def repo(tmp_path) -> GitRepo:
 
 class TestNeverLooserThanFull:
     def test_a_push_that_leaves_the_findings_files_unchanged(self, repo):
-        """Both findings carried; the full review, raising one again, leaves only that one."""
+        """Both findings carried; the full review raises one again and keeps the other (unchanged)."""
         seen = side_by_side(repo, FOUND_BOTH, unchanged_files, FOUND_LEAK)
         assert (seen.scope.run.kind, seen.scope.carried().rejudge) == ("incremental", ())
         assert len(seen.scope.carried().kept) == 2
         assert_never_looser(seen)
-        assert {n.title for n in seen.incremental.nodes} == {LEAK["title"], ZERO["title"]}
+        both = {LEAK["title"], ZERO["title"]}
+        assert {n.title for n in seen.incremental.nodes} == both
+        assert {n.title for n in seen.full.nodes} == both
 
     def test_a_base_that_moved_under_the_pr(self, repo):
         """auth.py enters the PR's diff without changing since A: the agents see it."""
