@@ -5,7 +5,8 @@ nodes already on a PR with fresh CI results and makes no model request. Both end
 in `finalize`, so the published verdict is the strictest of the agents'
 proposals, every axis and every node — nothing here can loosen it. An earlier
 finding in a file this run did not see stands in the new report (`unseen_standing`):
-nobody looked, so nothing says it is fixed. What the agents see, what carries over and
+nobody looked, so nothing says it is fixed; so does an earlier finding of this very head
+the run did not repeat (`unrepeated_standing`): no commit came in between. What the agents see, what carries over and
 what coverage the run inherits is the review's scope's (`scope.review_scope`): a full
 review and an incremental one answer the same questions, and this module never asks
 which it is.
@@ -41,7 +42,7 @@ from reviewbot.results.report import (
 )
 from reviewbot.results.run import Usage
 from reviewbot.review.learned import Learner
-from reviewbot.review.resolution import resolution
+from reviewbot.review.resolution import found_at, resolution
 from reviewbot.scope.full import FullScope
 from reviewbot.scope.review_scope import ReviewScope
 from reviewbot.sources.forge import AxisSource
@@ -108,6 +109,7 @@ def review_snapshot(
     owed: tuple[ReviewNode, ...] = ()
     if prior is not None:
         nodes = (*nodes, *unseen_standing(prior, nodes, coverage))
+        nodes = (*nodes, *unrepeated_standing(prior, nodes, head_sha=snapshot.head_sha))
         owed = owed_standing(prior, nodes, coverage, panel.agents, head_sha=snapshot.head_sha)
     discarded = (*panel.discarded, *(prior.discarded if prior else ()))
     run = plan.recorded(snapshot)
@@ -189,12 +191,34 @@ def unseen_standing(
             continue
         if node.fingerprint in owed:
             continue
-        head = (node.commit_sha or "earlier")[:12]
-        note = f"carried from the review of {head}: this run did not see where it is"
-        out.append(
-            node.model_copy(update={"id": f"{head}:{node.id}"[:100], "notes": (*node.notes, note)})
-        )
+        out.append(_carried(node, "this run did not see where it is"))
     return tuple(out)
+
+
+def unrepeated_standing(
+    prior: PriorState, nodes: Sequence[ReviewNode], *, head_sha: str
+) -> tuple[ReviewNode, ...]:
+    """Earlier open findings of this very head that this run did not repeat.
+
+    No commit came in between, so nothing can have fixed them (they are never marked
+    resolved: `resolution.vanished`): a reviewer's silence on a second look is not evidence.
+    They stand as the last review judged them, like the unseen ones, so reviewing the same
+    head again can never loosen its verdict.
+    """
+    current = {node.fingerprint for node in nodes}
+    return tuple(
+        _carried(node, "the same head again: no commit can have fixed it")
+        for node in prior.review_nodes(prior.reviewed_head())
+        if node.fingerprint not in current and node.status in _STANDING and found_at(node, head_sha)
+    )
+
+
+def _carried(node: ReviewNode, why: str) -> ReviewNode:
+    """`node` standing in this run's report; its id gets its head as a prefix so it never
+    collides with this run's ids."""
+    head = (node.commit_sha or "earlier")[:12]
+    note = f"carried from the review of {head}: {why}"
+    return node.model_copy(update={"id": f"{head}:{node.id}"[:100], "notes": (*node.notes, note)})
 
 
 def owed_standing(

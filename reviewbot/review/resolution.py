@@ -116,7 +116,12 @@ def vanished(nodes: Sequence[ReviewNode], prior: PriorState, head_sha: str) -> l
     out = []
     for fingerprint, found in prior.by_fingerprint().items():
         node = found.node
-        same_head = node.commit_sha is not None and head_sha.startswith(node.commit_sha)
-        if fingerprint not in current and node.status in OPEN_STATUSES and not same_head:
+        open_elsewhere = node.status in OPEN_STATUSES and not found_at(node, head_sha)
+        if fingerprint not in current and open_elsewhere:
             out.append(found)
     return out
+
+
+def found_at(node: ReviewNode, head_sha: str) -> bool:
+    """Whether `node` was found at `head_sha`: reviewing that head again proves nothing fixed."""
+    return node.commit_sha is not None and head_sha.startswith(node.commit_sha)

@@ -2,7 +2,8 @@
 
 Earlier decisions still apply (`ReviewScope.carry`): a `/dismiss` holds through a full
 review, and an earlier finding in a file this run did not see still stands (the pipeline's
-`unseen_standing`).
+`unseen_standing`), as does one of this same head that it did not repeat
+(`unrepeated_standing`).
 """
 
 from __future__ import annotations

@@ -124,17 +124,32 @@ class TestStoredThenLost:
         assert run.report["published"]["in_body"] == ["review-2"]
 
 
+SHIP = [reply(tool_use("finalize_review", {"summary": "Fine.", "verdict": "ship"}))]
+BLOCK = [reply(tool_use("finalize_review", {"summary": "No.", "verdict": "block"}))]
+
+
+def _dismissed_by_a_maintainer(world: World) -> None:
+    """A maintainer's `/dismiss` of the P0: the one way a head that blocked can ship (a finding
+    the same head's next review does not repeat still stands)."""
+    world.github.repo(REPO).permissions["maintainer"] = "write"
+    root = world.inline_comments()[0]["id"]
+    world.github.add_reply(
+        REPO, NUMBER, in_reply_to=root, body="/dismiss fine", author="maintainer"
+    )
+
+
 class TestLatestWriteCounts:
     """A read-back matches only the newest write: an identical write of an earlier run on the
-    same head does not stand for this one when a looser write came in between."""
+    same head does not stand for this one when a looser write came in between (a maintainer's
+    `/dismiss` ships it; the reviewer's proposal blocks it again)."""
 
     def test_block_ship_block_on_one_head_ends_failing(self, world: World) -> None:
         world.build()
         world.seed()
-        ship = [reply(tool_use("finalize_review", {"summary": "Fine.", "verdict": "ship"}))]
-        world.serve(*block_script(), *ship, *block_script())
+        world.serve(*block_script(), *SHIP, *BLOCK)
         sha = world.github.repo(REPO).pulls[NUMBER].head_sha
         assert world.review("--post").exit_code == 0
+        _dismissed_by_a_maintainer(world)
         assert world.review("--post").exit_code == 0
         assert world.github.required_check(REPO, sha, "reviewbot") == "passing"
         world.github_server.fail_next("POST", CHECK_RUNS, bad_gateway())  # not stored
@@ -147,10 +162,10 @@ class TestLatestWriteCounts:
         """Block (new comment), Ship, Block, Ship, Block lost: the last review requests changes."""
         world.build()
         world.seed()
-        ship = [reply(tool_use("finalize_review", {"summary": "Fine.", "verdict": "ship"}))]
-        block = block_script()
-        world.serve(*block, *ship, *block, *ship, *block)
-        for _ in range(4):
+        world.serve(*block_script(), *SHIP, *BLOCK, *SHIP, *BLOCK)
+        for run in range(4):
+            if run == 1:
+                _dismissed_by_a_maintainer(world)
             assert world.review("--post").exit_code == 0
         world.github_server.fail_next("POST", REVIEWS, bad_gateway())  # not stored
         run = world.review("--post")
@@ -160,11 +175,12 @@ class TestLatestWriteCounts:
     def test_the_status_fallback_too(self, world: World) -> None:
         world.build()
         world.seed()
-        ship = [reply(tool_use("finalize_review", {"summary": "Fine.", "verdict": "ship"}))]
-        world.serve(*block_script(), *ship, *block_script())
+        world.serve(*block_script(), *SHIP, *BLOCK)
         sha = world.github.repo(REPO).pulls[NUMBER].head_sha
         forbidden = Response.json(403, {"message": "Resource not accessible by integration"})
-        for _ in range(2):
+        for run in range(2):
+            if run:
+                _dismissed_by_a_maintainer(world)
             world.github_server.fail_next("POST", CHECK_RUNS, forbidden)
             assert world.review("--post").exit_code == 0
         assert world.github.required_check(REPO, sha, "reviewbot") == "passing"

@@ -9,7 +9,7 @@ from reviewbot.memory.prior import PriorState, PriorSummary
 from reviewbot.nodes import Priority, ReviewNode, Status
 from reviewbot.nodes.history import HumanDecision
 from reviewbot.nodes.lifecycle import Action, Transition
-from reviewbot.review.pipeline import unseen_standing
+from reviewbot.review.pipeline import unrepeated_standing, unseen_standing
 from reviewbot.sources.comments import Where
 from tests.nodes.factories import make_node
 
@@ -88,3 +88,23 @@ class TestUnseenStanding:
         [standing] = unseen_standing(state, (), UNSEEN)
         assert (standing.priority, standing.status) == (Priority.P0, Status.CONSENSUS_READY)
         assert standing.confirmed_by == ("verifier",)
+
+
+class TestUnrepeatedStanding:
+    HEAD = "abc1234" + "0" * 33  # the head P0_BIG and the others were found at
+
+    def test_a_finding_of_this_head_that_was_not_repeated_stands(self):
+        """No commit in between: the confirmed P0 stands; the dismissed one does not."""
+        [carried] = unrepeated_standing(prior(P0_BIG, DISMISSED), (), head_sha=self.HEAD)
+        assert (carried.fingerprint, carried.status) == (P0_BIG.fingerprint, Status.CONSENSUS_READY)
+        assert carried.id == "abc1234:review-1"
+        assert carried.notes[-1] == (
+            "carried from the review of abc1234: the same head again: no commit can have fixed it"
+        )
+
+    def test_on_a_new_head_the_reviewers_silence_is_the_answer(self):
+        """Found at another head: resolution decides, nothing stands here."""
+        assert unrepeated_standing(prior(P0_BIG, NOTE), (), head_sha="f" * 40) == ()
+
+    def test_a_finding_this_run_repeated_is_not_added_twice(self):
+        assert unrepeated_standing(prior(P0_BIG), (P0_BIG,), head_sha=self.HEAD) == ()
