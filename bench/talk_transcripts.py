@@ -13,8 +13,9 @@ turns are scripted in the order the runs ask for them.
 For each command, an entitled account's comment and, where the command has a permission rule,
 an unentitled one's; an injected command, a `/dismiss` as a thread reply without an id, `/ask`
 in a thread, a `/plan` whose first plan has a cycle, and an unknown command. Each transcript
-lists the comment (its author, their access, where it was written), every write reviewbot made
-(bodies in full, reviews' inline comments, check runs, thread mutations), and the exit code.
+lists the comment (its author, their access, where it was written), any tool call of an agent
+that was refused (the refusal is what the agent acts on), every write reviewbot made (bodies in
+full, reviews' inline comments, check runs, thread mutations), and the exit code.
 Offline and deterministic: two runs print the same bytes.
 """
 
@@ -46,10 +47,21 @@ LEAK_ID, ZERO_ID = (fingerprint(Finding.model_validate(f)) for f in (LEAK, ZERO)
 
 
 def step(key: str, title: str, fixes: str, *depends_on: str) -> dict[str, Any]:
+    """A plan step for `submit_plan`."""
     description = f"{title}, then run the tests."
     return {"key": key, "title": title, "description": description, "fixes": [fixes]} | {
         "depends_on": list(depends_on)
     }
+
+
+def refused(results: list[dict[str, Any]]) -> Iterator[str]:
+    """The tool calls the agent was told were refused (a plan with a cycle, a guard's no)."""
+    for result in results:
+        if result.get("is_error"):
+            content = result["content"]
+            said = content if isinstance(content, str) else " ".join(b["text"] for b in content)
+            yield "- a tool call of the agent's was refused; the tool result it got:"
+            yield fence(said)
 
 
 PARTS = [
@@ -132,12 +144,15 @@ class Transcripts:
 
     def __init__(self, world: World) -> None:
         self.world, self.out = world, ["# reviewbot's PR commands: transcripts", "", __doc__]
+        self.last: tuple[str, dict[str, Any]] = ("", {})  # the last event, for `again`
 
     def run(self, title: str, asked: str, event_name: str, event: dict[str, Any]) -> Run:
+        told = len(self.world.tool_results())
         run = self.world.run(ARGS, event_name=event_name, event=event)
         self.last = (event_name, event)
         assert run.returncode == 0, run.stderr
-        writes = [line for r in run.writes() for line in write_lines(r)]
+        writes = [*refused(self.world.tool_results()[told:])]
+        writes += [line for r in run.writes() for line in write_lines(r)]
         self.out += [f"## {title}", "", asked, ""]
         self.out += ["**reviewbot**:", "", *(writes or ["- nothing was posted"]), ""]
         requests = f"{len(run.model)} model request(s)"
