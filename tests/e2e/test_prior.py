@@ -12,6 +12,8 @@ Each flow runs the real CLI against the loopback GitHub and Messages API fakes:
   where A posted a P3; or raised by a gated reviewer too where A's raiser was not gated).
   It is not posted again, so its inline marker keeps A's assessment: the re-fold of B
   must keep B's verdict, not fall back to the stale marker.
+- same head: a confirmed P0 blocks; a maintainer's `/review` of the same head, whose reviewer
+  does not repeat it, still blocks on it (no commit can have fixed it) and resolves nothing.
 """
 
 from __future__ import annotations
@@ -388,3 +390,37 @@ class TestAStricterAssessmentOnALaterHead:
         assert (node["author"], node["also_raised_by"]) == ("style", ["security"])
         ((_, conclusion),) = checks(refold_b)
         assert conclusion != "success"
+
+
+@pytest.fixture(scope="module")
+def same_head(worlds) -> tuple[World, Run]:
+    """A confirmed P0 blocks; then a maintainer's `/review` of the same head finds nothing."""
+    script = [*p0_judged("confirm"), *clean()]
+    world = worlds(
+        "same-head", base=BASE, head=HEAD, script=script, permissions={"maintainer": "write"}
+    )
+    first = world.run(ARGS, event_name="pull_request", event=pull_request_event(world))
+    assert first.outputs["verdict"] == "block", first.stderr
+    event = issue_comment_event(world, login="maintainer")
+    return world, world.run(ARGS, event_name="issue_comment", event=event)
+
+
+class TestTheSameHeadReviewedAgain:
+    def test_a_finding_it_did_not_repeat_still_blocks(self, same_head):
+        """No commit came in between, so nothing was fixed: the confirmed P0 stands."""
+        _, run = same_head
+        assert run.returncode == 0, run.stderr
+        assert run.outputs["verdict"] == "block"
+        (node,) = run.report()["nodes"]
+        assert (node["title"], node["status"]) == (P0["title"], "consensusReady")
+        assert node["notes"][-1].startswith("carried from the review of")
+        ((_, conclusion),) = checks(run)
+        assert conclusion == "failure"
+
+    def test_its_comment_is_neither_resolved_nor_posted_again(self, same_head):
+        """The inline comment of the first review is the only one, and it is not edited."""
+        world, run = same_head
+        assert run.report()["published"]["resolved"] == []
+        (comment,) = inline_comments(world)
+        assert '"status":"consensusReady"' in comment["body"]
+        assert run.calls("PATCH", f"/pulls/comments/{comment['id']}") == []

@@ -43,10 +43,13 @@ def thread_reply_event(world: World, *, root: int, login: str, body: str) -> dic
     return payload
 
 
-def comment(world: World, login: str, body: str, *, bot: bool = False) -> dict[str, Any]:
-    """The real `issue_comment.created` payload of a comment stored in the fake first."""
-    stored = world.github.add_issue_comment(REPO, world.pull.number, body, login, "CONTRIBUTOR")
-    payload = issue_comment_event(world, login=login, body=body, association="CONTRIBUTOR")
+def comment(
+    world: World, login: str, body: str, *, bot: bool = False, association: str = "CONTRIBUTOR"
+) -> dict[str, Any]:
+    """The real `issue_comment.created` payload of a comment stored in the fake first
+    (`association`: what GitHub says of the author; `/review` counts only from a MEMBER, …)."""
+    stored = world.github.add_issue_comment(REPO, world.pull.number, body, login, association)
+    payload = issue_comment_event(world, login=login, body=body, association=association)
     payload["comment"]["id"] = stored["id"]
     if bot:
         payload["comment"]["user"]["type"] = "Bot"
