@@ -413,7 +413,7 @@ class TestTheSameHeadReviewedAgain:
         assert run.outputs["verdict"] == "block"
         (node,) = run.report()["nodes"]
         assert (node["title"], node["status"]) == (P0["title"], "consensusReady")
-        assert node["notes"][-1].startswith("carried from the review of")
+        assert node["notes"][-1].startswith("not raised again, code unchanged: kept")
         ((_, conclusion),) = checks(run)
         assert conclusion == "failure"
 
