@@ -34,6 +34,7 @@ from reviewbot.learn.command import learn
 from reviewbot.output.emit import (
     Delivery,
     Format,
+    ReportFile,
     default_report_path,
     discard_stdout,
     open_stream,
@@ -170,7 +171,8 @@ def cli() -> None:
     "report_file",
     type=click.Path(path_type=Path, dir_okay=False),
     help="Also write the JSON report to FILE, checked before the review runs (parent folders "
-    "are created; in GitHub Actions: always, in RUNNER_TEMP).",
+    "are created; in GitHub Actions: always, in RUNNER_TEMP). Nothing to review: the report "
+    "that says so; a run that ends on an error says it wrote none.",
 )
 @click.option(
     "--model", envvar="REVIEWBOT_MODEL", help="Claude model (default: `model` in .reviewbot.toml)."
@@ -251,13 +253,25 @@ class _ReviewOptions:
 def _review(opts: _ReviewOptions, ctx: click.Context) -> None:
     settings = Settings.from_environ(os.environ)
     configure_logging(opts.verbose, settings)
-    report_path = opts.report_file or default_report_path(settings)
+    report = ReportFile(
+        opts.report_file or default_report_path(settings), explicit=opts.report_file is not None
+    )
+    try:
+        _review_to(report, opts, ctx, settings)
+    finally:  # every way out, an error's too: say so when the promised file was not written
+        if (unwritten := report.unwritten()) is not None:
+            click.echo(unwritten, err=True)
+
+
+def _review_to(
+    report: ReportFile, opts: _ReviewOptions, ctx: click.Context, settings: Settings
+) -> None:
     try:
         target = parse_target(_target_flags(opts, ctx), in_event=settings.event_name is not None)
         config_path, config_required = _config_choice(ctx, opts.config_path, opts.local, settings)
         # Like -o: a path that cannot be written fails before the review, not after it.
-        if report_path is not None:
-            prepare_file(report_path, "the report")
+        if report.path is not None:
+            prepare_file(report.path, "the report")
     except ReviewbotError as exc:
         fail(exc, opts.verbose)
     from reviewbot.app import Clients, Job, run
@@ -281,7 +295,7 @@ def _review(opts: _ReviewOptions, ctx: click.Context) -> None:
             emission = stdout_emitter(Format(opts.fmt), stream, settings, delivery)
             outcome = run(target, settings, job, emission)
             emission.close()  # JSON and SARIF: one document, whatever the number of PRs
-        _finish(outcome, settings, report_path, opts.fail_on)
+        _finish(outcome, settings, report, opts.fail_on)
     if delivery.closed:  # everything else went well: say only that the reader missed output
         sys.exit(ExitCode.CLOSED_STDOUT)
 
@@ -459,10 +473,8 @@ def _config_choice(
     return path, source is ParameterSource.ENVIRONMENT and not default
 
 
-def _finish(
-    outcome: RunOutcome, settings: Settings, report_path: Path | None, fail_on: str
-) -> None:
-    from reviewbot.output.emit import write_actions_outputs, write_report
+def _finish(outcome: RunOutcome, settings: Settings, report: ReportFile, fail_on: str) -> None:
+    from reviewbot.output.emit import write_actions_outputs
     from reviewbot.review.gate import gate
 
     redact = settings.redactor
@@ -477,15 +489,16 @@ def _finish(
             ),
             err=True,
         )
-        kept = outcome.skipped_report() if outcome.proposal is not None else None  # /plan, /split
-        written = write_report((kept,), report_path, redact) if kept and report_path else None
+        # What --format json prints; in Actions by default only a /plan or /split answer's.
+        kept = report.explicit or outcome.proposal is not None
+        written = report.write((outcome.skipped_report(),) if kept else (), redact)
         write_actions_outputs(settings, None, written, redact)
         _exit_on_failure(outcome)
         return
     every = outcome.every_report
     verdict_line = f"reviewbot: verdict {outcome.report.verdict.label}"
     try:
-        written = write_report(every, report_path, redact) if report_path is not None else None
+        written = report.write(every, redact)
     except UsageError:  # the disk filled up since the check: the verdict line still comes first
         click.echo(verdict_line, err=True)
         raise

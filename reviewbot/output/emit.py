@@ -129,6 +129,31 @@ def write_report(reports: Sequence[Report], path: Path, redactor: Redactor) -> P
     return path.resolve()
 
 
+@dataclass(slots=True)
+class ReportFile:
+    """The report file a run promised (`--report`, or Actions' default) and whether it was written.
+
+    `explicit`: the user asked for it, so a run that reviewed nothing writes the report that
+    says so (the Actions default stays unwritten then: `report-path` is empty).
+    """
+
+    path: Path | None
+    explicit: bool = False
+    written: Path | None = None
+
+    def write(self, reports: Sequence[Report], redactor: Redactor) -> Path | None:
+        if self.path is None or not reports:
+            return None
+        self.written = write_report(reports, self.path, redactor)
+        return self.written
+
+    def unwritten(self) -> str | None:
+        """The line a run that ends without the file says, so nobody reads an older one."""
+        if self.path is None or self.written is not None:
+            return None
+        return f"reviewbot: no report written to {self.path}: the run ended without one"
+
+
 def write_actions_outputs(
     settings: Settings,
     report: Report | None,
