@@ -362,14 +362,15 @@ def config() -> None:
 
 
 @config.command(name="check")
-@click.argument("path", type=click.Path(path_type=Path, dir_okay=False), default=CONFIG_DEFAULT)
+@click.argument("path", type=click.Path(path_type=Path), default=CONFIG_DEFAULT)
 def config_check(path: Path) -> None:
     """Validate a config file (default ./.reviewbot.toml) before committing it to the base branch.
 
     \b
     Exit codes:
       0   valid: the effective configuration, every key, is printed as TOML
-      2   invalid: one line names the line and the key
+      2   invalid: one line names the line and the key; or not a regular file (a
+          directory, a FIFO, a device, /dev/stdin on a pipe) or over 1 MB, unread
     """
     from reviewbot.config.check import check_file, effective_toml
 
