@@ -172,7 +172,7 @@ def cli() -> None:
     type=click.Path(path_type=Path, dir_okay=False),
     help="Also write the JSON report to FILE, checked before the review runs (parent folders "
     "are created; in GitHub Actions: always, in RUNNER_TEMP). Nothing to review: the report "
-    "that says so; a run that ends on an error says it wrote none.",
+    "that says so; the error line of a run that fails says it wrote none.",
 )
 @click.option(
     "--model", envvar="REVIEWBOT_MODEL", help="Claude model (default: `model` in .reviewbot.toml)."
@@ -257,23 +257,13 @@ def _review(opts: _ReviewOptions, ctx: click.Context) -> None:
         opts.report_file or default_report_path(settings), explicit=opts.report_file is not None
     )
     try:
-        _review_to(report, opts, ctx, settings)
-    finally:  # every way out, an error's too: say so when the promised file was not written
-        if (unwritten := report.unwritten()) is not None:
-            click.echo(unwritten, err=True)
-
-
-def _review_to(
-    report: ReportFile, opts: _ReviewOptions, ctx: click.Context, settings: Settings
-) -> None:
-    try:
         target = parse_target(_target_flags(opts, ctx), in_event=settings.event_name is not None)
         config_path, config_required = _config_choice(ctx, opts.config_path, opts.local, settings)
         # Like -o: a path that cannot be written fails before the review, not after it.
         if report.path is not None:
             prepare_file(report.path, "the report")
     except ReviewbotError as exc:
-        fail(exc, opts.verbose)
+        fail(exc, opts.verbose, aside=report.aside)
     from reviewbot.app import Clients, Job, run
     from reviewbot.tools.ask_user import operator_for
 
@@ -290,7 +280,7 @@ def _review_to(
         clients=ctx.find_object(Clients) or Clients(),
     )
     delivery = Delivery()
-    with last_resort(opts.verbose, settings.redactor, progress):
+    with last_resort(opts.verbose, settings.redactor, progress, aside=report.aside):
         with open_stream(opts.output) as stream:
             emission = stdout_emitter(Format(opts.fmt), stream, settings, delivery)
             outcome = run(target, settings, job, emission)

@@ -147,11 +147,12 @@ class ReportFile:
         self.written = write_report(reports, self.path, redactor)
         return self.written
 
-    def unwritten(self) -> str | None:
-        """The line a run that ends without the file says, so nobody reads an older one."""
-        if self.path is None or self.written is not None:
-            return None
-        return f"reviewbot: no report written to {self.path}: the run ended without one"
+    def aside(self, message: str) -> str:
+        """What an error line adds when the `--report` file was not written (so nobody reads
+        an older one as this run's); "" when it was, was not asked for, or `message` names it."""
+        if not self.explicit or self.path is None or self.written is not None:
+            return ""
+        return "" if str(self.path) in message else f" (no report written to {self.path})"
 
 
 def write_actions_outputs(

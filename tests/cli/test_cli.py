@@ -548,12 +548,23 @@ class TestOutputFiles:
         assert written["nodes"] == []
 
     def test_an_error_says_the_report_was_not_written(self, tmp_path):
-        """A run that ends on an error before its report says so, after its one error line."""
+        """A run that ends on an error before its report says so, in its one error line."""
         report = tmp_path / "report.json"
         result = invoke(["review", "https://example.com/not-a-pr", "--report", str(report)])
         assert result.exit_code == 2, result.output
-        assert len(error_lines(result)) == 1, result.stderr
-        assert f"reviewbot: no report written to {report}" in result.stderr
+        [line] = result.stderr.splitlines()
+        assert line.startswith("reviewbot: error: not a pull request URL")
+        assert line.endswith(f" (no report written to {report})")
+        assert not report.exists()
+
+    def test_an_error_after_the_checks_says_so_too(self, tmp_path, monkeypatch):
+        """A local review that fails (an unknown base) says its report was not written."""
+        monkeypatch.chdir(_local_repo(tmp_path, base_config=None))
+        report = tmp_path / "report.json"
+        result = invoke(["review", "--local", "--base", "nope", "--report", str(report)])
+        assert result.exit_code != 0, result.output
+        [line] = error_lines(result)
+        assert line.endswith(f" (no report written to {report})")
         assert not report.exists()
 
 
