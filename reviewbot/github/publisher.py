@@ -107,10 +107,10 @@ from reviewbot.publish.placement import (
     place_nodes,
     web_url_of,
 )
-from reviewbot.publish.resolution import resolved_body
+from reviewbot.publish.resolution import Edit, resolution_edits, resolved_here
 from reviewbot.redact import Redactor
 from reviewbot.results.report import Published, PublishedComment, Report
-from reviewbot.review.resolution import MAX_RESOLVE_EDITS, Resolution, owed_note, resolution
+from reviewbot.review.resolution import Resolution, owed_note, resolution
 from reviewbot.sources.ci import CHECK_NAME
 from reviewbot.sources.comments import Where, location
 from reviewbot.sources.snapshot import PRSnapshot
@@ -189,13 +189,12 @@ class GitHubPublisher:
         # All or nothing in effect: what this report makes (the summary's marker and text, the
         # check run's, the annotations, the resolutions) is built before the first write, so
         # nothing can fail between them and leave a review without its summary and check run.
-        marker = SummaryMarker.of(
-            report, head_sha=snapshot.head_sha, redactor=self.redact, posted_at=prior.posted_at()
-        )
         annotations = self._annotations(report, snapshot, link_of)
         settled = resolution(
             report.nodes, report.coverage, report.agents, prior=prior, head_sha=snapshot.head_sha
         )
+        edits = resolution_edits(settled.now, snapshot.head_sha, redactor=self.redact)
+        marker = self._marker(report, snapshot.head_sha, prior, edits[0])
         self._summary_text(report, plan, [p.node for p in settled.now], marker, link_of, ())
         self._check_output(report, plan, link_of, annotations, Dismissal())
         notes = prior_notes(prior)
@@ -205,7 +204,7 @@ class GitHubPublisher:
         notes.extend(posted.notes)
         dismissal = self._dismiss_approvals(report, snapshot.head_sha)
         notes.extend(dismissal.notes())
-        gone, threads = self._resolve(report, settled, prior, snapshot.head_sha, notes)
+        gone, threads = self._resolve(report, settled, edits, prior, notes)
         summary_id = self._upsert_summary(
             report, posted.plan, [p.node for p in gone], marker, link_of, notes, prior
         )
@@ -236,6 +235,16 @@ class GitHubPublisher:
             standing_approvals=tuple(review_id for review_id, _ in dismissal.standing),
             notes=tuple(notes),
         )
+
+    def _marker(
+        self, report: Report, head_sha: str, prior: PriorState, edits: Sequence[Edit]
+    ) -> SummaryMarker:
+        """What the summary records for the next run, the findings it resolves itself too."""
+        marker = SummaryMarker.of(
+            report, head_sha=head_sha, redactor=self.redact, posted_at=prior.posted_at()
+        )
+        here = resolved_here(prior, report.nodes, edits)
+        return marker.model_copy(update={"resolved_here": here})
 
     def _plan(self, report: Report, snapshot: PRSnapshot, prior: PriorState) -> Placement:
         """Where each finding goes: inline, in the body, or nowhere (posted already)."""
@@ -349,8 +358,8 @@ class GitHubPublisher:
         self,
         report: Report,
         settled: Resolution,
+        edits: tuple[Sequence[Edit], int],
         prior: PriorState,
-        head_sha: str,
         notes: list[str],
     ) -> tuple[list[PriorNode], ThreadChanges]:
         """Mark this run's resolutions (`resolution.resolution`) and settle their review threads
@@ -358,7 +367,7 @@ class GitHubPublisher:
         notes.extend(settled.notes)
         if report.review is not None and report.review.resolve_later:  # (this run kept them)
             notes.append(owed_note(len(report.review.resolve_later)))
-        gone, marked = self._mark_resolved(settled.now, head_sha)
+        gone, marked = self._mark_resolved(*edits)
         notes.extend(marked)
         resolve, reopen = thread_work(gone, prior.nodes, report.nodes)
         threads = settle_threads(
@@ -368,46 +377,31 @@ class GitHubPublisher:
         notes.extend(threads.notes)
         return gone, threads
 
-    def _mark_resolved(
-        self, vanished: Sequence[PriorNode], head_sha: str
-    ) -> tuple[list[PriorNode], list[str]]:
+    def _mark_resolved(self, edits: Sequence[Edit], left: int) -> tuple[list[PriorNode], list[str]]:
         """Edit the comments that carry vanished findings: one edit per comment, at most 10 a run.
 
-        Returns the findings it marked resolved (only those are this run's resolutions) and notes.
+        Returns this run's resolutions (those of a comment too long to edit too: the summary
+        resolves them) and notes.
         """
-        by_comment: dict[tuple[Where, int], list[PriorNode]] = {}
-        for prior in vanished:
-            by_comment.setdefault((prior.where, prior.comment_id), []).append(prior)
-        edits = list(by_comment.items())
-        skipped: list[int] = []
-        marked: list[PriorNode] = []
-        for (where, comment_id), priors in edits[:MAX_RESOLVE_EDITS]:
-            fingerprints = {p.node.fingerprint for p in priors}
-            banner = f"✅ **Resolved** — no longer reported on `{head_sha[:12]}`."
-            on_top = where is Where.INLINE  # the whole comment is the finding
-            body = resolved_body(
-                priors[0].body, fingerprints, banner, on_top=on_top, redactor=self.redact
-            )
-            if body is None:  # it cannot fit with every marker: left as it is, said so
-                skipped.append(comment_id)
+        notes = []
+        for edit in edits:
+            if edit.body is None:  # left as it is: the summary's marker resolves its findings
+                notes.append(
+                    f"Comment {edit.comment_id} is too long to edit without cutting a finding's "
+                    "marker: its findings are marked resolved in this summary instead."
+                )
                 continue
-            body = seal_body(body, self.trust.sealer, at=location(where, comment_id))
-            if on_top:
-                self._api.call("PATCH", f"/pulls/comments/{comment_id}", {"body": body})
+            body = seal_body(edit.body, self.trust.sealer, at=location(edit.where, edit.comment_id))
+            if edit.where is Where.INLINE:
+                self._api.call("PATCH", f"/pulls/comments/{edit.comment_id}", {"body": body})
             else:
-                self._api.call("PUT", f"/pulls/{self.number}/reviews/{comment_id}", {"body": body})
-            marked.extend(priors)
-        notes = [
-            f"Comment {comment_id} was not marked resolved: it is too long to edit without "
-            "cutting a finding's marker."
-            for comment_id in skipped
-        ]
-        left = len(edits) - MAX_RESOLVE_EDITS
+                path = f"/pulls/{self.number}/reviews/{edit.comment_id}"
+                self._api.call("PUT", path, {"body": body})
         if left > 0:
             notes.append(
                 f"{left} more comment(s) with resolved findings will be marked on the next run."
             )
-        return marked, notes
+        return [p for edit in edits for p in edit.priors], notes
 
     def _upsert_summary(
         self,
