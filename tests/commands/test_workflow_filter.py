@@ -97,3 +97,21 @@ class TestFilterAndGrammarAgree:
     def test_no_command_is_filtered_out(self, where, condition, body):
         if parse(body, HERE) is not None:
             assert passes(condition, body), (where, body)
+
+
+class TestTheEvaluator:
+    """The expression subset evaluated as GitHub documents it."""
+
+    @pytest.mark.parametrize(
+        ("expression", "value"),
+        [
+            ("startsWith('Review', 'r')", True),  # strings compare ignoring case
+            ("'it''s' == 'IT''S'", True),  # '' is a quote; no backslash escapes
+            ("startsWith(github.body, '\\n')", False),  # '\n' is two characters, not a newline
+            ("startsWith(toJSON(github.body), '\"\\n')", True),  # toJSON shows it escaped
+            ("github.none || 'x'", "x"),  # || and && return an operand
+            ("!github.none && github.body != 'Bot'", True),
+        ],
+    )
+    def test_values(self, expression, value):
+        assert evaluate(expression, {"github": {"body": "\n/review"}}) == value

@@ -85,19 +85,17 @@ class _Parser:
         return token
 
     def or_(self) -> Any:
-        value = self.and_()
-        while self._peek() == "||":
-            self._take()
-            right = self.and_()
-            value = value if _truthy(value) else right
-        return value
+        return self._chain("||", self.and_, lambda left, right: left if _truthy(left) else right)
 
     def and_(self) -> Any:
-        value = self.compare()
-        while self._peek() == "&&":
+        return self._chain("&&", self.compare, lambda left, right: right if _truthy(left) else left)
+
+    def _chain(self, op: str, operand: Callable[[], Any], pick: Callable[[Any, Any], Any]) -> Any:
+        """`operand (op operand)*`, left to right; both sides are read (nothing here has effects)."""
+        value = operand()
+        while self._peek() == op:
             self._take()
-            right = self.compare()
-            value = right if _truthy(value) else value
+            value = pick(value, operand())
         return value
 
     def compare(self) -> Any:
