@@ -34,6 +34,7 @@ from reviewbot.learn.command import learn
 from reviewbot.output.emit import (
     Delivery,
     Format,
+    ReportFile,
     default_report_path,
     discard_stdout,
     open_stream,
@@ -170,7 +171,8 @@ def cli() -> None:
     "report_file",
     type=click.Path(path_type=Path, dir_okay=False),
     help="Also write the JSON report to FILE, checked before the review runs (parent folders "
-    "are created; in GitHub Actions: always, in RUNNER_TEMP).",
+    "are created; in GitHub Actions: always, in RUNNER_TEMP). Nothing to review: the report "
+    "that says so; the error line of a run that fails says it wrote none.",
 )
 @click.option(
     "--model", envvar="REVIEWBOT_MODEL", help="Claude model (default: `model` in .reviewbot.toml)."
@@ -251,15 +253,17 @@ class _ReviewOptions:
 def _review(opts: _ReviewOptions, ctx: click.Context) -> None:
     settings = Settings.from_environ(os.environ)
     configure_logging(opts.verbose, settings)
-    report_path = opts.report_file or default_report_path(settings)
+    report = ReportFile(
+        opts.report_file or default_report_path(settings), explicit=opts.report_file is not None
+    )
     try:
         target = parse_target(_target_flags(opts, ctx), in_event=settings.event_name is not None)
         config_path, config_required = _config_choice(ctx, opts.config_path, opts.local, settings)
         # Like -o: a path that cannot be written fails before the review, not after it.
-        if report_path is not None:
-            prepare_file(report_path, "the report")
+        if report.path is not None:
+            prepare_file(report.path, "the report")
     except ReviewbotError as exc:
-        fail(exc, opts.verbose)
+        fail(exc, opts.verbose, aside=report.aside)
     from reviewbot.app import Clients, Job, run
     from reviewbot.tools.ask_user import operator_for
 
@@ -276,12 +280,12 @@ def _review(opts: _ReviewOptions, ctx: click.Context) -> None:
         clients=ctx.find_object(Clients) or Clients(),
     )
     delivery = Delivery()
-    with last_resort(opts.verbose, settings.redactor, progress):
+    with last_resort(opts.verbose, settings.redactor, progress, aside=report.aside):
         with open_stream(opts.output) as stream:
             emission = stdout_emitter(Format(opts.fmt), stream, settings, delivery)
             outcome = run(target, settings, job, emission)
             emission.close()  # JSON and SARIF: one document, whatever the number of PRs
-        _finish(outcome, settings, report_path, opts.fail_on)
+        _finish(outcome, settings, report, opts.fail_on)
     if delivery.closed:  # everything else went well: say only that the reader missed output
         sys.exit(ExitCode.CLOSED_STDOUT)
 
@@ -348,14 +352,15 @@ def config() -> None:
 
 
 @config.command(name="check")
-@click.argument("path", type=click.Path(path_type=Path, dir_okay=False), default=CONFIG_DEFAULT)
+@click.argument("path", type=click.Path(path_type=Path), default=CONFIG_DEFAULT)
 def config_check(path: Path) -> None:
     """Validate a config file (default ./.reviewbot.toml) before committing it to the base branch.
 
     \b
     Exit codes:
       0   valid: the effective configuration, every key, is printed as TOML
-      2   invalid: one line names the line and the key
+      2   invalid: one line names the line and the key; or not a regular file (a
+          directory, a FIFO, a device, /dev/stdin on a pipe) or over 1 MB, unread
     """
     from reviewbot.config.check import check_file, effective_toml
 
@@ -459,10 +464,8 @@ def _config_choice(
     return path, source is ParameterSource.ENVIRONMENT and not default
 
 
-def _finish(
-    outcome: RunOutcome, settings: Settings, report_path: Path | None, fail_on: str
-) -> None:
-    from reviewbot.output.emit import write_actions_outputs, write_report
+def _finish(outcome: RunOutcome, settings: Settings, report: ReportFile, fail_on: str) -> None:
+    from reviewbot.output.emit import write_actions_outputs
     from reviewbot.review.gate import gate
 
     redact = settings.redactor
@@ -477,15 +480,16 @@ def _finish(
             ),
             err=True,
         )
-        kept = outcome.skipped_report() if outcome.proposal is not None else None  # /plan, /split
-        written = write_report((kept,), report_path, redact) if kept and report_path else None
+        # What --format json prints; in Actions by default only a /plan or /split answer's.
+        kept = report.explicit or outcome.proposal is not None
+        written = report.write((outcome.skipped_report(),) if kept else (), redact)
         write_actions_outputs(settings, None, written, redact)
         _exit_on_failure(outcome)
         return
     every = outcome.every_report
     verdict_line = f"reviewbot: verdict {outcome.report.verdict.label}"
     try:
-        written = write_report(every, report_path, redact) if report_path is not None else None
+        written = report.write(every, redact)
     except UsageError:  # the disk filled up since the check: the verdict line still comes first
         click.echo(verdict_line, err=True)
         raise

@@ -41,6 +41,10 @@ A reviewer's axis is `not_run` when there is no model client (no credentials) or
 its loop stopped on an error, a budget, the timeout or a refusal; otherwise it is
 `axis_outcome` over its nodes — a reviewer that ended normally without nodes or
 without `finalize_review` passes (review mode requires no output verb: a clean PR has no nodes).
+The verifier has an axis only when it stopped (an API error, a budget, the timeout)
+before judging the findings it was given: `verifier`, `not_run`, gated when a gated
+reviewer raised one of them — the confirmations it would have given are missing
+evidence, so the review holds instead of passing without them.
 Turns are budgeted per agent; tokens, cost and wall time for the whole panel.
 This module must not publish, fold the final verdict or import `anthropic`.
 """
@@ -95,7 +99,8 @@ _SELF_EXPLAINED = frozenset(
 class PanelOutcome:
     nodes: tuple[ReviewNode, ...]
     discarded: tuple[Discarded, ...]
-    axes: tuple[AxisResult, ...]  # one per reviewer, in config order
+    # One per reviewer, in config order; then the verifier's when it stopped before judging.
+    axes: tuple[AxisResult, ...]
     agents: tuple[AgentReport, ...]  # every agent run, the verifier last
     proposals: tuple[Verdict, ...]  # the verdicts proposed with finalize_review
     usage: Usage
@@ -176,6 +181,7 @@ class _Panel:
             checkout=snapshot.checkout, head_sha=snapshot.head_sha, diff=snapshot.diff
         )
         self.ledger = Ledger(limits.totals, clock=clock)
+        self.targets: frozenset[str] = frozenset()  # the ids the verifier was given
         # Rendered once: every agent's first message opens with these same bytes.
         self.guidelines = guidelines_text(
             snapshot.guidelines, base_ref=snapshot.base_ref, redactor=redactor
@@ -190,6 +196,9 @@ class _Panel:
             self._axis(reviewer, run.report, nodes)
             for reviewer, run in zip(self.config.all_reviewers, reviewers, strict=True)
         )
+        unverified = self._unverified(verifier.report, nodes)
+        if unverified is not None:
+            axes = (*axes, unverified)
         usage = Usage()
         for run in runs:  # in configured order: the same float sum whoever finished first
             usage = usage + run.report.usage
@@ -281,6 +290,7 @@ class _Panel:
         nodes = render(
             "prompts/verifier_nodes.j2", nodes=[shown_node(n, self.redactor) for n in targets]
         )
+        self.targets = frozenset(n.id for n in targets)
         return self._run_agent(
             name=VERIFIER_AXIS,
             role=Role.VERIFIER,
@@ -373,15 +383,41 @@ class _Panel:
 
     # -- axes ---------------------------------------------------------------------------
 
+    def _unverified(self, report: AgentReport, nodes: Sequence[ReviewNode]) -> AxisResult | None:
+        """The verifier's axis, only when it stopped before judging the findings it was given.
+
+        Its confirmation is the evidence the rules for confirmed findings wait for: a verifier
+        the API, a budget or the timeout stopped leaves that evidence missing, so the review
+        may not pass as if it had judged them. A finding a person decided on meanwhile (the
+        carry) is judged. Gated when a gated reviewer raised one of those left.
+        """
+        left = [
+            n
+            for n in nodes
+            if n.id in self.targets
+            and n.status is Status.OPEN
+            and report.name not in n.confirmed_by
+            and all(d.by != report.name for d in n.disputes)
+        ]
+        if report.stop_reason.completed or not left:
+            return None
+        gated = {r.name for r in self.config.all_reviewers if r.gated}
+        return AxisResult(
+            name=VERIFIER_AXIS,
+            gated=any(gated.intersection(n.raisers) for n in left),
+            outcome=Outcome.NOT_RUN,
+            detail=f"{len(left)} finding(s) not verified: {_stopped(report)}",
+        )
+
     def _axis(
         self, reviewer: ReviewerConfig, report: AgentReport, nodes: Sequence[ReviewNode]
     ) -> AxisResult:
         if not report.stop_reason.completed:
-            detail = report.error or report.stop_reason.value
-            if report.stop_reason not in _SELF_EXPLAINED:
-                detail = f"{report.stop_reason.value}: {detail}"
             return AxisResult(
-                name=reviewer.name, gated=reviewer.gated, outcome=Outcome.NOT_RUN, detail=detail
+                name=reviewer.name,
+                gated=reviewer.gated,
+                outcome=Outcome.NOT_RUN,
+                detail=_stopped(report),
             )
         # Every node this reviewer raised counts, also one another agent recorded first.
         own = [n for n in nodes if reviewer.name in n.raisers]
@@ -479,6 +515,14 @@ def _not_started(name: str, role: Role, model: str, reason: StopReason, why: str
     # A skip is not an error: its reason is the stop reason itself.
     error = None if reason is StopReason.SKIPPED else why
     return AgentReport(name=name, role=role, model=model, stop_reason=reason, error=error)
+
+
+def _stopped(report: AgentReport) -> str:
+    """Why an agent's run stopped short, as an axis' detail."""
+    detail = report.error or report.stop_reason.value
+    if report.stop_reason not in _SELF_EXPLAINED:
+        detail = f"{report.stop_reason.value}: {detail}"
+    return detail
 
 
 def _count(nodes: Sequence[ReviewNode]) -> str:

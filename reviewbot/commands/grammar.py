@@ -1,7 +1,10 @@
 """A comment's first line → the command it asks for, or None: the one place commands are parsed.
 
-A comment is a command when its first line (leading blank lines aside) starts with `/` followed by a word of letters and
+A comment is a command when its first character is `/`, followed by a word of letters and
 hyphens and then whitespace or the end of the line: `/review full`, `/ask why?`, `/Dismiss`.
+Nothing may come before the `/`, not a space nor a blank line: that is the rule the comment
+workflow's cheap `if:` (`startsWith(github.event.comment.body, '/')`) can test too, so a
+command the grammar reads never goes unanswered because the job did not start.
 The verb is matched case-insensitively. Anything else is a conversation, never a command: a
 path (`/usr/bin/env fails`, `/tmp.`), a `/` inside the text (`please /review`), a `/word` on a later
 line. A word that looks like a command but is none of ours (`/lgtm`) is an `Unknown`, so
@@ -84,8 +87,8 @@ class Unknown:
 
 def parse(body: str | None, written: Written) -> Command | Unknown | None:
     """The command on `body`'s first line, an `Unknown` `/word`, or None (not a command)."""
-    first, _, rest = (body or "").strip().partition("\n")
-    match = _COMMAND.match(first.strip())
+    first, _, rest = (body or "").partition("\n")
+    match = _COMMAND.match(first)  # at the first character: nothing before the `/`
     if match is None:
         return None
     word = match.group(1).casefold()
@@ -93,7 +96,7 @@ def parse(body: str | None, written: Written) -> Command | Unknown | None:
         verb = Verb(word)
     except ValueError:
         return Unknown(word=f"/{word}", written=written)
-    argument = first.strip()[match.end() :].strip()
+    argument = first[match.end() :].strip()
     if verb in (Verb.CONFIRM, Verb.DISMISS, Verb.ASK) and not argument:
         argument = rest.strip()  # the reason or question may start on the next line
     elif verb is Verb.ASK:

@@ -9,6 +9,8 @@ in — as TOML that loads back to the same configuration. Must not: read git or 
 from __future__ import annotations
 
 import json
+import os
+import stat
 from enum import Enum
 from pathlib import Path
 from typing import Any
@@ -16,18 +18,71 @@ from typing import Any
 from reviewbot.config.file import DEFAULT_GUIDELINES, ReviewConfig, load_config
 from reviewbot.errors import ConfigError
 
+# No config is this long: refused unread (the contents API, which reads a PR's base config,
+# serves files only up to 1 MB), so a mistaken path cannot cost minutes of parsing.
+MAX_BYTES = 1_000_000
+_KINDS = (
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
 
 def check_file(path: Path) -> ReviewConfig:
-    """The configuration `path` holds; ConfigError (exit 2) names the line of what is wrong."""
+    """The configuration `path` holds; ConfigError (exit 2) names the line of what is wrong.
+
+    Only a regular file is read: a FIFO, a device or `/dev/stdin` on a pipe would block or
+    never end. It is opened without blocking (a FIFO with no writer), then judged by its
+    descriptor, so what is checked is what is read.
+    """
     origin = f"`{path}`"
     try:
-        text = path.read_text(encoding="utf-8")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
         raise ConfigError(f"{origin}: not found (give the path of the file to check)") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        why = exc.strerror if isinstance(exc, OSError) else "not UTF-8 text"
-        raise ConfigError(f"{origin}: cannot read it: {why}") from exc
+    except IsADirectoryError:
+        raise ConfigError(f"{origin}: is a directory, not a file") from None
+    except OSError as exc:
+        raise ConfigError(f"{origin}: cannot read it: {exc.strerror}") from exc
+    try:
+        data = _regular_bytes(fd, origin)
+    finally:
+        os.close(fd)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{origin}: cannot read it: not UTF-8 text") from exc
     return load_config(text, origin=origin)
+
+
+def _regular_bytes(fd: int, origin: str) -> bytes:
+    """The bytes of the regular file open on `fd`, at most `MAX_BYTES`; ConfigError otherwise."""
+    mode = os.fstat(fd).st_mode
+    if stat.S_ISDIR(mode):
+        raise ConfigError(f"{origin}: is a directory, not a file")
+    if not stat.S_ISREG(mode):
+        kind = next((name for test, name in _KINDS if test(mode)), "not a file")
+        raise ConfigError(f"{origin}: is not a regular file ({kind}): give the path of the file")
+    try:
+        data = _read_at_most(fd, MAX_BYTES + 1)  # a file growing meanwhile is still cut here
+    except OSError as exc:
+        raise ConfigError(f"{origin}: cannot read it: {exc.strerror}") from exc
+    if len(data) > MAX_BYTES:
+        size = max(os.fstat(fd).st_size, len(data))
+        raise ConfigError(
+            f"{origin}: is too large ({size:,} bytes; a config is at most {MAX_BYTES:,})"
+        )
+    return data
+
+
+def _read_at_most(fd: int, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    left = limit
+    while left > 0 and (chunk := os.read(fd, min(left, 1 << 16))):
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
 
 
 def effective_toml(config: ReviewConfig) -> str:

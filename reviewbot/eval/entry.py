@@ -95,9 +95,11 @@ def evaluate(bench: Path | None, verbose: int, **flags: Any) -> None:
     \b
     Exit codes:
       0   every selected PR was reviewed, judged and scored
-      2   the file is unusable, or some entries are invalid (the valid PRs still run)
+      2   the file is unusable, or some entries are invalid (the valid PRs still run);
+          --queue: REVIEWBOT_QUEUE_URL unset, not PostgreSQL's, or refused by its database
       3   ANTHROPIC_API_KEY is not set, or the Messages API rejected it
-      4   a PR was not found (the other PRs still run); 5 network or judge; 6 git
+      4   a PR was not found (the other PRs still run); 5 network, judge or an unreachable
+          queue; 6 git
       70  internal error: a bug in reviewbot (run with --verbose for the traceback)
     """
     # Imported here: `reviewbot --help` and usage errors load none of the heavy libraries.

@@ -5,7 +5,7 @@
 
 At most `MAX_RESOLVE_EDITS` comments are edited a run, so the writes stay few whatever the
 PR: the resolutions first (`review.resolution.resolution` chose them), the reopens in the edits
-they leave (`edits_left`; `publish.placement.place_nodes` chose those, most severe first). A
+they leave (`publish.resolution.edits_left`; `publish.placement.place_nodes` chose those, most severe first). A
 returning finding past them is posted anew instead, never both nor neither.
 
 Every edit is sealed bound to its comment (`seal_body(..., at=...)`): that binding is what makes
@@ -33,20 +33,13 @@ from reviewbot.memory.markers import seal_body
 from reviewbot.memory.postings import PriorNode
 from reviewbot.memory.seal import Sealer
 from reviewbot.publish.placement import Placement
-from reviewbot.publish.resolution import reopened_body, resolved_banner, resolved_body
+from reviewbot.publish.resolution import Edit, reopened_body
 from reviewbot.redact import Redactor
-from reviewbot.review.resolution import MAX_RESOLVE_EDITS
 from reviewbot.sources.comments import Where, location
 
 _GONE = (404, 422)  # the comment was deleted since it was read, or refuses the body
 # (threads to resolve, threads to unresolve) → what was done: github/threads.py's settle_threads
 Settle = Callable[[Collection[int], Collection[int]], ThreadChanges]
-
-
-def edits_left(vanished: Sequence[PriorNode]) -> int:
-    """The edits a run's resolutions of `vanished` leave for reopens."""
-    comments = {(prior.where, prior.comment_id) for prior in vanished}
-    return max(MAX_RESOLVE_EDITS - len(comments), 0)
 
 
 class CommentEditor:
@@ -60,45 +53,27 @@ class CommentEditor:
         self._sealer = sealer
         self._redact = redactor
 
-    def mark_resolved(
-        self, vanished: Sequence[PriorNode], head_sha: str
-    ) -> tuple[list[PriorNode], list[str]]:
-        """Edit the comments that carry vanished findings: one edit per comment, at most 10 a run.
+    def mark_resolved(self, edits: Sequence[Edit], left: int) -> tuple[list[PriorNode], list[str]]:
+        """Make the resolution edits (`publish.resolution.resolution_edits`: one a comment, at
+        most 10 a run; `left` comments past them).
 
-        Returns the findings it marked resolved (only those are this run's resolutions) and notes.
+        Returns this run's resolutions (those of a comment too long to edit too: the summary's
+        marker resolves them, `resolved_here`) and notes.
         """
-        by_comment: dict[tuple[Where, int], list[PriorNode]] = {}
-        for prior in vanished:
-            by_comment.setdefault((prior.where, prior.comment_id), []).append(prior)
-        edits = list(by_comment.items())
-        skipped: list[int] = []
-        marked: list[PriorNode] = []
-        for (where, comment_id), priors in edits[:MAX_RESOLVE_EDITS]:
-            fingerprints = {p.node.fingerprint for p in priors}
-            on_top = where is Where.INLINE  # the whole comment is the finding
-            body = resolved_body(
-                priors[0].body,
-                fingerprints,
-                resolved_banner(head_sha),
-                on_top=on_top,
-                redactor=self._redact,
-            )
-            if body is None:  # it cannot fit with every marker: left as it is, said so
-                skipped.append(comment_id)
+        notes = []
+        for edit in edits:
+            if edit.body is None:  # left as it is: the summary's marker resolves its findings
+                notes.append(
+                    f"Comment {edit.comment_id} is too long to edit without cutting a finding's "
+                    "marker: its findings are marked resolved in this summary instead."
+                )
                 continue
-            self._edit(where, comment_id, body)
-            marked.extend(priors)
-        notes = [
-            f"Comment {comment_id} was not marked resolved: it is too long to edit without "
-            "cutting a finding's marker."
-            for comment_id in skipped
-        ]
-        left = len(edits) - MAX_RESOLVE_EDITS
+            self._edit(edit.where, edit.comment_id, edit.body)
         if left > 0:
             notes.append(
                 f"{left} more comment(s) with resolved findings will be marked on the next run."
             )
-        return marked, notes
+        return [p for edit in edits for p in edit.priors], notes
 
     def reopen(self, plan: Placement, settle: Settle) -> tuple[Placement, ThreadChanges]:
         """Edit each reopened finding's earlier comment back to open, its thread unresolved

@@ -338,7 +338,7 @@ def _plan_issue_comment(name: str, payload: Mapping[str, Any]) -> EventPlan:
     written = Written(place=Place.PR_COMMENT, author=author, comment_id=comment.id)
     command = parse(comment.body, written)
     if command is None:
-        return _skip(name, "the comment is not a command (its first line is no /word)", **known)
+        return _skip(name, "the comment is not a command (it does not start with a /word)", **known)
     if isinstance(command, Command) and command.verb is Verb.REVIEW:
         return _plan_review_command(name, event, known)
     return _plan_command(name, command, comment, issue.state, known)
@@ -417,7 +417,7 @@ def _plan_review_comment(name: str, payload: Mapping[str, Any]) -> EventPlan:
     )
     command = parse(comment.body, written)
     if command is None:
-        return _skip(name, "the reply is not a command (its first line is no /word)", **known)
+        return _skip(name, "the reply is not a command (it does not start with a /word)", **known)
     if isinstance(command, Command) and command.verb is Verb.REVIEW:
         return _skip(name, f"write {REVIEW_COMMAND} in the PR's discussion, not a thread", **known)
     return _plan_command(name, command, comment, pr.state, known)

@@ -70,7 +70,7 @@ from reviewbot.github.approval import (
     own_approvals,
     unverified_approvals,
 )
-from reviewbot.github.edits import CommentEditor, edits_left
+from reviewbot.github.edits import CommentEditor
 from reviewbot.github.reader import fetch_comment_records
 from reviewbot.github.rest import GitHubClient, GitHubRefusal, GitHubUnreachable, api_path
 from reviewbot.github.review_write import Posted, ReviewWriter
@@ -118,6 +118,7 @@ from reviewbot.publish.placement import (
     place_nodes,
     web_url_of,
 )
+from reviewbot.publish.resolution import Edit, edits_left, resolution_edits, resolved_here
 from reviewbot.redact import Redactor
 from reviewbot.results.report import Published, PublishedComment, Report
 from reviewbot.review.resolution import Resolution, owed_note, resolution
@@ -199,14 +200,13 @@ class GitHubPublisher:
         settled = resolution(
             report.nodes, report.coverage, report.agents, prior=prior, head_sha=snapshot.head_sha
         )
-        plan = self._plan(report, snapshot, prior, edits=edits_left(settled.now))
         # All or nothing in effect: what this report makes (the summary's marker and text, the
         # check run's, the annotations, the resolutions) is built before the first write, so
         # nothing can fail between them and leave a review without its summary and check run.
-        marker = SummaryMarker.of(
-            report, head_sha=snapshot.head_sha, redactor=self.redact, posted_at=prior.posted_at()
-        )
+        edits = resolution_edits(settled.now, snapshot.head_sha, redactor=self.redact)
+        plan = self._plan(report, snapshot, prior, edits=edits_left(edits[0]))
         annotations = self._annotations(report, snapshot, link_of)
+        marker = self._marker(report, snapshot.head_sha, prior, edits[0])
         self._summary_text(report, plan, [p.node for p in settled.now], marker, link_of, ())
         self._check_output(report, plan, link_of, annotations, Dismissal())
         notes = prior_notes(prior)
@@ -218,7 +218,7 @@ class GitHubPublisher:
         notes.extend(posted.notes)
         dismissal = self._dismiss_approvals(report, snapshot.head_sha)
         notes.extend(dismissal.notes())
-        gone, threads = self._resolve(report, settled, snapshot.head_sha, notes, reopened)
+        gone, threads = self._resolve(report, settled, edits, notes, reopened)
         summary_id = self._upsert_summary(
             report, posted.plan, [p.node for p in gone], marker, link_of, notes, prior
         )
@@ -245,6 +245,16 @@ class GitHubPublisher:
             standing_approvals=tuple(review_id for review_id, _ in dismissal.standing),
             notes=tuple(notes),
         )
+
+    def _marker(
+        self, report: Report, head_sha: str, prior: PriorState, edits: Sequence[Edit]
+    ) -> SummaryMarker:
+        """What the summary records for the next run, the findings it resolves itself too."""
+        marker = SummaryMarker.of(
+            report, head_sha=head_sha, redactor=self.redact, posted_at=prior.posted_at()
+        )
+        here = resolved_here(prior, report.nodes, edits)
+        return marker.model_copy(update={"resolved_here": here})
 
     def _plan(
         self, report: Report, snapshot: PRSnapshot, prior: PriorState, *, edits: int
@@ -363,7 +373,7 @@ class GitHubPublisher:
         self,
         report: Report,
         settled: Resolution,
-        head_sha: str,
+        edits: tuple[Sequence[Edit], int],
         notes: list[str],
         reopened: ThreadChanges,
     ) -> tuple[list[PriorNode], ThreadChanges]:
@@ -373,7 +383,7 @@ class GitHubPublisher:
         notes.extend(settled.notes)
         if report.review is not None and report.review.resolve_later:  # (this run kept them)
             notes.append(owed_note(len(report.review.resolve_later)))
-        gone, marked = self._edits.mark_resolved(settled.now, head_sha)
+        gone, marked = self._edits.mark_resolved(*edits)
         notes.extend(marked)
         threads = reopened + self._settle(
             [p.comment_id for p in gone if p.where is Where.INLINE], ()

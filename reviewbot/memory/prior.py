@@ -14,7 +14,7 @@ Must not: call GitHub, or decide what to post.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from pydantic import ValidationError
 
@@ -39,7 +39,7 @@ from reviewbot.nodes.history import (
     fresh,
     recorded,
 )
-from reviewbot.nodes.lifecycle import Action
+from reviewbot.nodes.lifecycle import Action, Transition
 from reviewbot.nodes.model import ReviewNode
 from reviewbot.results.report import ReviewRun
 from reviewbot.sources.comments import CommentRecord, Where
@@ -257,6 +257,7 @@ def read_prior(records: Iterable[CommentRecord], trust: Trust) -> PriorState:
             summaries.append((sealed is Sealed.EDITED, _summary_of(record)))
     # The summary reviewbot keeps editing (bound to its comment) beats a copy of its first version.
     summary = min(summaries, key=lambda s: (not s[0], s[1].comment_id))[1] if summaries else None
+    nodes = _resolved_here(nodes, summary)
     decisions, ignored = decisions_of(records, nodes, lambda login: _not_entitled(login, trust))
     full_requests, ignored_full = _full_requests(records, trust)
     discussion = [r.id for r in records if r.where is Where.ISSUE]
@@ -275,6 +276,16 @@ def read_prior(records: Iterable[CommentRecord], trust: Trust) -> PriorState:
         ignored=ignored,
         sealed=trust.sealer is not None,
     )
+
+
+def _resolved_here(nodes: list[PriorNode], summary: PriorSummary | None) -> list[PriorNode]:
+    """The postings the summary resolved because their comment was too long to edit."""
+    here = frozenset(summary.marker.resolved_here) if summary and summary.marker else frozenset()
+    resolve = [Transition(action=Action.RESOLVE, by="reviewbot")]
+    return [
+        replace(p, node=apply_all(p.node, resolve)) if p.node.fingerprint in here else p
+        for p in nodes
+    ]
 
 
 def _judged(summary: PriorSummary | None) -> tuple[Judged, ...]:

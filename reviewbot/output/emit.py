@@ -129,6 +129,32 @@ def write_report(reports: Sequence[Report], path: Path, redactor: Redactor) -> P
     return path.resolve()
 
 
+@dataclass(slots=True)
+class ReportFile:
+    """The report file a run promised (`--report`, or Actions' default) and whether it was written.
+
+    `explicit`: the user asked for it, so a run that reviewed nothing writes the report that
+    says so (the Actions default stays unwritten then: `report-path` is empty).
+    """
+
+    path: Path | None
+    explicit: bool = False
+    written: Path | None = None
+
+    def write(self, reports: Sequence[Report], redactor: Redactor) -> Path | None:
+        if self.path is None or not reports:
+            return None
+        self.written = write_report(reports, self.path, redactor)
+        return self.written
+
+    def aside(self, message: str) -> str:
+        """What an error line adds when the `--report` file was not written (so nobody reads
+        an older one as this run's); "" when it was, was not asked for, or `message` names it."""
+        if not self.explicit or self.path is None or self.written is not None:
+            return ""
+        return "" if str(self.path) in message else f" (no report written to {self.path})"
+
+
 def write_actions_outputs(
     settings: Settings,
     report: Report | None,

@@ -23,17 +23,27 @@ finding out of the prior state (it would be posted again), and an unterminated
 `<!--` would hide the rest of the comment. The old seal is stripped first: it is
 re-made over the new body by the caller, and must not count against the limit.
 
-Must not: call GitHub or seal (that is `github/publisher.py` and `markers.seal_body`).
+A comment too long for that (a review body packed with markers) is left as it is: its
+findings are resolved in the summary instead, which records them (`resolved_here`) for the
+next run to read back as resolved, and keeps them from run to run.
+
+Must not: call GitHub or seal (that is `github/edits.py` and `markers.seal_body`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 
-from reviewbot.memory.markers import restate, rewrite_status, unsealed
+from reviewbot.memory.markers import MAX_OWED_MARKED, restate, rewrite_status, unsealed
+from reviewbot.memory.postings import PriorNode
+from reviewbot.memory.prior import PriorState
+from reviewbot.nodes.history import OPEN_STATUSES
 from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.publish.body import MAX_BODY, finish
 from reviewbot.redact import Redactor
+from reviewbot.review.resolution import MAX_RESOLVE_EDITS
+from reviewbot.sources.comments import Where
 
 _OPENER, _CLOSER = "<!--", "-->"
 RESOLVED = "✅ **Resolved**"  # how the banner starts: a reopen takes it off by this
@@ -41,6 +51,71 @@ RESOLVED = "✅ **Resolved**"  # how the banner starts: a reopen takes it off by
 
 def resolved_banner(head_sha: str) -> str:
     return f"{RESOLVED} — no longer reported on `{head_sha[:12]}`."
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Edit:
+    """One comment carrying findings this run resolves, and its new body.
+
+    `body` None: the comment is too long to edit without cutting a marker, so it is left
+    as it is and its findings are resolved in the summary instead (`resolved_here`).
+    """
+
+    where: Where
+    comment_id: int
+    priors: tuple[PriorNode, ...]
+    body: str | None
+
+
+def resolution_edits(
+    vanished: Sequence[PriorNode], head_sha: str, *, redactor: Redactor
+) -> tuple[tuple[Edit, ...], int]:
+    """The edits of the first `MAX_RESOLVE_EDITS` comments, and how many comments are left.
+
+    Made before the run's first write (the summary's marker records what cannot be edited).
+    """
+    by_comment: dict[tuple[Where, int], list[PriorNode]] = {}
+    for prior in vanished:
+        by_comment.setdefault((prior.where, prior.comment_id), []).append(prior)
+    banner = resolved_banner(head_sha)
+    edits = tuple(
+        Edit(
+            where=where,
+            comment_id=comment_id,
+            priors=tuple(priors),
+            body=resolved_body(
+                priors[0].body,
+                {p.node.fingerprint for p in priors},
+                banner,
+                on_top=where is Where.INLINE,  # the whole comment is the finding
+                redactor=redactor,
+            ),
+        )
+        for (where, comment_id), priors in list(by_comment.items())[:MAX_RESOLVE_EDITS]
+    )
+    return edits, max(len(by_comment) - MAX_RESOLVE_EDITS, 0)
+
+
+def edits_left(edits: Sequence[Edit]) -> int:
+    """The edits a run's resolution `edits` leave for reopens (publish/placement.py)."""
+    return max(MAX_RESOLVE_EDITS - len(edits), 0)
+
+
+def resolved_here(
+    prior: PriorState, nodes: Sequence[ReviewNode], edits: Sequence[Edit]
+) -> tuple[str, ...]:
+    """The findings this run's summary resolves: those whose comment is too long to edit.
+
+    The earlier summary's stay, since their comments still say open, until a run raises
+    one again (then it stands, and is posted again once resolved). A re-fold's report
+    carries them resolved: that is not raising them.
+    """
+    marker = prior.summary_marker()
+    earlier = marker.resolved_here if marker is not None else ()
+    now = [p.node.fingerprint for edit in edits if edit.body is None for p in edit.priors]
+    raised = {node.fingerprint for node in nodes if node.status in OPEN_STATUSES}
+    kept = [fp for fp in dict.fromkeys((*earlier, *now)) if fp not in raised]
+    return tuple(kept[-MAX_OWED_MARKED:])
 
 
 def resolved_body(

@@ -49,7 +49,7 @@ from reviewbot.scope.standing import Standing
 from reviewbot.sources.forge import AxisSource
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import Operator
-from reviewbot.verdict.axes import AxisResult, Outcome
+from reviewbot.verdict.axes import VERIFIER_AXIS, AxisResult, Outcome
 from reviewbot.verdict.fold import axis_outcome, finalize
 from reviewbot.verdict.lattice import Verdict
 from reviewbot.verdict.policy import NodePolicy
@@ -148,7 +148,8 @@ def refold(
     and neither does no summary: each reviewer axis is then `not_run` — absence of
     evidence never turns a gate green. Nodes found on earlier heads still count (they
     can only make the verdict stricter). A recorded axis is judged again from the nodes
-    it was folded from, with today's human decisions applied first.
+    it was folded from, with today's human decisions applied first; a recorded `verifier`
+    axis (it stopped before judging its findings) stays as it was.
     """
     config = snapshot.config
     head = snapshot.head_sha
@@ -162,12 +163,14 @@ def refold(
         )
         for r in config.all_reviewers
     )
+    # A verifier that could not judge its findings left them unverified: it still holds.
+    unverified = tuple(axis for name, axis in remembered.items() if name == VERIFIER_AXIS)
     learner = Learner.of(snapshot, prior)  # applied again, as the review of this head did
     learned = learner.after(None) or tuple
     return build_report(
         snapshot,
         proposed=prior.proposed(head),
-        axes=(*reviewer_axes, *(source(config) for source in axes)),
+        axes=(*reviewer_axes, *unverified, *(source(config) for source in axes)),
         nodes=tuple(learned(prior.review_nodes(head))),
         discarded=prior.discarded,
         agents=(),

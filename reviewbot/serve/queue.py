@@ -54,7 +54,7 @@ from procrastinate import exceptions as procrastinate_errors
 from psycopg.types.json import Jsonb
 from pydantic import BaseModel, ConfigDict
 
-from reviewbot.errors import NetworkError
+from reviewbot.errors import NetworkError, ReviewbotError, UsageError
 
 log = logging.getLogger(__name__)
 
@@ -355,13 +355,16 @@ class SharedResults:
         self.run = run
 
     def prepare(self) -> None:
-        """Create the results table (idempotent, one creator at a time); unreachable: exit 5."""
-        with self._connect() as conn, conn.transaction():
+        """Create the results table (idempotent, one creator at a time).
+
+        A URL that is not PostgreSQL's, or a database that refuses it: exit 2; unreachable: 5.
+        """
+        with self._connect() as conn, _answered(self.url), conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (_key("migrate"),))
             conn.execute(_EVAL_DDL)
 
     def stored(self, key: str) -> str | None:
-        with self._connect() as conn:
+        with self._connect() as conn, _answered(self.url):
             row = conn.execute(
                 "SELECT result FROM reviewbot_eval_results WHERE run = %s AND key = %s",
                 (self.run, key),
@@ -372,13 +375,14 @@ class SharedResults:
     def claim(self, key: str) -> Iterator[bool]:
         """True while this process holds the PR's claim; False: another process holds it."""
         with self._connect() as conn:
-            row = conn.execute(
-                "SELECT pg_try_advisory_lock(%s, %s)", (_key(f"eval:{self.run}"), _key(key))
-            ).fetchone()
+            with _answered(self.url):
+                row = conn.execute(
+                    "SELECT pg_try_advisory_lock(%s, %s)", (_key(f"eval:{self.run}"), _key(key))
+                ).fetchone()
             yield bool(row is not None and row[0])  # released with the connection
 
     def store(self, key: str, result: str) -> None:
-        with self._connect() as conn:
+        with self._connect() as conn, _answered(self.url):
             conn.execute(
                 "INSERT INTO reviewbot_eval_results (run, key, result) VALUES (%s, %s, %s)"
                 " ON CONFLICT (run, key) DO NOTHING",
@@ -386,13 +390,64 @@ class SharedResults:
             )
 
     def _connect(self) -> psycopg.Connection[Any]:
-        try:
+        with _answered(self.url):
             return psycopg.connect(self.url, autocommit=True)
-        except (psycopg.OperationalError, OSError) as exc:
-            raise NetworkError(f"cannot reach the queue at {_where(self.url)}: {exc}") from exc
+
+
+# The server answered, but only for now: a restart or a full server is no configuration error.
+_PASSING = ("starting up", "shutting down", "in recovery mode", "too many clients")
+# SQLSTATE classes that a change of REVIEWBOT_QUEUE_URL (or the role's rights) cures:
+# invalid authorization, unknown database, unknown schema, insufficient privilege.
+_REFUSALS = ("28", "3D", "3F", "42")
+
+
+@contextmanager
+def _answered(url: str) -> Iterator[None]:
+    """The database's errors as one line: refused (exit 2) or unreachable (exit 5)."""
+    try:
+        yield
+    except psycopg.Error as exc:
+        raise _meaning(exc, url) from exc
+    except OSError as exc:
+        raise NetworkError(f"cannot reach the queue at {_where(url)}: {exc}") from exc
+
+
+def _meaning(exc: psycopg.Error, url: str) -> ReviewbotError:
+    where = _where(url)
+    said = _first_line(exc)
+    if _not_postgres(url) or (isinstance(exc, psycopg.ProgrammingError) and not exc.sqlstate):
+        # Never psycopg's text here: it quotes the whole string, password included.
+        return UsageError(
+            "REVIEWBOT_QUEUE_URL is not a PostgreSQL URL "
+            "(postgresql://USER:PASSWORD@HOST:PORT/DATABASE)"
+        )
+    fatal = said.partition("FATAL:")[2].strip()  # the server's own refusal of a connection
+    if fatal and not any(passing in fatal for passing in _PASSING):
+        return UsageError(
+            f"the queue's database at {where} refused the connection: {fatal} "
+            "(check REVIEWBOT_QUEUE_URL)"
+        )
+    if exc.sqlstate is not None and exc.sqlstate[:2] in _REFUSALS:
+        return UsageError(
+            f"the queue's database at {where} refused: {said} "
+            "(REVIEWBOT_QUEUE_URL's user needs to create and write tables there)"
+        )
+    return NetworkError(f"cannot reach the queue at {where}: {said}")
+
+
+def _not_postgres(url: str) -> bool:
+    scheme, found, _ = url.partition("://")
+    return bool(found) and scheme.lower() not in ("postgresql", "postgres")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0].strip() if text else type(exc).__name__
 
 
 def _where(url: str) -> str:
     """The queue's URL without its credentials, for messages."""
+    if "://" not in url:  # key=value connection info: it may hold a password anywhere
+        return "REVIEWBOT_QUEUE_URL's server"
     parts = urlsplit(url)
     return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()

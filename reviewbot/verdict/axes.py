@@ -7,7 +7,7 @@ from enum import StrEnum
 
 # The axes reviewbot itself owns (a reviewer may not take their names):
 CI_AXIS = "ci"  # the PR head's checks and commit statuses
-VERIFIER_AXIS = "verifier"  # the verifier agent's axis; the agent has the same name
+VERIFIER_AXIS = "verifier"  # the verifier agent's, only when it stopped before judging
 
 
 class Outcome(StrEnum):

@@ -533,6 +533,40 @@ class TestOutputFiles:
         assert result.exit_code == 0, result.output
         assert json.loads(out.read_text())["verdict"] == json.loads(report.read_text())["verdict"]
 
+    def test_nothing_to_review_still_writes_the_report_it_was_asked_for(
+        self, tmp_path, monkeypatch
+    ):
+        """No changes: --report FILE holds the report that says so, never an earlier run's."""
+        repo = make_repo(tmp_path / "repo", base={"a.py": "x = 1\n"}, head={"a.py": "x = 1\n"})
+        monkeypatch.chdir(repo.path)
+        report = tmp_path / "report.json"
+        report.write_text('{"verdict": "ship"}')  # what an earlier run left there
+        result = invoke(["review", "--local", "--base", "main", "--report", str(report)])
+        assert result.exit_code == 0, result.output
+        written = json.loads(report.read_text())
+        assert written["skipped"].startswith("no changes between main and HEAD")
+        assert written["nodes"] == []
+
+    def test_an_error_says_the_report_was_not_written(self, tmp_path):
+        """A run that ends on an error before its report says so, in its one error line."""
+        report = tmp_path / "report.json"
+        result = invoke(["review", "https://example.com/not-a-pr", "--report", str(report)])
+        assert result.exit_code == 2, result.output
+        [line] = result.stderr.splitlines()
+        assert line.startswith("reviewbot: error: not a pull request URL")
+        assert line.endswith(f" (no report written to {report})")
+        assert not report.exists()
+
+    def test_an_error_after_the_checks_says_so_too(self, tmp_path, monkeypatch):
+        """A local review that fails (an unknown base) says its report was not written."""
+        monkeypatch.chdir(_local_repo(tmp_path, base_config=None))
+        report = tmp_path / "report.json"
+        result = invoke(["review", "--local", "--base", "nope", "--report", str(report)])
+        assert result.exit_code != 0, result.output
+        [line] = error_lines(result)
+        assert line.endswith(f" (no report written to {report})")
+        assert not report.exists()
+
 
 # ---------------------------------------------------------------- what people read
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tomllib
@@ -12,14 +13,15 @@ from reviewbot.config.file import ReviewConfig, load_config
 from tests.fakes.world import child_env
 
 
-def check(folder, *args):
+def check(folder, *args, stdin=subprocess.DEVNULL):
     return subprocess.run(
         [sys.executable, "-m", "reviewbot", "config", "check", *args],
         cwd=folder,
+        stdin=stdin,
         capture_output=True,
         text=True,
         env=child_env(),  # measured like every other subprocess of the suite
-        timeout=60,
+        timeout=60,  # a guard against a hang, not a measurement
         check=False,
     )
 
@@ -97,3 +99,44 @@ class TestConfigCheck:
         done = check(tmp_path, "empty.toml")
         assert done.returncode == 0, done.stderr
         assert load_config(done.stdout, origin="x") == ReviewConfig()
+
+
+class TestNotARegularFile:
+    """Anything but a regular file is one line and exit 2: never a hang, never a traceback."""
+
+    def test_a_directory(self, tmp_path):
+        (tmp_path / "conf").mkdir()
+        done = check(tmp_path, "conf")
+        assert done.returncode == 2
+        assert done.stderr == "reviewbot: error: `conf`: is a directory, not a file\n"
+
+    def test_a_fifo_is_refused_without_waiting_for_a_writer(self, tmp_path):
+        os.mkfifo(tmp_path / "pipe")
+        done = check(tmp_path, "pipe")
+        assert done.returncode == 2
+        assert done.stderr == (
+            "reviewbot: error: `pipe`: is not a regular file (a FIFO): give the path of the file\n"
+        )
+
+    def test_dev_stdin_on_a_pipe_is_refused(self, tmp_path):
+        done = check(tmp_path, "/dev/stdin", stdin=subprocess.PIPE)
+        assert done.returncode == 2
+        [error] = done.stderr.splitlines()
+        assert error.startswith("reviewbot: error: `/dev/stdin`: is not a regular file"), error
+
+    def test_a_character_device_is_refused(self, tmp_path):
+        done = check(tmp_path, os.devnull)
+        assert done.returncode == 2
+        assert done.stderr == (
+            f"reviewbot: error: `{os.devnull}`: is not a regular file (a character device): "
+            "give the path of the file\n"
+        )
+
+    def test_a_file_over_1_mb_is_refused_unread(self, tmp_path):
+        (tmp_path / "big.toml").write_text("# padding\n" * 200_000, encoding="utf-8")
+        done = check(tmp_path, "big.toml")
+        assert done.returncode == 2
+        assert done.stderr == (
+            "reviewbot: error: `big.toml`: is too large (2,000,000 bytes; a config is at most "
+            "1,000,000)\n"
+        )

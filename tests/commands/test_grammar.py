@@ -33,7 +33,7 @@ class TestVerbs:
         [
             ("/review", Verb.REVIEW, ""),
             ("/review full", Verb.REVIEW, "full"),
-            ("  /Review FULL\n", Verb.REVIEW, "full"),
+            ("/Review FULL  \n", Verb.REVIEW, "full"),
             ("/confirm", Verb.CONFIRM, ""),
             (
                 "/dismiss not reachable: the input is validated",
@@ -98,6 +98,8 @@ class TestNotCommands:
             "LGTM",
             "please /review",
             "thanks\n/review",
+            "  /review",
+            "\n/review",
             "/ review",
             "/usr/bin/env fails here",
             "/tmp.",
@@ -109,7 +111,7 @@ class TestNotCommands:
         ],
     )
     def test_conversation(self, body):
-        """A path, a `/` inside the text, a command on a later line: conversation."""
+        """A path, a `/` inside the text or after a blank, a command on a later line: conversation."""
         assert parse(body, HERE) is None
 
     @pytest.mark.parametrize("body", ["/lgtm", "/reviewer", "/Approve now", "/etc"])

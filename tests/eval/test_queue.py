@@ -14,6 +14,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import psycopg
 import pytest
@@ -174,6 +175,51 @@ class TestSharedEval:
         assert run.returncode == ExitCode.NETWORK, run.stderr
         assert "cannot reach the queue at postgresql://127.0.0.1:" in run.stderr
         assert "s3cret-pw" not in run.stderr + run.stdout
+        assert len(run.model) == 0
+
+
+def _as(url: str, *, user: str | None = None, database: str | None = None) -> str:
+    """`url` with another user (and password) or database."""
+    parts = urlsplit(url)
+    netloc = parts.netloc if user is None else f"{user}@{parts.netloc.rpartition('@')[2]}"
+    path = parts.path if database is None else f"/{database}"
+    return parts._replace(netloc=netloc, path=path).geturl()
+
+
+def _a_role_without_create(queue_url: str) -> str:
+    """A login that may connect to the queue's database but create no table in it."""
+    with psycopg.connect(queue_url, autocommit=True) as conn:
+        conn.execute("CREATE ROLE weak LOGIN PASSWORD 'weak-pw'")
+        conn.execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC")
+    return _as(queue_url, user="weak:weak-pw")
+
+
+class TestQueueThatRefuses:
+    """The database answers, and refuses: one line and exit 2, never a traceback or exit 70."""
+
+    @pytest.mark.parametrize(
+        ("refused", "said"),
+        [
+            (lambda url: _as(url, user="nobody:s3cret-pw"), 'role "nobody" does not exist'),
+            (lambda url: _as(url, database="no_such_db"), 'database "no_such_db" does not exist'),
+            (_a_role_without_create, "permission denied for schema public"),
+            (lambda _url: "mysql://eval:s3cret-pw@127.0.0.1/db", "not a PostgreSQL URL"),
+            (lambda _url: "s3cret-pw", "not a PostgreSQL URL"),
+        ],
+        ids=["unknown-role", "missing-database", "permission-denied", "mysql-scheme", "not-a-url"],
+    )
+    def test_is_one_line_and_exit_2(self, tmp_path, queue_url, refused, said):
+        bench = write_bench(tmp_path / "bench.json", BENCH)
+        with bench_world(tmp_path / "q") as world:
+            args = [*eval_args(bench, tmp_path / "o.json", tmp_path / "c"), "--queue", "x"]
+            run = world.run(args, extra_env={"REVIEWBOT_QUEUE_URL": refused(queue_url)})
+        assert run.returncode == ExitCode.USAGE, run.stderr
+        [line] = [x for x in run.stderr.splitlines() if x.startswith("reviewbot: ")]
+        assert line.startswith("reviewbot: error: "), run.stderr
+        assert said in line
+        assert "REVIEWBOT_QUEUE_URL" in line
+        assert "s3cret-pw" not in run.stderr + run.stdout
+        assert "weak-pw" not in run.stderr + run.stdout
         assert len(run.model) == 0
 
 

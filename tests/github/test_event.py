@@ -180,7 +180,7 @@ def pr_comment(body: str | None, association: str = "OWNER", **changes: Any) -> 
 class TestIssueComment:
     @pytest.mark.parametrize(
         "body",
-        ["/review", "  /review\n", "/review please, security focus", "/review\tnow"],
+        ["/review", "/review  \n", "/review please, security focus", "/review\tnow"],
         ids=["bare", "padded", "with-words", "tab"],
     )
     def test_review_command_from_a_trusted_author(self, body):
@@ -217,15 +217,33 @@ class TestIssueComment:
 
     @pytest.mark.parametrize(
         "body",
-        ["please /review", "LGTM", "", None, "/ review", "/usr/bin/env fails", "thanks\n/review"],
-        ids=["not-first", "other", "empty", "null", "spaced", "a-path", "not-first-line"],
+        [
+            "please /review",
+            "LGTM",
+            "",
+            None,
+            "/ review",
+            "/usr/bin/env fails",
+            "thanks\n/review",
+            "  /review",
+        ],
+        ids=[
+            "not-first",
+            "other",
+            "empty",
+            "null",
+            "spaced",
+            "a-path",
+            "not-first-line",
+            "indented",
+        ],
     )
     def test_other_comments_are_skipped(self, body):
-        """Only a comment whose first line starts with a `/word` is a command."""
+        """Only a comment that starts with a `/word`, at its first character, is a command."""
         plan = plan_event("issue_comment", pr_comment(body))
         assert (plan.action, plan.reason) == (
             SKIP,
-            "the comment is not a command (its first line is no /word)",
+            "the comment is not a command (it does not start with a /word)",
         )
 
     def test_a_longer_word_is_an_unknown_command(self):

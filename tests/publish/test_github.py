@@ -10,11 +10,11 @@ import pytest
 from reviewbot.config.file import PublishConfig
 from reviewbot.coverage.model import Coverage, UnseenFile
 from reviewbot.errors import AuthError, GitHubAPIError
-from reviewbot.github import edits as edits_module
 from reviewbot.github import review_write as review_write_module
 from reviewbot.memory.markers import node_marker, seal_body
 from reviewbot.memory.postings import apply_decisions
 from reviewbot.nodes import Priority, Status
+from reviewbot.publish import resolution as resolution_module
 from reviewbot.publish.body import MAX_BODY, SEAL_ROOM
 from reviewbot.publish.conclusion import check_conclusion
 from reviewbot.redact import MASK, Redactor
@@ -382,6 +382,28 @@ class TestRerun:
         statuses = {p.node.id: p.node.status for p in prior.nodes}
         assert statuses == {n.id: Status.RESOLVED for n in nodes}
 
+    def test_a_comment_too_long_to_edit_is_resolved_in_the_summary(
+        self, served, fake, publisher, checkout
+    ):
+        """Its findings are resolved in the report and the summary, and stay so on later runs."""
+        nodes = every_kind()
+        items = "\n".join(f"- item {n.id} {node_marker(n)}" for n in nodes)
+        pad = MAX_BODY - len(items) - 12  # a hidden line no edit may drop: nothing can give
+        long = fake.add_review(seal_body(f"<!-- {'x' * pad} -->\n\n{items}", SEALER), login=BOT)
+        report = make_report((), head_sha=NEW_HEAD)
+        published = publisher().publish(report, make_snapshot(checkout, head_sha=NEW_HEAD))
+        assert bodies(served, "PUT", f"/pulls/{NUMBER}/reviews/{long['id']}") == []
+        assert set(published.resolved) == {n.id for n in nodes}
+        assert any(f"Comment {long['id']} is too long to edit" in n for n in published.notes)
+        assert "Resolved since the last review" in fake.issue_comments[0]["body"]
+        for _ in range(2):  # a re-fold of the head (its report holds them, resolved), twice
+            prior = publisher().load_prior_state()
+            refolded = prior.review_nodes(NEW_HEAD)
+            assert {n.status for n in refolded} == {Status.RESOLVED}
+            assert prior.posted() == frozenset()  # found again, a finding is posted again
+            again = make_report(refolded, head_sha=NEW_HEAD)
+            publisher().publish(again, make_snapshot(checkout, head_sha=NEW_HEAD))
+
     def test_summary_remembers_verdict_and_axes_for_the_next_run(
         self, served, fake, publisher, checkout
     ):
@@ -610,7 +632,7 @@ class TestResolveBudget:
         self, served, fake, publisher, checkout, monkeypatch
     ):
         """Resolution edits are capped per run; the rest are noted, then marked on the next run."""
-        monkeypatch.setattr(edits_module, "MAX_RESOLVE_EDITS", 1)
+        monkeypatch.setattr(resolution_module, "MAX_RESOLVE_EDITS", 1)
         nodes = every_kind()
         publisher().publish(make_report(nodes), make_snapshot(checkout))
         kept = tuple(n.model_copy(update={"commit_sha": NEW_HEAD}) for n in (nodes[1], nodes[3]))

@@ -15,11 +15,11 @@ from typing import Any
 import pytest
 
 from reviewbot.config.file import PublishConfig
-from reviewbot.github import edits as edits_module
 from reviewbot.github.client import make_client
 from reviewbot.github.publisher import GitHubPublisher
 from reviewbot.github.rest import GitHubUnreachable
 from reviewbot.nodes import ReviewNode, Status
+from reviewbot.publish import resolution as resolution_module
 from reviewbot.redact import Redactor
 from reviewbot.results.report import Published
 from tests.fakes.github_api import FakePush
@@ -201,10 +201,10 @@ class TestPostedAnew:
         self, served, fake, publisher, checkout, monkeypatch
     ):
         """Two come back, one edit left in the run: one reopened, the other posted once anew."""
-        monkeypatch.setattr(edits_module, "MAX_RESOLVE_EDITS", 2)
+        monkeypatch.setattr(resolution_module, "MAX_RESOLVE_EDITS", 2)
         nodes = (finding(1), finding(2))
         resolve_then_return(fake, publisher, checkout, nodes)
-        monkeypatch.setattr(edits_module, "MAX_RESOLVE_EDITS", 1)
+        monkeypatch.setattr(resolution_module, "MAX_RESOLVE_EDITS", 1)
         start = len(served.snapshot())
         published = come_back(publisher, checkout, nodes)
         assert new_inline(served, start) == 1

@@ -15,7 +15,9 @@ class TestDrafts:
         world.serve()
         run = world.review("--post")
         assert run.exit_code == 0, run.stderr
-        assert run.report is None
+        assert run.report is not None  # --report: the report that says nothing was reviewed
+        assert run.report["skipped"].startswith("octo/app#7 is a draft")
+        assert run.report["nodes"] == []
         assert "is a draft (set publish.review_drafts = true" in run.stderr
         assert world.api.requests == []
         assert [r for r in world.github_server.requests if r.is_write] == []

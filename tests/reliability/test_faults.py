@@ -200,6 +200,39 @@ class TestMessagesAPIFaults:
         assert len(errors) == 1, run.stderr
         assert len(world.sleeps) == 4
 
+    @pytest.mark.parametrize(
+        "failures",
+        [
+            [overloaded(retry_after="0")] * 5,
+            [server_error()] * 5,
+            [Failure(400, "invalid_request_error", "prompt is too long")],
+        ],
+        ids=["529-retries-exhausted", "500-retries-exhausted", "400-refused"],
+    )
+    def test_a_verifier_stopped_by_the_api_holds_and_says_so(
+        self, world: World, failures: list[Failure]
+    ) -> None:
+        """The verifier's requests fail with a finding to verify: Hold everywhere, never Ship."""
+        world.build()
+        world.seed()
+        world.serve(
+            reply(tool_use("add_review_node", finding(priority="P1", title="eval is risky"))),
+            reply(tool_use("finalize_review", {"summary": "One P1.", "verdict": "ship"})),
+            *failures,
+        )
+        run = world.review("--post", "--fail-on", "none")
+        assert run.verdict == "hold", run.report
+        assert run.axis("verifier")["outcome"] == "not_run"
+        assert any("verifier" in reason["text"] for reason in run.report["reasons"])
+        assert run.exit_code == 5, run.stderr
+        assert len(run.error_lines) == 1, run.stderr
+        assert [r["state"] for r in world.posted_reviews()] == ["COMMENTED"]
+        [check] = world.check_runs()
+        assert check["conclusion"] == "failure"
+        assert "Ship" not in check["output"]["title"]
+        [summary] = world.issue_comments()
+        assert "gated axis `verifier` could not run" in summary["body"]
+
     def test_rejected_key_publishes_hold_then_exits_3(self, world: World) -> None:
         """A rejected ANTHROPIC_API_KEY: Hold is published, no agent retries it, and the step fails with 3."""
         world.build()

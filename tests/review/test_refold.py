@@ -100,6 +100,17 @@ class TestRefold:
         snap, _, records = prior_of(None)
         assert refold(snap, prior=read_prior(records, TRUST), axes=CI).verdict is Verdict.SHIP
 
+    def test_a_verifier_that_could_not_run_still_holds_the_refold(self):
+        """The review recorded the verifier's not_run axis: a green CI re-fold holds as it did."""
+        unverified = AxisResult(
+            name="verifier", gated=True, outcome=Outcome.NOT_RUN, detail="1 finding(s) not verified"
+        )
+        snap, report, records = prior_of(None, axes=(REVIEW_PASSED, unverified))
+        assert report.verdict is Verdict.HOLD
+        after = refold(snap, prior=read_prior(records, TRUST), axes=CI)
+        assert after.verdict is Verdict.HOLD
+        assert [a.outcome for a in after.axes if a.name == "verifier"] == [Outcome.NOT_RUN]
+
     def test_without_a_summary_the_review_axis_did_not_run(self):
         """Nothing recorded: the reviewer axis is not_run, so the verdict is at least Hold."""
         report = refold(at(HEAD_SHA), prior=read_prior([], TRUST), axes=CI)
