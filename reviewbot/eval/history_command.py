@@ -41,17 +41,19 @@ def history_bench(bench: Path | None, flags: Mapping[str, Any], redactor: Redact
         raise UsageError("give a benchmark file BENCH or --history REPO, not both")
     out: Path = flags.get("golden_out") or Path(flags["cache_dir"]) / DEFAULT_GOLDEN
     history = History(repo)
+    slug = repo_slug(history, repo)
     options = MineOptions(
         since=parse_since(flags.get("since")),
         paths=tuple(flags.get("paths") or ()),
         limit=flags.get("limit"),
+        project=slug.rpartition("/")[2],
     )
     entries, stats = mine(history, options, note=lambda line: _say(line, redactor))
     for line in summary(stats, len(entries)):
         _say(line, redactor)
     if not entries and not flags.get("mine_only"):
         raise UsageError(f"the history of {repo} gave no golden entry: nothing to evaluate")
-    write_golden(golden_entries(entries, repo_slug(history, repo)), out)
+    write_golden(golden_entries(entries, slug), out)
     _say(f"wrote the golden set to {out}", redactor)
     return None if flags.get("mine_only") else out
 

@@ -125,6 +125,9 @@ class MineOptions:
     since: int | None = None  # epoch seconds: PRs merged before it are not kept
     paths: tuple[str, ...] = ()  # globs or folder prefixes; empty: every path
     limit: int | None = None
+    # The repository's own name (`mypy` for python/mypy): in a checker's own history a fix
+    # naming that checker is a fix of the product, not of the tooling around it.
+    project: str | None = None
 
 
 def pull_request(commit: Commit) -> PullRequest | None:
@@ -144,12 +147,14 @@ def pull_request(commit: Commit) -> PullRequest | None:
     return None
 
 
-def is_fix(commit: Commit, pr: PullRequest | None) -> bool:
+def is_fix(commit: Commit, pr: PullRequest | None, *, project: str | None = None) -> bool:
     """Whether the message says the commit fixes a bug (a PR merge: its title)."""
     if len(commit.parents) != 1 and pr is None:
         return False  # a merge of branches changes whatever the branch changed
     subject = pr.title if pr is not None else commit.subject
-    if NOT_A_BUG_FIX.search(subject) or TOOL_FINDINGS.search(subject):
+    own = (project or "").casefold()
+    tools = {m.group(0).casefold() for m in TOOL_FINDINGS.finditer(subject)} - {own}
+    if NOT_A_BUG_FIX.search(subject) or tools:
         return False
     return bool(FIX_SUBJECT.search(subject) or FIX_REFERENCE.search(commit.message))
 
@@ -171,7 +176,7 @@ def mine(
             note(f"mined {done} of {len(commits)} commits, {len(entries)} PR(s) so far")
         if options.since is not None and commit.time < options.since:
             continue  # a fix older than --since cannot fix a PR kept by it
-        if not is_fix(commit, prs.get(commit.sha)):
+        if not is_fix(commit, prs.get(commit.sha), project=options.project):
             continue
         stats.fixes += 1
         for origin in _blamed(history, commit, options, stats):

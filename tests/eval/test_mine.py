@@ -82,6 +82,17 @@ def test_a_fix_of_the_tooling_is_not_a_bug_fix(repo, subject):
     assert (entries, stats.fixes) == ([], 0)
 
 
+def test_in_a_checkers_own_history_a_fix_naming_it_is_a_bug_fix(repo):
+    """In mypy's repository "Fix mypy crash on …" fixes the product; another checker's name
+    still says tooling."""
+    with_buggy_pr(repo)
+    repo.commit("Fix mypy crash on add()", {"calc.py": FIXED})
+    assert [e.pr.number for e in run(repo, project="mypy")[0]] == [1]
+    assert run(repo, project="Mypy")[1].fixes == 1
+    assert run(repo)[1].fixes == 0
+    assert run(repo, project="ruff")[1].fixes == 0
+
+
 def test_a_whitespace_fix_is_not_blamed(repo):
     with_buggy_pr(repo)
     repo.commit(
