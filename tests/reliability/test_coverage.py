@@ -107,3 +107,23 @@ class TestNoPatch:
         assert world.check_runs()[-1]["conclusion"] == "failure"
         summary = world.issue_comments()[0]["body"]
         assert "**Not seen** by any reviewer: `app.py`" in summary
+
+    def test_a_finding_standing_in_an_unseen_file_is_on_its_axis_everywhere(
+        self, world: World
+    ) -> None:
+        """Its line changed, nobody saw app.py: the P0 stands, and every output's axis says so."""
+        changed = HEAD_APP.replace("eval(checked)", "eval(checked)  # still")
+        run = review_twice(
+            world, changed + PADDING, [read(1, 50), reply(text("Nothing to report."))], no_patch=True
+        )
+        assert run.report is not None
+        [standing] = [n for n in run.report["nodes"] if n["status"] == "consensusReady"]
+        assert "this run did not see where it is" in standing["notes"][-1]
+        assert run.verdict == "block"
+        review = next(a for a in run.report["axes"] if a["name"] == "review")
+        assert review["outcome"] == "failed"
+        assert review["detail"] == "1 finding(s), 1 confirmed by a peer"
+        row = "| review | yes | failed | 1 finding(s), 1 confirmed by a peer |"
+        assert row in world.issue_comments()[0]["body"]
+        assert row in world.check_runs()[-1]["output"]["summary"]
+        assert "1 finding(s), 1 confirmed by a peer" in run.stdout
