@@ -285,6 +285,13 @@ class TestInAThread:
         (node,) = run.report()["nodes"]
         assert node["status"] == "dismissed"
 
+    def test_the_dismissed_findings_row_says_it_is_posted(self, thread):
+        """The re-fold's summary: dismissed, and posted by an earlier review (not "—")."""
+        run = thread["dismiss"].run
+        summary = [r.json()["body"] for r in run.writes() if b"reviewbot:summary" in r.body]
+        row = next(line for line in summary[-1].splitlines() if "Drop the + 0" in line)
+        assert row.endswith("| dismissed | earlier review |"), row
+
     def test_a_command_in_a_persons_own_thread_gets_nothing(self, thread):
         assert thread["elsewhere"].posted == []
         assert thread["elsewhere"].run.model == ()
