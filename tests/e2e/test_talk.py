@@ -160,6 +160,12 @@ class TestWithoutTheModel:
         assert markdown_table() in body
         assert plain["help"].run.model == ()
 
+    def test_the_log_says_the_command_was_answered(self, plain):
+        """One line says what happened to the command, never "nothing to review"."""
+        stderr = plain["help"].run.stderr
+        assert "reviewbot: command: /help by stranger answered in a PR comment" in stderr
+        assert "nothing to review" not in stderr
+
     def test_an_unknown_command_gets_one_line_naming_the_known_ones(self, plain):
         (body,) = plain["unknown"].posted
         first = body.split("\n\n")[0]
