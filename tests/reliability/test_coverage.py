@@ -63,6 +63,13 @@ def review_twice(world: World, app: str, second: list[Scripted], *, no_patch: bo
     return world.review("--post")
 
 
+def read_the_top(world: World, app: str) -> Any:
+    """The second review of `app` without a patch, its reviewer reading only the top."""
+    run = review_twice(world, app, [read(1, 50), reply(text("Nothing to report."))], no_patch=True)
+    assert run.report is not None
+    return run
+
+
 def p0_comment(world: World) -> dict[str, Any]:
     return next(c for c in world.inline_comments() if c["path"] == "app.py")
 
@@ -88,13 +95,7 @@ class TestReadInFull:
 class TestNoPatch:
     def test_a_file_without_a_patch_read_in_part_resolves_nothing(self, world: World) -> None:
         """GitHub sends no patch; the reviewer reads the top: unseen, the P0 stays open."""
-        run = review_twice(
-            world,
-            HEAD_APP + PADDING,
-            [read(1, 50), reply(text("Nothing to report."))],
-            no_patch=True,
-        )
-        assert run.report is not None
+        run = read_the_top(world, HEAD_APP + PADDING)
         coverage = run.report["coverage"]
         assert coverage["partial"] is True
         [unseen] = coverage["unseen"]
@@ -113,10 +114,7 @@ class TestNoPatch:
     ) -> None:
         """Its line changed, nobody saw app.py: the P0 stands, and every output's axis says so."""
         changed = HEAD_APP.replace("eval(checked)", "eval(checked)  # still")
-        run = review_twice(
-            world, changed + PADDING, [read(1, 50), reply(text("Nothing to report."))], no_patch=True
-        )
-        assert run.report is not None
+        run = read_the_top(world, changed + PADDING)
         [standing] = [n for n in run.report["nodes"] if n["status"] == "consensusReady"]
         assert "this run did not see where it is" in standing["notes"][-1]
         assert run.verdict == "block"
