@@ -318,9 +318,8 @@ def place_nodes(
 ) -> Placement:
     """Place every node; see the module docstring for the rules.
 
-    `suppressed`: fingerprints a learning dismissed this run. They go in the body (once), so
-    the PR keeps their marker: every later run reads them back and applies the learnings
-    again, and one whose learning is gone from the base branch counts again.
+    `suppressed`: fingerprints a learning dismissed this run: in the body once, so the PR keeps
+    their marker and later runs apply the learnings again (one whose learning is gone counts).
     `reopen`: fingerprint → the resolved inline posting a returning finding may be reopened in
     (`NodeHistory.reopenable`), at most `edits` of them.
     """
@@ -329,7 +328,7 @@ def place_nodes(
     )
     inline: list[InlineItem] = []
     body: list[BodyItem] = []
-    already: list[ReviewNode] = []
+    already: list[ReviewNode] = []  # already on the PR (`posted`), and not closed
     quiet: list[ReviewNode] = []
     reopened: list[ReopenItem] = []
     per_file: dict[str, int] = {}

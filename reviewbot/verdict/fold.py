@@ -175,9 +175,7 @@ def finalize(
     `partial` and, gated, holds — the verdict every output shows, never a Ship.
     """
     nodes = tuple(nodes)
-    axes = tuple(
-        with_coverage(with_findings(axis, nodes, policy), coverage_gap) for axis in axes
-    )
+    axes = tuple(with_coverage(with_findings(axis, nodes, policy), coverage_gap) for axis in axes)
     reasons = [*fold_axes(axes).reasons, *fold_nodes(nodes, policy, axes).reasons]
     if proposed is not None and proposed is not Verdict.SHIP:
         reasons.append(
