@@ -118,6 +118,7 @@ class RunOutcome:
     failures: tuple[tuple[str, ReviewbotError], ...] = ()
     pr: PRInfo | None = None  # with `skipped`: the PR (or branch) that needed no review
     proposal: FixPlan | SplitProposal | None = None  # what a /plan or /split answer posted
+    command: bool = False  # `skipped` says what became of a PR command: no review was asked
 
     @property
     def every_report(self) -> tuple[Report, ...]:
@@ -502,9 +503,9 @@ def run_plan(plan: EventPlan, settings: Settings, job: Job, emit: Emit) -> RunOu
             info = fetch_pull_request(github.client, ref)
             config = _configured(_base_config(github.client, info, job), job)
             model = partial(job.clients.model, settings)
-            answered = answer_command(plan.command, github, info, config, settings, model, job)
+            said = answer_command(plan.command, github, info, config, settings, model, job)
             return RunOutcome(
-                skipped=answered.reason, notes=answered.notes, proposal=answered.proposal
+                skipped=said.reason, notes=said.notes, proposal=said.proposal, command=True
             )
         if plan.trigger == EventName.ISSUE_COMMENT:
             # /review counts only from someone who may write: re-checked through the API.

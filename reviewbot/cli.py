@@ -474,12 +474,9 @@ def _finish(outcome: RunOutcome, settings: Settings, report: ReportFile, fail_on
     for line in outcome.pr_lines(redact):  # a run over several PRs: how each ended
         click.echo(inert_lines(line), err=True)
     if outcome.report is None:
-        click.echo(
-            inert_lines(
-                f"reviewbot: nothing to review: {redact(outcome.skipped or 'no reason given')}"
-            ),
-            err=True,
-        )
+        said = "command" if outcome.command else "nothing to review"
+        why = redact(outcome.skipped or "no reason given")
+        click.echo(inert_lines(f"reviewbot: {said}: {why}"), err=True)
         # What --format json prints; in Actions by default only a /plan or /split answer's.
         kept = report.explicit or outcome.proposal is not None
         written = report.write((outcome.skipped_report(),) if kept else (), redact)

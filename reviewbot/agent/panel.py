@@ -86,7 +86,7 @@ from reviewbot.tools.context import Workspace
 from reviewbot.tools.session import ReviewSession
 from reviewbot.tools.store import NodeStore
 from reviewbot.verdict.axes import VERIFIER_AXIS, AxisResult, Outcome
-from reviewbot.verdict.fold import axis_outcome
+from reviewbot.verdict.fold import axis_outcome, findings_detail
 from reviewbot.verdict.lattice import Verdict
 
 NO_CREDENTIALS = "ANTHROPIC_API_KEY is not set"
@@ -423,7 +423,7 @@ class _Panel:
         own = [n for n in nodes if reviewer.name in n.raisers]
         outcome = axis_outcome(own, self.config.policy.node_policy())
         return AxisResult(
-            name=reviewer.name, gated=reviewer.gated, outcome=outcome, detail=_count(own)
+            name=reviewer.name, gated=reviewer.gated, outcome=outcome, detail=findings_detail(own)
         )
 
 
@@ -523,10 +523,3 @@ def _stopped(report: AgentReport) -> str:
     if report.stop_reason not in _SELF_EXPLAINED:
         detail = f"{report.stop_reason.value}: {detail}"
     return detail
-
-
-def _count(nodes: Sequence[ReviewNode]) -> str:
-    if not nodes:
-        return "no findings"
-    ready = sum(1 for n in nodes if n.status is Status.CONSENSUS_READY)
-    return f"{len(nodes)} finding(s), {ready} confirmed by a peer"

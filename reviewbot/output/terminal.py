@@ -34,7 +34,7 @@ from reviewbot.publish.discards import not_recorded
 from reviewbot.publish.placement import priority_key
 from reviewbot.publish.suggestion import read_head_text
 from reviewbot.redact import Redactor
-from reviewbot.results.report import Report
+from reviewbot.results.report import Report, ReviewRun
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.verdict.lattice import Verdict
 
@@ -208,16 +208,19 @@ def _compared(report: Report, snapshot: PRSnapshot | None, clean: Clean) -> str:
     return f"{base}{report.pr.base_sha[:12]} · head {report.pr.head_sha[:12]}"
 
 
+def _kind(run: ReviewRun, clean: Clean) -> str:
+    """Which kind of review ran, and the earlier findings it kept: a full review keeps them too."""
+    kept = f"{run.carried} earlier finding(s) on unchanged code kept"
+    if run.since:
+        return f"incremental review since {run.since[:12]}: {kept}, {run.rejudged} re-judged"
+    return f"full review: {clean(run.reason)}" + (f"; {kept}" if run.carried else "")
+
+
 def _footer(report: Report, clean: Clean, compared: str) -> RenderableType:
     lines = [*_not_recorded(report, clean), *_learned(report, clean), compared]
     run = report.review
-    if run is not None and run.since:
-        lines.append(
-            f"incremental review since {run.since[:12]}: {run.carried} earlier finding(s) "
-            f"carried forward, {run.rejudged} re-judged"
-        )
-    elif run is not None:
-        lines.append(f"full review: {clean(run.reason)}")
+    if run is not None:
+        lines.append(_kind(run, clean))
     coverage = report.coverage
     if coverage is None:
         lines.append("coverage: not reported")

@@ -362,7 +362,10 @@ def _placements(plan: Placement | None) -> dict[str, str]:
     placed = {item.node.id: "inline" for item in plan.inline}
     placed.update({item.node.id: f"review body ({item.reason.text})" for item in plan.body})
     placed.update({node.id: "earlier review" for node in plan.already_posted})
-    placed.update({node.id: "—" for node in plan.quiet})
+    # Resolved or dismissed: posted by an earlier run, or never (then the summary is all).
+    placed.update(
+        {n.id: "earlier review" if n.fingerprint in plan.posted else "—" for n in plan.quiet}
+    )
     placed.update({item.node.id: "reopened" for item in plan.reopened})
     return placed
 

@@ -17,7 +17,8 @@ ever dropped:
   the head commit), no anchor (about the whole PR), over the inline limit or a
   file's, held back on a re-review, rejected by GitHub, or suppressed by a learning
   (dismissed for the verdict, listed once so later runs read it back);
-- **quiet** for nodes already resolved or dismissed: summary only, never inline;
+- **quiet** for nodes already resolved or dismissed: never posted again (the summary says
+  where an earlier run posted one, `Placement.posted`);
 - **reopened** for a resolved finding found again whose earlier inline comment the head's diff
   still shows on the lines it would be posted on (`reopen`): that comment is edited back to open
   and its thread unresolved, so the finding keeps one thread. At most `edits` a run (the edits
@@ -159,6 +160,8 @@ class Placement:
     already_posted: tuple[ReviewNode, ...] = ()
     quiet: tuple[ReviewNode, ...] = ()  # resolved or dismissed: listed in the summary only
     rules: InlineRules | None = None
+    # Fingerprints already on the PR: a quiet finding among them was posted by an earlier run.
+    posted: frozenset[str] = frozenset()
     reopened: tuple[ReopenItem, ...] = ()  # shown again by their own earlier comment
 
     def choices(self) -> tuple[str, ...]:
@@ -315,9 +318,8 @@ def place_nodes(
 ) -> Placement:
     """Place every node; see the module docstring for the rules.
 
-    `suppressed`: fingerprints a learning dismissed this run. They go in the body (once), so
-    the PR keeps their marker: every later run reads them back and applies the learnings
-    again, and one whose learning is gone from the base branch counts again.
+    `suppressed`: fingerprints a learning dismissed this run: in the body once, so the PR keeps
+    their marker and later runs apply the learnings again (one whose learning is gone counts).
     `reopen`: fingerprint → the resolved inline posting a returning finding may be reopened in
     (`NodeHistory.reopenable`), at most `edits` of them.
     """
@@ -326,7 +328,7 @@ def place_nodes(
     )
     inline: list[InlineItem] = []
     body: list[BodyItem] = []
-    already: list[ReviewNode] = []
+    already: list[ReviewNode] = []  # already on the PR (`posted`), and not closed
     quiet: list[ReviewNode] = []
     reopened: list[ReopenItem] = []
     per_file: dict[str, int] = {}
@@ -362,6 +364,7 @@ def place_nodes(
         quiet=tuple(quiet),
         rules=rules,
         reopened=tuple(reopened),
+        posted=posted,
     )
 
 

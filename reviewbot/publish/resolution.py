@@ -17,6 +17,14 @@ shows that comment on the finding's lines: the banner is taken off again and the
 the finding as this run found it (open, this head, its lines), so the next run reads it as
 standing and posts it nowhere else.
 
+A person's `/confirm` or `/dismiss` edits no comment: the reply in the finding's own thread
+is the decision, checked again by every run (who wrote it, with which permission), and a
+marker never records it (memory/markers.py: `dismissed` comes only from that reply), so an
+edit could only change the shown header, at the cost of the edits a run may make, which
+stay for what changes a comment's finding (a resolution, a reopen). The inline comment's
+header keeps the status it was posted with; the summary and the check run (their Findings
+table, its Posted column included) give the current one.
+
 Owns too: rewriting the markers' status, showing the resolution banner, and keeping the
 result within the body limit without ever cutting a marker. A cut marker would drop its
 finding out of the prior state (it would be posted again), and an unterminated

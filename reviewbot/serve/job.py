@@ -87,7 +87,8 @@ class ReviewJob:
         job = app.Job(progress=SilentProgress(), post=True, clients=self.clients, stop=stop)
         result = app.run_plan(plan, settings, job, emit)
         if result.report is None:
-            return "skipped", f"skipped: {result.skipped}"
+            said = "command" if result.command else "skipped"  # a command answered, or not
+            return "skipped", f"{said}: {result.skipped}"
         notes = "; ".join(result.notes)
         return "done", (
             f"{result.report.verdict.label} ({plan.action.value}){' — ' + notes if notes else ''}"

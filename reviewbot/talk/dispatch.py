@@ -136,7 +136,7 @@ class Dispatcher:
             why = f"{verb} by {written.author} refused: it is for {whom}"
             return poster.post(written, Answer(body=line), why)
         handler = self.handlers.get(parsed.verb, not_yet)
-        answered = f"{verb} by {written.author} answered ({where}): a command, not a review"
+        answered = f"{verb} by {written.author} answered {where}"
         return poster.post(written, handler(make(parsed, thread)), answered)
 
 

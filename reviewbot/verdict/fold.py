@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
-from reviewbot.nodes.model import ReviewNode
+from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.verdict.axes import AxisResult, Outcome, with_coverage
 from reviewbot.verdict.lattice import Verdict, strictest
 from reviewbot.verdict.policy import Consequence, NodePolicy
@@ -36,8 +36,8 @@ class Reason:
 class Decision:
     verdict: Verdict
     reasons: tuple[Reason, ...] = ()
-    # The axes as judged (`finalize`: a reviewer axis that passed on partial coverage is
-    # `partial`), which is what the report shows.
+    # The axes as judged (`finalize`: a reviewer axis counts every finding standing on it,
+    # and one that passed on partial coverage is `partial`), which is what the report shows.
     axes: tuple[AxisResult, ...] = ()
 
     @property
@@ -123,6 +123,42 @@ def axis_outcome(nodes: Iterable[ReviewNode], policy: NodePolicy) -> Outcome:
     return Outcome.FAILED if any(e is Consequence.FAIL for _, e, _ in effects) else Outcome.PASSED
 
 
+_STANDING = (Status.OPEN, Status.CONSENSUS_READY)
+_CLOSED = (Status.RESOLVED, Status.DISMISSED)
+
+
+def findings_detail(nodes: Sequence[ReviewNode]) -> str:
+    """A reviewer axis' detail: the findings standing on it, and those closed apart."""
+    if not nodes:
+        return "no findings"
+    standing = [n for n in nodes if n.status in _STANDING]
+    ready = sum(1 for n in standing if n.status is Status.CONSENSUS_READY)
+    said = f"{len(standing)} finding(s), {ready} confirmed by a peer"
+    closed = [
+        f"{count} {status.label}"
+        for status in _CLOSED
+        if (count := sum(1 for n in nodes if n.status is status))
+    ]
+    return "; ".join([said if standing else "no standing findings", *closed])
+
+
+def with_findings(axis: AxisResult, nodes: Sequence[ReviewNode], policy: NodePolicy) -> AxisResult:
+    """A reviewer axis that ran, judged from every finding standing on it in the report.
+
+    A finding stands in a report without this run raising it (kept on unchanged code, or in
+    a file nobody saw): it counts for its verdict, so it counts for its raisers' axes too —
+    no row says "no findings", or passed under a failing finding, while the verdict counts
+    one. Never looser: a failed axis stays failed. An axis no finding names (`ci`, an axis
+    source) and one that could not run are as given.
+    """
+    own = [n for n in nodes if axis.name in n.raisers]
+    if not own or axis.outcome not in (Outcome.PASSED, Outcome.FAILED):
+        return axis
+    failed = Outcome.FAILED in (axis.outcome, axis_outcome(own, policy))
+    outcome = Outcome.FAILED if failed else Outcome.PASSED
+    return replace(axis, outcome=outcome, detail=findings_detail(own))
+
+
 def finalize(
     proposed: Verdict | None,
     axes: Sequence[AxisResult],
@@ -133,11 +169,13 @@ def finalize(
 ) -> Decision:
     """The published verdict: the strictest of the proposal, the axes and the nodes.
 
+    Each reviewer axis counts every finding standing on it (`with_findings`).
     `coverage_gap` says what the reviewers did not see (None: every changed file): a
     reviewer axis that passed without seeing the whole PR did not fully run, so it is
     `partial` and, gated, holds — the verdict every output shows, never a Ship.
     """
-    axes = tuple(with_coverage(axis, coverage_gap) for axis in axes)
+    nodes = tuple(nodes)
+    axes = tuple(with_coverage(with_findings(axis, nodes, policy), coverage_gap) for axis in axes)
     reasons = [*fold_axes(axes).reasons, *fold_nodes(nodes, policy, axes).reasons]
     if proposed is not None and proposed is not Verdict.SHIP:
         reasons.append(

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 import pytest
 
 from tests.fakes.gitrepo import git
-from tests.fakes.messages_api import reply, text, tool_use
 from tests.fakes.runs import Run, context_of
-from tests.fakes.two_bugs import APP, BASE, HEAD, LEAK, ZERO
+from tests.fakes.scenario import clean
+from tests.fakes.two_bugs import APP, BASE, HEAD, LEAK, ZERO, found_both
 from tests.fakes.webhooks import issue_comment_event, pull_request_event
 from tests.fakes.world import AUTHOR, REPO, World
 
@@ -43,17 +43,6 @@ PUSHED = {
     "util.py": "def ratio(a, b):\n    return a / b if b else 0.0\n",  # ZERO's line changes
     "new.py": "VALUE = 1\n",
 }
-
-
-def found_both() -> list:
-    return [
-        reply(tool_use("add_review_node", LEAK), tool_use("add_review_node", ZERO)),
-        reply(text("Two bugs.")),
-    ]
-
-
-def clean() -> list:
-    return [reply(text("Nothing to report."))]
 
 
 def merge_base_in(world: World, app: str) -> None:
@@ -75,20 +64,9 @@ def merge_base_in(world: World, app: str) -> None:
     world.seed()
 
 
-def synchronize(world: World) -> Run:
-    return world.run(
-        ARGS, event_name="pull_request", event=pull_request_event(world, action="synchronize")
-    )
-
-
 def review_of(run: Run) -> dict:
     assert run.returncode in (0, 1), run.stderr
     return dict(run.report()["review"])
-
-
-def summary_of(world: World) -> str:
-    comments = world.github.repo(REPO).issue_comments[world.pull.number]
-    return next(c["body"] for c in comments if "reviewbot:summary" in c["body"])
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -167,7 +145,7 @@ def flows(worlds) -> Flows:
         event=issue_comment_event(full, login="maintainer", body="/review full"),
     )
     full.push({"newer.py": "OTHER = 2\n"})
-    after_full = synchronize(full)
+    after_full = full.synchronize(ARGS)
     return Flows(
         carry_a=carry_a,
         carry_b=carry_b,
@@ -243,7 +221,7 @@ class TestCarriedForward:
 
     def test_the_summary_says_incremental_since_a(self, flows):
         """The summary comment names the kind and the head it counted from."""
-        summary = summary_of(flows.carry)
+        summary = flows.carry.summary()
         assert f"Incremental review: the changes since `{flows.carry_a_sha[:12]}`" in summary
 
 
@@ -263,8 +241,8 @@ class TestForcePush:
 
     def test_the_summary_says_full(self, flows):
         """The summary names the full review and its reason."""
-        assert "Full review (" in summary_of(flows.force)
-        assert "force-push" in summary_of(flows.force)
+        assert "Full review (" in flows.force.summary()
+        assert "force-push" in flows.force.summary()
 
 
 class TestReviewFull:

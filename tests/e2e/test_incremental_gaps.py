@@ -27,6 +27,7 @@ from tests.fakes.gitrepo import git
 from tests.fakes.messages_api import reply, text, tool_use
 from tests.fakes.pulls import seed_pull
 from tests.fakes.runs import Run, context_of
+from tests.fakes.scenario import clean
 from tests.fakes.webhooks import check_suite_event, pull_request_event
 from tests.fakes.world import AUTHOR, REPO, World
 
@@ -52,10 +53,6 @@ EVAL = {
         "quote": "    return eval(open(path).read())",
     },
 }
-
-
-def clean() -> list:
-    return [reply(text("Nothing to report."))]
 
 
 def raised(*findings: dict) -> list:

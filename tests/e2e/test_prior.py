@@ -25,6 +25,7 @@ import pytest
 
 from tests.fakes.messages_api import reply, text, tool_use
 from tests.fakes.runs import Run
+from tests.fakes.scenario import clean
 from tests.fakes.webhooks import check_suite_event, issue_comment_event, pull_request_event
 from tests.fakes.world import AUTHOR, REPO, World
 
@@ -46,10 +47,6 @@ P0 = {
     },
 }
 BOT = "github-actions[bot]"
-
-
-def clean() -> list:
-    return [reply(text("Nothing to report."))]
 
 
 def p0_judged(verdict: str) -> list:

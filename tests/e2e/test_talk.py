@@ -160,6 +160,12 @@ class TestWithoutTheModel:
         assert markdown_table() in body
         assert plain["help"].run.model == ()
 
+    def test_the_log_says_the_command_was_answered(self, plain):
+        """One line says what happened to the command, never "nothing to review"."""
+        stderr = plain["help"].run.stderr
+        assert "reviewbot: command: /help by stranger answered in a PR comment" in stderr
+        assert "nothing to review" not in stderr
+
     def test_an_unknown_command_gets_one_line_naming_the_known_ones(self, plain):
         (body,) = plain["unknown"].posted
         first = body.split("\n\n")[0]
@@ -284,6 +290,13 @@ class TestInAThread:
         run = thread["dismiss"].run
         (node,) = run.report()["nodes"]
         assert node["status"] == "dismissed"
+
+    def test_the_dismissed_findings_row_says_it_is_posted(self, thread):
+        """The re-fold's summary: dismissed, and posted by an earlier review (not "—")."""
+        run = thread["dismiss"].run
+        summary = [r.json()["body"] for r in run.writes() if b"reviewbot:summary" in r.body]
+        row = next(line for line in summary[-1].splitlines() if "Drop the + 0" in line)
+        assert row.endswith("| dismissed | earlier review |"), row
 
     def test_a_command_in_a_persons_own_thread_gets_nothing(self, thread):
         assert thread["elsewhere"].posted == []

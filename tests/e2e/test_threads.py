@@ -22,6 +22,7 @@ import pytest
 
 from tests.e2e.harness import AUTHOR, REPO, Run, World, pull_request_event
 from tests.fakes.messages_api import reply, text, tool_use
+from tests.fakes.scenario import clean
 from tests.fakes.two_bugs import ZERO
 
 ARGS = ["review", "--github-event", "--post"]
@@ -29,16 +30,6 @@ ARGS = ["review", "--github-event", "--post"]
 BASE = {"util.py": "def ratio(a, b):\n    return 0\n"}
 HEAD = {"util.py": "def ratio(a, b):\n    return a / b\n"}
 FIXED = {"util.py": "def ratio(a, b):\n    return a / b if b else 0.0\n"}
-
-
-def clean() -> list:
-    return [reply(text("Nothing to report."))]
-
-
-def synchronize(world: World) -> Run:
-    return world.run(
-        ARGS, event_name="pull_request", event=pull_request_event(world, action="synchronize")
-    )
 
 
 def found() -> list:
@@ -97,9 +88,9 @@ def flows(worlds) -> Flows:
     )
     for world in (fixed, replied, refused):
         world.push(FIXED)
-    fixed_b, replied_b, refused_b = (synchronize(w) for w in (fixed, replied, refused))
+    fixed_b, replied_b, refused_b = (w.synchronize(ARGS) for w in (fixed, replied, refused))
     fixed.push(HEAD)  # the bug comes back
-    fixed_c = synchronize(fixed)
+    fixed_c = fixed.synchronize(ARGS)
     return Flows(
         fixed=fixed,
         fixed_a=fixed_a,

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.e2e.harness import REPO, Run, World, pull_request_event
-from tests.fakes.messages_api import reply, text, tool_use
-from tests.fakes.two_bugs import APP, BASE, HEAD, LEAK, ZERO
+from tests.e2e.harness import Run, World, pull_request_event
+from tests.fakes.scenario import clean
+from tests.fakes.two_bugs import APP, BASE, HEAD, LEAK, ZERO, found_both
 
 ARGS = ["review", "--github-event", "--post"]
 # Every review is full, and an open P2 holds: the verdict shows whether a finding stood.
@@ -29,23 +29,6 @@ FULL = {".reviewbot.toml": CONFIG}
 KEPT = "not raised again, code unchanged: kept"
 
 
-def found_both() -> list:
-    return [
-        reply(tool_use("add_review_node", LEAK), tool_use("add_review_node", ZERO)),
-        reply(text("Two bugs.")),
-    ]
-
-
-def clean() -> list:
-    return [reply(text("Nothing to report."))]
-
-
-def synchronize(world: World) -> Run:
-    return world.run(
-        ARGS, event_name="pull_request", event=pull_request_event(world, action="synchronize")
-    )
-
-
 def standing(run: Run) -> dict[str, str]:
     """Title → the last note of each standing finding in the run's report."""
     return {
@@ -53,11 +36,6 @@ def standing(run: Run) -> dict[str, str]:
         for n in run.report()["nodes"]
         if n["status"] in ("open", "consensusReady")
     }
-
-
-def summary(world: World) -> str:
-    comments = world.github.repo(REPO).issue_comments[world.pull.number]
-    return next(c["body"] for c in comments if "reviewbot:summary" in c["body"])
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -76,10 +54,10 @@ def flow(worlds) -> Flow:
     )
     first = world.run(ARGS, event_name="pull_request", event=pull_request_event(world))
     world.push({"new.py": "VALUE = 1\n"})
-    untouched = synchronize(world)
-    untouched_summary = summary(world)
+    untouched = world.synchronize(ARGS)
+    untouched_summary = world.summary()
     world.push({"app.py": APP.replace("open(path).read()", "''")})
-    fixed = synchronize(world)
+    fixed = world.synchronize(ARGS)
     return Flow(
         world=world,
         first=first,

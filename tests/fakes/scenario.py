@@ -2,7 +2,8 @@
 
 `app.py` gains an `eval` of user input on line 3 of the head: `finding()` is the P0 a
 reviewer records there, `block_script()` the whole review that blocks on it (the
-reviewer records it and finalizes, the verifier confirms it). `HEAD_UTIL` is a second
+reviewer records it and finalizes, the verifier confirms it), `clean()` a review that finds
+nothing. `HEAD_UTIL` is a second
 changed file with a lesser problem on its line 2 (`UTIL_QUOTE`).
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.fakes.messages_api import Scripted, reply, tool_use
+from tests.fakes.messages_api import Scripted, reply, text, tool_use
 
 BASE_APP = "def handler(value):\n    return value\n\n\ndef other():\n    return 1\n"
 HEAD_APP = (
@@ -53,3 +54,8 @@ def block_script() -> list[Scripted]:
         reply(tool_use("finalize_review", {"summary": "One P0.", "verdict": "block"})),
         reply(tool_use("confirm_review_node", {"id": "review-1", "reason": "eval of input"})),
     ]
+
+
+def clean() -> list[Scripted]:
+    """A review that finds nothing."""
+    return [reply(text("Nothing to report."))]

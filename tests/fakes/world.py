@@ -56,6 +56,7 @@ from tests.fakes.pulls import seed_pull
 from tests.fakes.runs import CliRun, Pending, Run
 from tests.fakes.scenario import BASE_APP, HEAD_APP
 from tests.fakes.server import LoopbackServer, json_function_handler
+from tests.fakes.webhooks import pull_request_event
 
 REPO = "octo/app"
 NUMBER = 7
@@ -350,6 +351,15 @@ class World:
 
     def issue_comments(self) -> list[dict[str, Any]]:
         return self.github.repo(self.full_name).issue_comments.get(NUMBER, [])
+
+    def summary(self) -> str:
+        """The body of reviewbot's summary comment (one, edited in place by every run)."""
+        return next(c["body"] for c in self.issue_comments() if "reviewbot:summary" in c["body"])
+
+    def synchronize(self, args: Sequence[str]) -> Run:
+        """`args` run on the `pull_request` event of a push to the PR (`synchronize`)."""
+        event = pull_request_event(self, action="synchronize")
+        return self.run(args, event_name="pull_request", event=event)
 
     def check_runs(self) -> list[dict[str, Any]]:
         return [r for r in self.github.repo(self.full_name).check_runs if r["name"] == "reviewbot"]

@@ -344,14 +344,14 @@ def sealed(record: CommentRecord, *, edited: bool = False) -> CommentRecord:
 WRITERS = {"carol", "bob"}  # what the permission API would answer "write" for
 
 
-def client(url):
-    # No retries and no pacing in tests; the composition root keeps the defaults.
-    return make_client(url, "ghs_" + "t" * 36, retries=0, backoff=0)
+def client(url, *, retries=0):
+    # No retries unless a test asks, no pacing; the composition root keeps the defaults.
+    return make_client(url, "ghs_" + "t" * 36, retries=retries, backoff=0)
 
 
-def make_publisher(url, config=None, redactor=None):
+def make_publisher(url, config=None, redactor=None, *, retries=0):
     return GitHubPublisher(
-        client(url),
+        client(url, retries=retries),
         REPO,
         NUMBER,
         bot_login=BOT,

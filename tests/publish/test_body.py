@@ -419,3 +419,25 @@ class TestCoverage:
             "- … and 5 more file(s) not seen (the JSON report lists them all)",
             "- … and 1 more file(s) not in context (the JSON report lists them all)",
         ]
+
+
+class TestPostedColumn:
+    """The summary's Posted column says where each finding is on the PR, whatever its status."""
+
+    def posted_cell(self, status: Status, *, on_pr: bool) -> str:
+        found = node(id="review-1", status=status, title="Unique title")
+        posted = frozenset({found.fingerprint}) if on_pr else frozenset()
+        report = make_report((found,))
+        plan = place_nodes(report.nodes, make_diff(), max_inline=30, posted=posted)
+        summary = summary_body(report, plan=plan, link_of=LINKS, redactor=Redactor())
+        row = next(line for line in summary.splitlines() if "Unique title" in line)
+        return row.rstrip(" |").rsplit("|", 1)[-1].strip()
+
+    @pytest.mark.parametrize("status", [Status.DISMISSED, Status.RESOLVED, Status.OPEN])
+    def test_a_finding_on_the_pr_says_so(self, status):
+        """Dismissed or resolved after it was posted, it is still posted: never "—"."""
+        assert self.posted_cell(status, on_pr=True) == "earlier review"
+
+    def test_a_closed_finding_never_posted_is_summary_only(self):
+        """Dismissed before it was ever posted (a learning): the summary is all there is."""
+        assert self.posted_cell(Status.DISMISSED, on_pr=False) == "—"

@@ -14,23 +14,16 @@ from typing import Any
 
 import pytest
 
-from reviewbot.config.file import PublishConfig
-from reviewbot.github.client import make_client
-from reviewbot.github.publisher import GitHubPublisher
 from reviewbot.github.rest import GitHubUnreachable
 from reviewbot.nodes import ReviewNode, Status
 from reviewbot.publish import resolution as resolution_module
-from reviewbot.redact import Redactor
 from reviewbot.results.report import Published
 from tests.fakes.github_api import FakePush
 from tests.fakes.server import LoopbackServer, Lost, Response
 from tests.publish.conftest import (
-    BOT,
     HEAD,
     NEW_HEAD,
-    NUMBER,
     REPO,
-    SEALER,
     OnePull,
     app_text,
     make_publisher,
@@ -241,15 +234,7 @@ class TestLostAnswer:
         resolve_then_return(fake, publisher, checkout, (n,))
         (root,) = roots(fake, n.fingerprint)
         served.fail_next("PATCH", rf"/pulls/comments/{root['id']}$", LOST)
-        retrying = GitHubPublisher(
-            make_client(served.url, "ghs_" + "t" * 36, retries=2, backoff=0),
-            REPO,
-            NUMBER,
-            bot_login=BOT,
-            config=PublishConfig(),
-            redactor=Redactor(),
-            sealer=SEALER,
-        )
+        retrying = make_publisher(served.url, retries=2)
         start = len(served.snapshot())
         back = (n.model_copy(update={"commit_sha": THIRD}),)
         published = retrying.publish(

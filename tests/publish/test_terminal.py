@@ -10,6 +10,7 @@ from reviewbot.coverage.model import UnseenFile
 from reviewbot.output.terminal import render_terminal
 from reviewbot.publish.body import MAX_AGENT_SUMMARY
 from reviewbot.redact import MASK, Redactor
+from reviewbot.results.report import ReviewRun
 from tests.publish.conftest import (
     AGENT_SUMMARY,
     PRICE_NOTE,
@@ -135,3 +136,32 @@ class TestHeadline:
     def test_full_coverage_adds_nothing(self):
         """Every changed file seen: no such line."""
         assert "Not reviewed" not in printed(make_report(verdict="hold"))
+
+
+class TestKindOfReview:
+    """The footer says which kind of review ran and how many earlier findings it kept."""
+
+    @staticmethod
+    def footer(**run: object) -> str:
+        report = make_report(every_kind())
+        kept = report.model_copy(update={"review": ReviewRun.model_validate(run)})
+        return " ".join(printed(kept).split())
+
+    def test_a_full_review_says_what_it_kept(self):
+        """A full review keeps findings on unchanged code too: the count is printed."""
+        text = self.footer(kind="full", reason="asked", carried=2)
+        assert "full review: asked; 2 earlier finding(s) on unchanged code kept" in text
+
+    def test_an_incremental_review_says_the_same(self):
+        """The same words for an incremental review, with what it re-judged."""
+        text = self.footer(
+            kind="incremental", since="a" * 40, reason="a push", carried=1, rejudged=3
+        )
+        assert (
+            "incremental review since aaaaaaaaaaaa: 1 earlier finding(s) on unchanged code kept, "
+            "3 re-judged"
+        ) in text
+
+    def test_nothing_kept_says_nothing_about_it(self):
+        """A first review keeps nothing: the footer gives only its kind."""
+        assert "kept" not in self.footer(kind="full", reason="first review")

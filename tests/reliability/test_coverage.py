@@ -63,6 +63,13 @@ def review_twice(world: World, app: str, second: list[Scripted], *, no_patch: bo
     return world.review("--post")
 
 
+def read_the_top(world: World, app: str) -> Any:
+    """The second review of `app` without a patch, its reviewer reading only the top."""
+    run = review_twice(world, app, [read(1, 50), reply(text("Nothing to report."))], no_patch=True)
+    assert run.report is not None
+    return run
+
+
 def p0_comment(world: World) -> dict[str, Any]:
     return next(c for c in world.inline_comments() if c["path"] == "app.py")
 
@@ -88,13 +95,7 @@ class TestReadInFull:
 class TestNoPatch:
     def test_a_file_without_a_patch_read_in_part_resolves_nothing(self, world: World) -> None:
         """GitHub sends no patch; the reviewer reads the top: unseen, the P0 stays open."""
-        run = review_twice(
-            world,
-            HEAD_APP + PADDING,
-            [read(1, 50), reply(text("Nothing to report."))],
-            no_patch=True,
-        )
-        assert run.report is not None
+        run = read_the_top(world, HEAD_APP + PADDING)
         coverage = run.report["coverage"]
         assert coverage["partial"] is True
         [unseen] = coverage["unseen"]
@@ -107,3 +108,20 @@ class TestNoPatch:
         assert world.check_runs()[-1]["conclusion"] == "failure"
         summary = world.issue_comments()[0]["body"]
         assert "**Not seen** by any reviewer: `app.py`" in summary
+
+    def test_a_finding_standing_in_an_unseen_file_is_on_its_axis_everywhere(
+        self, world: World
+    ) -> None:
+        """Its line changed, nobody saw app.py: the P0 stands, and every output's axis says so."""
+        changed = HEAD_APP.replace("eval(checked)", "eval(checked)  # still")
+        run = read_the_top(world, changed + PADDING)
+        [standing] = [n for n in run.report["nodes"] if n["status"] == "consensusReady"]
+        assert "this run did not see where it is" in standing["notes"][-1]
+        assert run.verdict == "block"
+        review = next(a for a in run.report["axes"] if a["name"] == "review")
+        assert review["outcome"] == "failed"
+        assert review["detail"] == "1 finding(s), 1 confirmed by a peer"
+        row = "| review | yes | failed | 1 finding(s), 1 confirmed by a peer |"
+        assert row in world.issue_comments()[0]["body"]
+        assert row in world.check_runs()[-1]["output"]["summary"]
+        assert "1 finding(s), 1 confirmed by a peer" in run.stdout

@@ -290,3 +290,48 @@ class TestFoldProperties:
         assert result >= fold_axes(axes).verdict
         assert result >= fold_nodes(ns, policy, axes).verdict
         assert result >= finalize(proposed, axes, ns, policy, coverage_gap=None).verdict
+
+
+class TestStandingFindings:
+    """A reviewer axis is judged from every finding standing on it, raised in this run or not."""
+
+    def ran(self, outcome: Outcome = Outcome.PASSED, detail: str = "no findings") -> AxisResult:
+        return AxisResult(name="review", gated=True, outcome=outcome, detail=detail)
+
+    def test_a_finding_that_stands_without_being_raised_is_counted(self):
+        """The panel saw no finding; an earlier one stands: the row says so, never "no findings"."""
+        standing = make_node(id="abc1234:review-1", priority=Priority.P0)
+        decision = finalize(None, [self.ran()], [standing], default_policy(), coverage_gap=None)
+        assert decision.verdict is HOLD
+        [judged] = decision.axes
+        assert (judged.outcome, judged.detail) == (
+            Outcome.PASSED,
+            "1 finding(s), 0 confirmed by a peer",
+        )
+
+    def test_a_confirmed_p0_that_stands_fails_its_axis(self):
+        """The verdict blocks on it, so its axis is failed, not passed."""
+        confirmed = make_node(priority=Priority.P0, status=Status.CONSENSUS_READY)
+        decision = finalize(None, [self.ran()], [confirmed], default_policy(), coverage_gap=None)
+        assert decision.verdict is BLOCK
+        assert decision.axes[0].outcome is Outcome.FAILED
+
+    def test_re_judging_never_loosens_a_failed_axis(self):
+        """A failed axis stays failed whatever its findings say now."""
+        decision = finalize(
+            None, [self.ran(Outcome.FAILED)], [make_node()], default_policy(), coverage_gap=None
+        )
+        assert decision.axes[0].outcome is Outcome.FAILED
+
+    def test_closed_findings_are_counted_apart(self):
+        """A dismissed finding no longer stands: the detail says it is dismissed."""
+        dismissed = make_node(status=Status.DISMISSED)
+        decision = finalize(None, [self.ran()], [dismissed], default_policy(), coverage_gap=None)
+        assert decision.axes[0].detail == "no standing findings; 1 dismissed"
+
+    def test_an_axis_no_finding_names_keeps_its_detail(self):
+        """The `ci` axis (no reviewer raises under its name) and a stopped reviewer are as given."""
+        ci = AxisResult(name="ci", gated=True, outcome=Outcome.PASSED, detail="2 checks passed")
+        stopped = self.ran(Outcome.NOT_RUN, detail="timeout")
+        decision = finalize(None, [ci, stopped], [make_node()], default_policy(), coverage_gap=None)
+        assert decision.axes == (ci, stopped)
