@@ -210,7 +210,7 @@ def _compared(report: Report, snapshot: PRSnapshot | None, clean: Clean) -> str:
 
 def _kind(run: ReviewRun, clean: Clean) -> str:
     """Which kind of review ran, and the earlier findings it kept: a full review keeps them too."""
-    kept = f"{run.carried} earlier finding(s) on unchanged code kept"
+    kept = f"{run.carried} earlier finding(s) on unchanged code carried forward"
     if run.since:
         return f"incremental review since {run.since[:12]}: {kept}, {run.rejudged} re-judged"
     return f"full review: {clean(run.reason)}" + (f"; {kept}" if run.carried else "")

@@ -523,7 +523,8 @@ def _kind(report: Report, inert: Inert) -> str:
             f"{run.carried} earlier finding(s) on unchanged lines carried forward, "
             f"{run.rejudged} on changed lines re-judged."
         )
-    kept = "earlier finding(s) on unchanged code stand (not raised again, code unchanged: kept)"
+    # Counted before the agents ran: a carried finding the review raises again is its own.
+    kept = "earlier finding(s) on unchanged code carried forward (each stands unless raised again)"
     tail = f" {run.carried} {kept}." if run.carried else ""
     return f"Full review ({inert.line(run.reason)}).{tail}"
 

@@ -150,7 +150,7 @@ class TestKindOfReview:
     def test_a_full_review_says_what_it_kept(self):
         """A full review keeps findings on unchanged code too: the count is printed."""
         text = self.footer(kind="full", reason="asked", carried=2)
-        assert "full review: asked; 2 earlier finding(s) on unchanged code kept" in text
+        assert "full review: asked; 2 earlier finding(s) on unchanged code carried forward" in text
 
     def test_an_incremental_review_says_the_same(self):
         """The same words for an incremental review, with what it re-judged."""
@@ -158,7 +158,7 @@ class TestKindOfReview:
             kind="incremental", since="a" * 40, reason="a push", carried=1, rejudged=3
         )
         assert (
-            "incremental review since aaaaaaaaaaaa: 1 earlier finding(s) on unchanged code kept, "
+            "incremental review since aaaaaaaaaaaa: 1 earlier finding(s) on unchanged code carried forward, "
             "3 re-judged"
         ) in text
 
