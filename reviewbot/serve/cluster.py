@@ -7,12 +7,13 @@ PostgreSQL server; the jobs survive a restart because the cluster is on disk.
 
 It needs PostgreSQL's server programs (Debian: `apt-get install postgresql`), found in
 REVIEWBOT_PG_BINDIR, `pg_config --bindir`, /usr/lib/postgresql/<newest>/bin, or PATH.
-PostgreSQL refuses to run as root: run as root, the cluster runs as the `postgres` user,
-which must be able to reach the state folder.
+PostgreSQL refuses to run as root: run as root, the cluster runs as the `postgres` user
+(REVIEWBOT_PG_USER names another), which must exist and be able to reach the state folder.
 """
 
 from __future__ import annotations
 
+import pwd
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -79,7 +80,8 @@ class Cluster:
         """initdb if new, then start; waits until it accepts connections."""
         self.folder.mkdir(parents=True, exist_ok=True)
         if self.run_as is not None:
-            shutil.chown(self.folder, self.run_as, self.run_as)
+            account = _account(self.run_as)
+            shutil.chown(self.folder, account.pw_uid, account.pw_gid)
         if not (self.data / "PG_VERSION").is_file():
             self._run(
                 "initdb",
@@ -141,6 +143,17 @@ def _runuser() -> str:
     raise UsageError(
         "PostgreSQL cannot run as root and runuser was not found: run reviewbot serve as a normal user"
     )
+
+
+def _account(name: str) -> pwd.struct_passwd:
+    try:
+        return pwd.getpwnam(name)
+    except KeyError:
+        raise UsageError(
+            f"PostgreSQL cannot run as root and there is no account {name!r} to run it as: run "
+            f"reviewbot serve as a normal user, create the account (useradd --system {name}) "
+            "or name another in REVIEWBOT_PG_USER"
+        ) from None
 
 
 def run_as_of(env: Mapping[str, str], euid: int) -> str | None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from reviewbot.errors import UsageError
-from reviewbot.serve.cluster import SERVER_PROGRAMS, find_bindir, run_as_of
+from reviewbot.serve.cluster import SERVER_PROGRAMS, Cluster, find_bindir, run_as_of
 from reviewbot.serve.config import MAX_BODY, ServeConfig
 
 PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----"
@@ -57,3 +57,10 @@ def test_postgresql_runs_as_postgres_only_for_root():
     assert run_as_of({}, 1000) is None
     assert run_as_of({}, 0) == "postgres"
     assert run_as_of({"REVIEWBOT_PG_USER": "pg"}, 0) == "pg"
+
+
+def test_root_without_the_account_to_run_postgresql_as_is_one_line(tmp_path):
+    # a machine without PostgreSQL installed has no `postgres` account
+    cluster = Cluster(bindir=tmp_path, folder=tmp_path / "queue", run_as="reviewbot-no-such-user")
+    with pytest.raises(UsageError, match=r"no account 'reviewbot-no-such-user'.*REVIEWBOT_PG_USER"):
+        cluster.start()
