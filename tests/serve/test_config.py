@@ -50,7 +50,27 @@ def test_postgresql_is_found_where_it_is_said_to_be_and_missing_is_one_line(tmp_
         (versions / "15" / "bin" / program).write_text("", encoding="utf-8")
     assert find_bindir({"PATH": ""}, versions) == versions / "15" / "bin"
     with pytest.raises(UsageError, match="apt-get install postgresql"):
-        find_bindir({"PATH": str(tmp_path)}, tmp_path / "none")
+        find_bindir({"PATH": str(tmp_path)}, tmp_path / "none", packages_path=[])
+
+
+def test_the_programs_bundled_in_pgserver_are_the_last_resort(tmp_path):
+    site = tmp_path / "site"
+    bundled = site / "pgserver" / "pginstall" / "bin"
+    bundled.mkdir(parents=True)
+    (site / "pgserver" / "__init__.py").write_text("", encoding="utf-8")
+    for program in SERVER_PROGRAMS:
+        (bundled / program).write_text("", encoding="utf-8")
+    nothing_else = {"PATH": ""}, tmp_path / "none"
+    assert find_bindir(*nothing_else, packages_path=[str(site)]) == bundled
+    given = tmp_path / "given"
+    given.mkdir()
+    for program in SERVER_PROGRAMS:
+        (given / program).write_text("", encoding="utf-8")
+    env = {"REVIEWBOT_PG_BINDIR": str(given), "PATH": ""}
+    assert find_bindir(env, tmp_path / "none", packages_path=[str(site)]) == given
+    (bundled / "postgres").unlink()  # a broken install is not used
+    with pytest.raises(UsageError, match="not found"):
+        find_bindir(*nothing_else, packages_path=[str(site)])
 
 
 def test_postgresql_runs_as_postgres_only_for_root():
