@@ -5,14 +5,20 @@ With REVIEWBOT_QUEUE_URL unset, `reviewbot serve` creates (once, `initdb`) and s
 that folder (no TCP port), and stops it on exit. The queue code is the same as on a shared
 PostgreSQL server; the jobs survive a restart because the cluster is on disk.
 
-It needs PostgreSQL's server programs (Debian: `apt-get install postgresql`), found in
-REVIEWBOT_PG_BINDIR, `pg_config --bindir`, /usr/lib/postgresql/<newest>/bin, or PATH.
-PostgreSQL refuses to run as root: run as root, the cluster runs as the `postgres` user,
-which must be able to reach the state folder.
+It runs PostgreSQL's server programs, found in REVIEWBOT_PG_BINDIR, `pg_config --bindir`,
+/usr/lib/postgresql/<newest>/bin, PATH, and last in the `pgserver` package, which the
+`serve` extra installs on Linux x86_64 and macOS (Python 3.11-3.12: its wheels) and which
+carries PostgreSQL's binaries: there, `pip install 'reviewbot[serve]'` needs no PostgreSQL
+installed. Only its binaries are used; pgserver is located, never imported.
+PostgreSQL refuses to run as root: run as root, the cluster runs as the `postgres` user
+(REVIEWBOT_PG_USER names another), which must exist and be able to reach the state folder
+and the programs; a machine without PostgreSQL installed has no such user.
 """
 
 from __future__ import annotations
 
+import importlib.machinery
+import pwd
 import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
@@ -29,8 +35,14 @@ SERVER_PROGRAMS = ("initdb", "pg_ctl", "postgres")
 DEBIAN_VERSIONS = Path("/usr/lib/postgresql")  # Debian's /usr/lib/postgresql/<version>/bin
 
 
-def find_bindir(env: Mapping[str, str], versions_root: Path = DEBIAN_VERSIONS) -> Path:
-    """The folder of initdb, pg_ctl and postgres; a UsageError names where it looked."""
+def find_bindir(
+    env: Mapping[str, str],
+    versions_root: Path = DEBIAN_VERSIONS,
+    *,
+    packages_path: Sequence[str] | None = None,
+) -> Path:
+    """The folder of initdb, pg_ctl and postgres; a UsageError names where it looked.
+    `packages_path`: where pgserver is looked for (None: sys.path)."""
     candidates: list[Path] = []
     if given := env.get("REVIEWBOT_PG_BINDIR", "").strip():
         candidates.append(Path(given))
@@ -43,14 +55,27 @@ def find_bindir(env: Mapping[str, str], versions_root: Path = DEBIAN_VERSIONS) -
     candidates.extend(reversed(versions))
     if initdb := shutil.which("initdb", path=env.get("PATH")):
         candidates.append(Path(initdb).parent)
+    # last: a PostgreSQL installed on the machine is the one its administrator keeps up to date
+    if bundled := bundled_bindir(packages_path):
+        candidates.append(bundled)
     for folder in candidates:
         if all((folder / name).is_file() for name in SERVER_PROGRAMS):
             return folder
     raise UsageError(
         "REVIEWBOT_QUEUE_URL is unset and PostgreSQL's server programs (initdb, pg_ctl, "
-        "postgres) were not found: install them (apt-get install postgresql) or set "
-        "REVIEWBOT_PG_BINDIR, or point REVIEWBOT_QUEUE_URL at a PostgreSQL server"
+        "postgres) were not found, nor pgserver (reviewbot[serve] installs it on Linux x86_64 "
+        "and macOS): install them (apt-get install postgresql) or set REVIEWBOT_PG_BINDIR, or "
+        "point REVIEWBOT_QUEUE_URL at a PostgreSQL server"
     )
+
+
+def bundled_bindir(packages_path: Sequence[str] | None = None) -> Path | None:
+    """pgserver's `pginstall/bin`, if the package is installed; located, not imported (importing
+    it would load its own server-managing code and dependencies, which reviewbot does not use)."""
+    spec = importlib.machinery.PathFinder.find_spec("pgserver", packages_path)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
 
 
 def _version(name: str) -> tuple[int, ...]:
@@ -79,7 +104,8 @@ class Cluster:
         """initdb if new, then start; waits until it accepts connections."""
         self.folder.mkdir(parents=True, exist_ok=True)
         if self.run_as is not None:
-            shutil.chown(self.folder, self.run_as, self.run_as)
+            account = _account(self.run_as)
+            shutil.chown(self.folder, account.pw_uid, account.pw_gid)
         if not (self.data / "PG_VERSION").is_file():
             self._run(
                 "initdb",
@@ -141,6 +167,17 @@ def _runuser() -> str:
     raise UsageError(
         "PostgreSQL cannot run as root and runuser was not found: run reviewbot serve as a normal user"
     )
+
+
+def _account(name: str) -> pwd.struct_passwd:
+    try:
+        return pwd.getpwnam(name)
+    except KeyError:
+        raise UsageError(
+            f"PostgreSQL cannot run as root and there is no account {name!r} to run it as: run "
+            f"reviewbot serve as a normal user, create the account (useradd --system {name}) "
+            "or name another in REVIEWBOT_PG_USER"
+        ) from None
 
 
 def run_as_of(env: Mapping[str, str], euid: int) -> str | None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from reviewbot.errors import UsageError
-from reviewbot.serve.cluster import SERVER_PROGRAMS, find_bindir, run_as_of
+from reviewbot.serve.cluster import SERVER_PROGRAMS, Cluster, find_bindir, run_as_of
 from reviewbot.serve.config import MAX_BODY, ServeConfig
 
 PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----"
@@ -50,10 +50,37 @@ def test_postgresql_is_found_where_it_is_said_to_be_and_missing_is_one_line(tmp_
         (versions / "15" / "bin" / program).write_text("", encoding="utf-8")
     assert find_bindir({"PATH": ""}, versions) == versions / "15" / "bin"
     with pytest.raises(UsageError, match="apt-get install postgresql"):
-        find_bindir({"PATH": str(tmp_path)}, tmp_path / "none")
+        find_bindir({"PATH": str(tmp_path)}, tmp_path / "none", packages_path=[])
+
+
+def test_the_programs_bundled_in_pgserver_are_the_last_resort(tmp_path):
+    site = tmp_path / "site"
+    bundled = site / "pgserver" / "pginstall" / "bin"
+    bundled.mkdir(parents=True)
+    (site / "pgserver" / "__init__.py").write_text("", encoding="utf-8")
+    for program in SERVER_PROGRAMS:
+        (bundled / program).write_text("", encoding="utf-8")
+    nothing_else = {"PATH": ""}, tmp_path / "none"
+    assert find_bindir(*nothing_else, packages_path=[str(site)]) == bundled
+    given = tmp_path / "given"
+    given.mkdir()
+    for program in SERVER_PROGRAMS:
+        (given / program).write_text("", encoding="utf-8")
+    env = {"REVIEWBOT_PG_BINDIR": str(given), "PATH": ""}
+    assert find_bindir(env, tmp_path / "none", packages_path=[str(site)]) == given
+    (bundled / "postgres").unlink()  # a broken install is not used
+    with pytest.raises(UsageError, match="not found"):
+        find_bindir(*nothing_else, packages_path=[str(site)])
 
 
 def test_postgresql_runs_as_postgres_only_for_root():
     assert run_as_of({}, 1000) is None
     assert run_as_of({}, 0) == "postgres"
     assert run_as_of({"REVIEWBOT_PG_USER": "pg"}, 0) == "pg"
+
+
+def test_root_without_the_account_to_run_postgresql_as_is_one_line(tmp_path):
+    # a machine without PostgreSQL installed has no `postgres` account
+    cluster = Cluster(bindir=tmp_path, folder=tmp_path / "queue", run_as="reviewbot-no-such-user")
+    with pytest.raises(UsageError, match=r"no account 'reviewbot-no-such-user'.*REVIEWBOT_PG_USER"):
+        cluster.start()

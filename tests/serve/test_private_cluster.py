@@ -4,12 +4,15 @@ its deliveries again after a restart (the queue is on disk)."""
 
 from __future__ import annotations
 
+import platform
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
+from reviewbot.serve.cluster import bundled_bindir
 from tests.serve.world import reviews, signed_request, start_server, wait_until
 
 
@@ -44,3 +47,32 @@ def test_the_private_cluster_queues_reviews_and_survives_a_restart(world, state)
     finally:
         assert again.stop() == 0, again.output()[-3000:]
     assert len(reviews(world, 7)) == 1
+
+
+# Where the serve extra installs pgserver (its wheels: pyproject.toml's environment marker).
+BUNDLED = (
+    platform.python_implementation() == "CPython"
+    and sys.version_info < (3, 13)
+    and (sys.platform == "darwin" or (sys.platform == "linux" and platform.machine() == "x86_64"))
+)
+
+
+@pytest.mark.skipif(not BUNDLED, reason="pgserver has no wheel for this platform")
+def test_the_private_cluster_runs_on_the_postgresql_bundled_in_pgserver(world, state):
+    """What `pip install 'reviewbot[serve]'` alone provides: no PostgreSQL on the machine."""
+    bindir = bundled_bindir()
+    assert bindir is not None, "the serve extra installs pgserver here"
+    world.add_pull(7)
+    env = world.env(REVIEWBOT_STATE_DIR=str(state), REVIEWBOT_PG_BINDIR=str(bindir))
+    del env["REVIEWBOT_QUEUE_URL"]
+    server = start_server(world, workers=1, env=env)
+    try:
+        status, answer = signed_request(
+            server.url, "pull_request", world.pull_request_event(7), delivery=world.delivery_id()
+        )
+        assert (status, answer["outcome"]) == (202, "queued")
+        wait_until(lambda: reviews(world, 7), "the review")
+    finally:
+        assert server.stop() == 0, server.output()[-3000:]
+    started = (state / "queue" / "data" / "postmaster.opts").read_text(encoding="utf-8")
+    assert started.startswith(str(bindir / "postgres"))  # the server that ran is pgserver's
