@@ -43,7 +43,7 @@ from reviewbot.config.target import (
     SnapshotTarget,
 )
 from reviewbot.errors import HeadMoved, ReviewbotError, UsageError
-from reviewbot.github import admission, fork_safe
+from reviewbot.github import admission, fork_safe, fork_threads
 from reviewbot.github.client import make_client
 from reviewbot.github.event import (
     EventName,
@@ -477,8 +477,9 @@ def review_local(
 
 
 def run_event(settings: Settings, job: Job, emit: Emit) -> RunOutcome:
-    """Review, refold or skip the PR(s) of the event GitHub Actions describes."""
-    return run_plan(read_event(settings), settings, job, emit)
+    """Review, refold or skip the PR(s) of the event GitHub Actions describes, with its token."""
+    with fork_threads.fork_thread_advice(plan := read_event(settings)):
+        return run_plan(plan, settings, job, emit)
 
 
 def run_plan(plan: EventPlan, settings: Settings, job: Job, emit: Emit) -> RunOutcome:

@@ -82,7 +82,11 @@ class EventPlan:
     numbers: tuple[int, ...] = ()
     head_sha: str | None = None
     actor: str | None = None
-    command: Command | Unknown | None = None  # ANSWER: what was asked, where and by whom
+    # ANSWER: what was asked, where and by whom; REFOLD: the /confirm or /dismiss, if one
+    command: Command | Unknown | None = None
+    # A thread reply on a PR whose head is another repository's: in Actions its token is
+    # read-only (GitHub's rule for forks), so nothing can be answered there.
+    from_fork: bool = False
 
 
 # --- payload models: only the fields we read -------------------------------------------
@@ -152,11 +156,25 @@ class _ReviewComment(_Comment):
     in_reply_to_id: int | None = None  # None: the comment starts a thread
 
 
+class _HeadOfThread(_Head):
+    repo: _Repo | None = None  # null: the fork was deleted
+
+
+class _PullRequestOfThread(_PullRequest):
+    head: _HeadOfThread
+
+
 class _ReviewCommentEvent(_Payload):
     action: str
     comment: _ReviewComment
-    pull_request: _PullRequest
+    pull_request: _PullRequestOfThread
     repository: _Repo
+
+    @property
+    def from_fork(self) -> bool:
+        head = self.pull_request.head
+        given = "repo" in head.model_fields_set
+        return given and (head.repo is None or head.repo.id != self.repository.id)
 
 
 class _IssueCommentEvent(_Payload):
@@ -383,6 +401,7 @@ def _plan_command(
             action=PlanAction.REFOLD,
             trigger=name,
             reason=f"{word} by {author} on #{known['number']}: re-fold the verdict",
+            command=command,
             **known,
         )
     return EventPlan(
@@ -404,6 +423,7 @@ def _plan_review_comment(name: str, payload: Mapping[str, Any]) -> EventPlan:
         "numbers": (pr.number,),
         "head_sha": pr.head.sha,
         "actor": comment.user.login,
+        "from_fork": event.from_fork,
     }
     if event.action != "created":
         return _skip(name, f"review comment {event.action}: only new replies are read", **known)

@@ -42,8 +42,8 @@ import logging
 import threading
 import time
 import zlib
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -62,6 +62,7 @@ TASK = "reviewbot.review"
 MAX_ATTEMPTS = 6
 BACKOFF_BASE = 2  # seconds: waits of 2, 4, 8, 16, 32 between attempts
 ABORT_WATCH = 0.5  # seconds between looks for a stop request while a job runs
+CONNECT_TIMEOUT = 10  # seconds a start-up or /healthz connection may take to be answered
 _TOTAL = 0  # the advisory-lock namespace of the total limit; installations use their id
 _DDL = """
 CREATE TABLE IF NOT EXISTS reviewbot_deliveries (
@@ -121,7 +122,12 @@ Runner = Callable[[ReviewArgs, dict[str, Any], Callable[[], str | None]], None]
 class Queue:
     def __init__(self, url: str) -> None:
         self.url = url
-        self.app = App(connector=PsycopgConnector(conninfo=url, min_size=1, max_size=8))
+        # A connection waited for at most CONNECT_TIMEOUT (the pool's default is 30 s): GitHub
+        # gives a delivery 10 s, and a worker that lost its database says so sooner.
+        connector = PsycopgConnector(
+            conninfo=url, min_size=1, max_size=8, timeout=float(CONNECT_TIMEOUT)
+        )
+        self.app = App(connector=connector)
 
     # ---------------------------------------------------------------- both sides
 
@@ -132,21 +138,9 @@ class Queue:
         await self.app.close_async()
 
     async def prepare(self) -> None:
-        """Open, migrate and close: a queue that cannot be reached is one line (exit 5)."""
-        try:
-            await self.open()
-            try:
-                await self.migrate()
-            finally:
-                await self.close()
-        except (psycopg.Error, procrastinate_errors.ProcrastinateException, OSError) as exc:
-            where = _where(self.url)  # shown without its credentials
-            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            raise NetworkError(f"cannot reach the queue at {where}: {reason}") from exc
-
-    async def migrate(self) -> None:
-        """procrastinate's schema (once) and the deliveries table; safe to run on every start."""
-        async with self._connection() as conn, conn.transaction():
+        """procrastinate's schema (once) and the deliveries table; safe to run on every start.
+        A database that refuses: exit 2; unreachable: 5 (`_session`)."""
+        async with self._session() as conn, conn.transaction():
             # One migrator at a time (several machines may start together).
             await conn.execute("SELECT pg_advisory_xact_lock(%s, 0)", (_key("migrate"),))
             found = await (
@@ -156,14 +150,25 @@ class Queue:
                 await conn.execute(self.app.schema_manager.get_schema())
             await conn.execute(_DDL)
 
-    async def healthy(self) -> bool:
+    async def problem(self) -> ReviewbotError | None:
+        """None while a new connection gets an answer; else why not: refused (a `UsageError`,
+        a setting or a right to fix) or unreachable (a `NetworkError`)."""
         try:
-            async with self._connection() as conn:
+            async with self._session() as conn:
                 await conn.execute("SELECT 1")
-        except (psycopg.Error, OSError) as exc:
-            log.warning("queue unreachable: %s", exc)
-            return False
-        return True
+        except ReviewbotError as exc:
+            return exc
+        return None
+
+    @asynccontextmanager
+    async def _session(self) -> AsyncIterator[psycopg.AsyncConnection[Any]]:
+        """A connection of its own, its errors classified. Not the pool's: a pool retries a
+        refused connection for 30 s, then says only that it timed out."""
+        with _answered(self.url):
+            async with await psycopg.AsyncConnection.connect(
+                self.url, autocommit=True, connect_timeout=CONNECT_TIMEOUT
+            ) as conn:
+                yield conn
 
     async def depth(self) -> dict[str, int]:
         """Jobs by status (todo, doing, succeeded, failed, cancelled, aborted)."""
@@ -233,8 +238,20 @@ class Queue:
                 abort_job_polling_interval=min(heartbeat, 1.0),
                 install_signal_handlers=True,
             )
+        except procrastinate_errors.ConnectorException as exc:
+            raise await self._lost(exc) from exc
         finally:
             rescuer.cancel()
+
+    async def _lost(self, exc: procrastinate_errors.ConnectorException) -> ReviewbotError:
+        """Why the worker lost its queue: procrastinate says only "Database error.", over the
+        pool's "couldn't get a connection after 30 s", so a connection of its own asks."""
+        if (problem := await self.problem()) is not None:
+            return problem
+        cause = exc.__cause__
+        if isinstance(cause, psycopg.Error):
+            return _meaning(cause, self.url)
+        return NetworkError(f"cannot reach the queue at {_where(self.url)}: {_first_line(exc)}")
 
     async def _rescue(self, *, every: float, stalled_after: float) -> None:
         manager = self.app.job_manager
@@ -246,8 +263,9 @@ class Queue:
                 ):
                     log.warning("job %s: its worker stopped answering; queued again", job.id)
                     await manager.retry_job(job)
-            except (psycopg.Error, OSError) as exc:  # the next round tries again
-                log.warning("cannot look for stalled jobs: %s", exc)
+            # procrastinate wraps psycopg's errors: uncaught, one would end the rescue for good
+            except (psycopg.Error, procrastinate_errors.ConnectorException, OSError) as exc:
+                log.warning("cannot look for stalled jobs: %s", _first_line(exc.__cause__ or exc))
 
     @contextmanager
     def _slots(
@@ -269,6 +287,21 @@ class Queue:
         connector = self.app.connector
         assert isinstance(connector, PsycopgConnector)
         return connector.pool.connection()
+
+
+class DatabaseErrorLines(logging.Filter):
+    """procrastinate's records of a lost database as one line each: its side tasks (heartbeat,
+    listener, abort polling) log `ConnectorException("Database error.")` with a traceback
+    every round while the database refuses or is down. The line keeps what PostgreSQL said."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if record.name.startswith("procrastinate") and isinstance(
+            error, procrastinate_errors.ConnectorException | psycopg.Error
+        ):
+            record.msg = f"{record.getMessage()}: {_first_line(error.__cause__ or error)}"
+            record.args, record.exc_info, record.exc_text = None, None, None
+        return True
 
 
 @contextmanager

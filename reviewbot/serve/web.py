@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from reviewbot.errors import UsageError
 from reviewbot.serve import metrics
 from reviewbot.serve.intake import BadDelivery, Intake, decide
 from reviewbot.serve.queue import Queue
@@ -112,9 +113,12 @@ class _Handlers:
         # balancer must not turn GitHub's deliveries away while the worker restarts.
         down = self.workers()
         workers = f"{down}\n" if down else ""
-        if await self.queue.healthy():
+        problem = await self.queue.problem()
+        if problem is None:
             return PlainTextResponse(f"ok\n{workers}")
-        return PlainTextResponse(f"queue unreachable\n{workers}", status_code=503)
+        log.warning("/healthz: %s", problem)  # the body does not show where the database is
+        state = "queue refused" if isinstance(problem, UsageError) else "queue unreachable"
+        return PlainTextResponse(f"{state}\n{workers}", status_code=503)
 
     async def metrics(self, _: Request) -> Response:
         try:

@@ -16,6 +16,7 @@ import pytest
 
 from tests.fakes.messages_api import Scripted, reply, text, tool_use
 from tests.fakes.runs import Run
+from tests.fakes.talk import DROP_ZERO as P2
 from tests.fakes.webhooks import check_suite_event, pull_request_event
 from tests.fakes.world import REPO, World
 
@@ -40,19 +41,6 @@ P0 = {
         "start_line": 2,
         "end_line": 2,
         "quote": "    return eval(query)",
-    },
-}
-P2 = {
-    "kind": "suggestion",
-    "priority": "P2",
-    "confidence": 0.5,
-    "title": "Drop the + 0",
-    "body": "Adding zero does nothing.",
-    "anchor": {
-        "path": "app.py",
-        "start_line": 2,
-        "end_line": 2,
-        "quote": "    return sum(items) + 0",
     },
 }
 ARGS = ["review", "--github-event", "--post"]

@@ -11,25 +11,13 @@ import pytest
 
 from tests.fakes.messages_api import reply, text, tool_use
 from tests.fakes.runs import Run
+from tests.fakes.talk import DROP_ZERO as MINOR
+from tests.fakes.talk import SUM_BASE as BASE
+from tests.fakes.talk import SUM_HEAD as HEAD
 from tests.fakes.webhooks import check_suite_event, issue_comment_event, pull_request_event
 from tests.fakes.world import REPO, World
 
-BASE = {"app.py": "def total(items):\n    return sum(items)\n"}
-HEAD = {"app.py": "def total(items):\n    return sum(items) + 0\n"}
 GATED_CI = {**BASE, ".reviewbot.toml": "[ci]\ngated = true\n"}
-MINOR = {
-    "kind": "suggestion",
-    "priority": "P2",
-    "confidence": 0.5,
-    "title": "Drop the + 0",
-    "body": "Adding zero does nothing.",
-    "anchor": {
-        "path": "app.py",
-        "start_line": 2,
-        "end_line": 2,
-        "quote": "    return sum(items) + 0",
-    },
-}
 ARGS = ["review", "--github-event", "--post"]
 
 

@@ -27,23 +27,11 @@ from reviewbot.commands.table import markdown_table
 from tests.e2e.harness import AUTHOR, REPO, World, pull_request_event
 from tests.fakes.messages_api import reply, text, tool_use
 from tests.fakes.talk import ANSWER, Said, answers, comment, said, thread_reply_event
+from tests.fakes.talk import DROP_ZERO as MINOR
+from tests.fakes.talk import SUM_BASE as BASE
+from tests.fakes.talk import SUM_HEAD as HEAD
 
 ARGS = ["review", "--github-event", "--post"]
-BASE = {"app.py": "def total(items):\n    return sum(items)\n"}
-HEAD = {"app.py": "def total(items):\n    return sum(items) + 0\n"}
-MINOR = {
-    "kind": "suggestion",
-    "priority": "P2",
-    "confidence": 0.5,
-    "title": "Drop the + 0",
-    "body": "Adding zero does nothing.",
-    "anchor": {
-        "path": "app.py",
-        "start_line": 2,
-        "end_line": 2,
-        "quote": "    return sum(items) + 0",
-    },
-}
 CHAT_TOOLS = [
     "read_file",
     "list_files",

@@ -14,7 +14,6 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import psycopg
 import pytest
@@ -36,7 +35,14 @@ from tests.eval.world import (
     without_cache_split,
     write_bench,
 )
-from tests.serve.world import free_port, fresh_database, postgres_server, wait_until
+from tests.serve.world import (
+    free_port,
+    fresh_database,
+    postgres_server,
+    queue_url_as,
+    role_without_create,
+    wait_until,
+)
 
 MODELS = ("--model", DEFAULT_MODEL, "--judge-model", DEFAULT_MODEL)
 
@@ -178,31 +184,21 @@ class TestSharedEval:
         assert len(run.model) == 0
 
 
-def _as(url: str, *, user: str | None = None, database: str | None = None) -> str:
-    """`url` with another user (and password) or database."""
-    parts = urlsplit(url)
-    netloc = parts.netloc if user is None else f"{user}@{parts.netloc.rpartition('@')[2]}"
-    path = parts.path if database is None else f"/{database}"
-    return parts._replace(netloc=netloc, path=path).geturl()
-
-
-def _a_role_without_create(queue_url: str) -> str:
-    """A login that may connect to the queue's database but create no table in it."""
-    with psycopg.connect(queue_url, autocommit=True) as conn:
-        conn.execute("CREATE ROLE weak LOGIN PASSWORD 'weak-pw'")
-        conn.execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC")
-    return _as(queue_url, user="weak:weak-pw")
-
-
 class TestQueueThatRefuses:
     """The database answers, and refuses: one line and exit 2, never a traceback or exit 70."""
 
     @pytest.mark.parametrize(
         ("refused", "said"),
         [
-            (lambda url: _as(url, user="nobody:s3cret-pw"), 'role "nobody" does not exist'),
-            (lambda url: _as(url, database="no_such_db"), 'database "no_such_db" does not exist'),
-            (_a_role_without_create, "permission denied for schema public"),
+            (
+                lambda url: queue_url_as(url, user="nobody:s3cret-pw"),
+                'role "nobody" does not exist',
+            ),
+            (
+                lambda url: queue_url_as(url, database="no_such_db"),
+                'database "no_such_db" does not exist',
+            ),
+            (lambda url: role_without_create(url, "weak"), "permission denied for schema public"),
             (lambda _url: "mysql://eval:s3cret-pw@127.0.0.1/db", "not a PostgreSQL URL"),
             (lambda _url: "s3cret-pw", "not a PostgreSQL URL"),
         ],

@@ -317,6 +317,10 @@ class FakeGitHub:
     ) -> None:
         self.login = login
         self.graphql_allowed = graphql_allowed  # False: thread mutations answer FORBIDDEN
+        # Tokens that may only read, as a fork PR's GITHUB_TOKEN: every REST write answers
+        # 403, every GraphQL mutation FORBIDDEN.
+        self.read_only_tokens: frozenset[str] = frozenset()
+        self.reading_only = False  # the request being served is made with such a token
         self.thread_changes: list[tuple[str, int]] = []  # (mutation, root comment id), in order
         self.user_type = user_type
         self.tokens = tokens  # None: any token is accepted
@@ -477,7 +481,11 @@ class FakeGitHub:
             if self.app is not None and self.app.handles(request):
                 response = self.app(request)
             else:
-                response = self._authenticate(request) or self._route(request)
+                token = request.headers.get("authorization", "").partition(" ")[2]
+                self.reading_only = token in self.read_only_tokens
+                response = (
+                    self._authenticate(request) or self._refused(request) or self._route(request)
+                )
             self._remaining = max(0, self._remaining - 1)
             headers = {
                 **response.headers,
@@ -498,6 +506,12 @@ class FakeGitHub:
             return Response.json(401, {"message": "Bad credentials", "status": "401"})
         if self.app is not None and not self.app.accepts(token):
             return Response.json(401, {"message": "Bad credentials", "status": "401"})
+        return None
+
+    def _refused(self, request: Request) -> Response | None:
+        graphql = request.path.endswith("/graphql")  # its mutations are refused by github_graphql
+        if self.reading_only and request.method not in ("GET", "HEAD") and not graphql:
+            return _not_accessible()
         return None
 
     def _route(self, request: Request) -> Response:

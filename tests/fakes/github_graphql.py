@@ -11,8 +11,8 @@ REST id as `databaseId` and their author's `login`.
 
 A thread is what GitHub makes of the REST review comments: a comment with no
 `in_reply_to_id` and every reply to it. Its resolution lives in `FakeRepo.resolved_threads`
-(root comment ids); `graphql_allowed=False` answers every mutation with GitHub's
-FORBIDDEN error (a token without `pull-requests: write`).
+(root comment ids); `graphql_allowed=False`, or a request with one of `read_only_tokens`,
+answers every mutation with GitHub's FORBIDDEN error (a token without `pull-requests: write`).
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def _threads(fake: Any, variables: dict[str, Any]) -> Response:
 def _set_resolved(fake: Any, variables: dict[str, Any], *, resolved: bool) -> Response:
     field = "resolveReviewThread" if resolved else "unresolveReviewThread"
     ident = str(variables.get("threadId") or "")
-    if not fake.graphql_allowed:
+    if not fake.graphql_allowed or fake.reading_only:
         return _answer(
             {field: None},
             [_error("FORBIDDEN", "Resource not accessible by integration", [field])],

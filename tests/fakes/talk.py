@@ -8,11 +8,27 @@ from dataclasses import dataclass
 from typing import Any
 
 from tests.fakes.runs import Run
-from tests.fakes.webhooks import _webhook, issue_comment_event
+from tests.fakes.webhooks import _repo_ids, _webhook, issue_comment_event
 from tests.fakes.world import REPO, World
 
 ARGS = ["review", "--github-event", "--post"]
 ANSWER = "<!-- reviewbot:answer "
+# A PR that adds `+ 0`, and the minor finding about it, that the command tests review.
+SUM_BASE = {"app.py": "def total(items):\n    return sum(items)\n"}
+SUM_HEAD = {"app.py": "def total(items):\n    return sum(items) + 0\n"}
+DROP_ZERO = {
+    "kind": "suggestion",
+    "priority": "P2",
+    "confidence": 0.5,
+    "title": "Drop the + 0",
+    "body": "Adding zero does nothing.",
+    "anchor": {
+        "path": "app.py",
+        "start_line": 2,
+        "end_line": 2,
+        "quote": "    return sum(items) + 0",
+    },
+}
 
 
 def answers(world: World) -> list[str]:
@@ -39,7 +55,10 @@ def thread_reply_event(world: World, *, root: int, login: str, body: str) -> dic
     pr = payload["pull_request"]
     pr["number"], pr["state"] = world.pull.number, "open"
     pr["head"]["sha"], pr["base"]["sha"] = world.pull.head_sha, world.pull.base_sha
-    payload["repository"].update(full_name=REPO, id=world.github.repo(REPO).id)
+    base_id, head_id = _repo_ids(world)
+    payload["repository"].update(full_name=REPO, id=base_id)
+    pr["base"]["repo"].update(full_name=REPO, id=base_id)
+    pr["head"]["repo"].update(full_name=world.pull.head_repo or REPO, id=head_id)
     return payload
 
 

@@ -518,6 +518,17 @@ class TestReviewThreadReplies:
     def test_a_decision_re_folds_the_verdict(self, body):
         assert plan_event("pull_request_review_comment", review_reply(body)).action is REFOLD
 
+    @pytest.mark.parametrize(
+        ("head_repo", "from_fork"),
+        [("same", False), ({"id": 1, "full_name": "forker/Hello-World"}, True), (None, True)],
+        ids=["same-repository", "a-fork", "a-deleted-fork"],
+    )
+    def test_a_reply_on_a_forks_pr_is_known_as_one(self, head_repo, from_fork):
+        payload = review_reply("/dismiss fine")
+        if head_repo != "same":
+            payload["pull_request"]["head"]["repo"] = head_repo
+        assert plan_event("pull_request_review_comment", payload).from_fork is from_fork
+
     def test_review_belongs_in_the_discussion(self):
         plan = plan_event("pull_request_review_comment", review_reply("/review"))
         assert (plan.action, plan.reason) == (

@@ -30,6 +30,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import psycopg
 
@@ -98,6 +99,22 @@ def fresh_database(server_url: str) -> str:
     with psycopg.connect(server_url, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     return server_url.rsplit("/", 1)[0] + f"/{name}"
+
+
+def queue_url_as(url: str, *, user: str | None = None, database: str | None = None) -> str:
+    """`url` with another user (and password: `name:password`) or database."""
+    parts = urlsplit(url)
+    netloc = parts.netloc if user is None else f"{user}@{parts.netloc.rpartition('@')[2]}"
+    path = parts.path if database is None else f"/{database}"
+    return parts._replace(netloc=netloc, path=path).geturl()
+
+
+def role_without_create(queue_url: str, role: str) -> str:
+    """A login `role` that may connect to the queue's database but create no table in it."""
+    with psycopg.connect(queue_url, autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN PASSWORD '{role}-pw'")
+        conn.execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC")
+    return queue_url_as(queue_url, user=f"{role}:{role}-pw")
 
 
 class Model:
