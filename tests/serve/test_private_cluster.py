@@ -4,7 +4,6 @@ its deliveries again after a restart (the queue is on disk)."""
 
 from __future__ import annotations
 
-import platform
 import shutil
 import sys
 import tempfile
@@ -50,11 +49,7 @@ def test_the_private_cluster_queues_reviews_and_survives_a_restart(world, state)
 
 
 # Where the serve extra installs pgserver (its wheels: pyproject.toml's environment marker).
-BUNDLED = (
-    platform.python_implementation() == "CPython"
-    and sys.version_info < (3, 13)
-    and (sys.platform == "darwin" or (sys.platform == "linux" and platform.machine() == "x86_64"))
-)
+BUNDLED = sys.platform in ("darwin", "linux")
 
 
 @pytest.mark.skipif(not BUNDLED, reason="pgserver has no wheel for this platform")
