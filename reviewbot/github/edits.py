@@ -14,8 +14,12 @@ makes them again after a lost answer, and an edit it cannot confirm ends the run
 review is posted (exit 5), so the next run reads the comment as it is and reopens it or finds
 it standing: one comment either way. A reopened comment's thread is unresolved just before its
 edit, so a run that ends after the edit (an answer lost for good, a push) leaves it in an open
-thread. A reopen GitHub refuses because the comment is gone (404) or will not take the body
-(422) is posted anew in this run's review, and the thread it unresolved is resolved again.
+thread. One open thread a finding: a body that cannot fit with every marker is known before any
+write, so its thread is never touched; a reopen GitHub refuses because the comment is gone (404)
+or will not take the body (422) is placed as a new finding in this run's review
+(`Placement.post_anew`), and the thread this run unresolved for it is resolved again, a person's
+reply in it or not (it was resolved when the run came). One GraphQL then fails to resolve is
+reported `left_open`, with a note.
 
 Must not: decide which findings resolve (review/resolution.py) or reopen (publish/placement.py),
 write the bodies (publish/resolution.py), or import PyGithub.
@@ -23,8 +27,9 @@ write the bodies (publish/resolution.py), or import PyGithub.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
+from typing import Protocol
 
 from reviewbot.github.rest import GitHubRefusal
 from reviewbot.github.shapes import RepoApi
@@ -38,8 +43,14 @@ from reviewbot.redact import Redactor
 from reviewbot.sources.comments import Where, location
 
 _GONE = (404, 422)  # the comment was deleted since it was read, or refuses the body
-# (threads to resolve, threads to unresolve) → what was done: github/threads.py's settle_threads
-Settle = Callable[[Collection[int], Collection[int]], ThreadChanges]
+
+
+class Settle(Protocol):
+    """github/threads.py's `settle_threads` for one PR, by root comment id: what was done."""
+
+    def __call__(
+        self, resolve: Collection[int], reopen: Collection[int], *, undo: Collection[int] = ()
+    ) -> ThreadChanges: ...
 
 
 class CommentEditor:
@@ -77,29 +88,37 @@ class CommentEditor:
 
     def reopen(self, plan: Placement, settle: Settle) -> tuple[Placement, ThreadChanges]:
         """Edit each reopened finding's earlier comment back to open, its thread unresolved
-        first; `plan` with those it could not edit moved to the new inline comments."""
-        roots = [item.earlier.comment_id for item in plan.reopened]
-        threads = settle((), roots)
-        edited = self._edit_back(plan)
+        first; `plan` with those it could not edit placed as new findings instead."""
+        bodies = self._bodies(plan)  # one that cannot fit is posted anew, its thread untouched
+        plan = plan.post_anew(item.node.id for item in plan.reopened if item.node.id not in bodies)
+        threads = settle((), [item.earlier.comment_id for item in plan.reopened])
+        edited = plan.post_anew(self._refused(plan, bodies))
         kept = {item.earlier.comment_id for item in edited.reopened}
-        undone = settle([root for root in threads.reopened if root not in kept], ())
+        undone = settle((), (), undo=[root for root in threads.reopened if root not in kept])
         reopened = tuple(root for root in threads.reopened if root in kept)
-        return edited, replace(threads, reopened=reopened, notes=(*threads.notes, *undone.notes))
+        notes = (*threads.notes, *undone.notes, *map(_two_threads, undone.left_open))
+        return edited, replace(threads, reopened=reopened, left_open=undone.left_open, notes=notes)
 
-    def _edit_back(self, plan: Placement) -> Placement:
-        anew: list[str] = []
+    def _bodies(self, plan: Placement) -> dict[str, str]:
+        """Each reopened finding's comment open again, by node id; none for one that cannot
+        fit with every marker."""
+        bodies = {
+            item.node.id: reopened_body(item.earlier.body, item.node, redactor=self._redact)
+            for item in plan.reopened
+        }
+        return {node_id: body for node_id, body in bodies.items() if body is not None}
+
+    def _refused(self, plan: Placement, bodies: Mapping[str, str]) -> list[str]:
+        """Edit each reopened comment back to open; the findings whose edit GitHub refused."""
+        refused: list[str] = []
         for item in plan.reopened:
-            body = reopened_body(item.earlier.body, item.node, redactor=self._redact)
             try:
-                if body is None:  # it cannot fit with every marker: posted anew instead
-                    anew.append(item.node.id)
-                else:
-                    self._edit(Where.INLINE, item.earlier.comment_id, body)
+                self._edit(Where.INLINE, item.earlier.comment_id, bodies[item.node.id])
             except GitHubRefusal as exc:
                 if exc.status not in _GONE:
                     raise
-                anew.append(item.node.id)
-        return plan.post_anew(anew)
+                refused.append(item.node.id)
+        return refused
 
     def _edit(self, where: Where, comment_id: int, body: str) -> None:
         body = seal_body(body, self._sealer, at=location(where, comment_id))
@@ -107,3 +126,11 @@ class CommentEditor:
             self._api.call("PATCH", f"/pulls/comments/{comment_id}", {"body": body})
         else:
             self._api.call("PUT", f"/pulls/{self._number}/reviews/{comment_id}", {"body": body})
+
+
+def _two_threads(root: int) -> str:
+    return (
+        f"The thread of comment {root} was unresolved to reopen its finding, GitHub then refused "
+        "the edit and the thread could not be resolved again: the finding is posted anew, so "
+        "that old thread, its comment still saying Resolved, stays open until someone resolves it."
+    )

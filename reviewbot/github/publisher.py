@@ -391,11 +391,14 @@ class GitHubPublisher:
         notes.extend(threads.notes)
         return gone, threads
 
-    def _settle(self, resolve: Collection[int], reopen: Collection[int]) -> ThreadChanges:
-        """Resolve and unresolve review threads by root comment id (github/threads.py)."""
+    def _settle(
+        self, resolve: Collection[int], reopen: Collection[int], *, undo: Collection[int] = ()
+    ) -> ThreadChanges:
+        """Resolve, unresolve and resolve again review threads by root comment id
+        (github/threads.py)."""
         return settle_threads(
             self._api.client, self.repo, self.number, resolve=resolve, reopen=reopen,
-            bot_login=self.bot_login,
+            bot_login=self.bot_login, undo=undo,
         )  # fmt: skip
 
     def _upsert_summary(

@@ -14,7 +14,9 @@ done (a review without resolutions makes no GraphQL request).
 
 One open thread a finding: only the thread of a comment the publisher edits back to open is
 unresolved, just before that edit (github/edits.py), so a run that ends after it leaves no
-reopened comment in a resolved thread; an edit GitHub then refuses resolves it again. A finding that comes back where its old comment cannot be reopened (deleted,
+reopened comment in a resolved thread; an edit GitHub then refuses resolves it again (`undo`),
+a person's reply in it or not: it was resolved when the run came, and its finding is posted
+anew. A finding that comes back where its old comment cannot be reopened (deleted,
 outdated, on other lines, past the run's edits) is posted anew, and its old thread stays
 resolved, as history.
 
@@ -103,7 +105,8 @@ class ThreadChanges:
 
     resolved: tuple[int, ...] = ()
     reopened: tuple[int, ...] = ()
-    left_open: tuple[int, ...] = ()  # a person replied: only the "Resolved" note
+    # a person replied (only the "Resolved" note), or a reopen's unresolve could not be undone
+    left_open: tuple[int, ...] = ()
     notes: tuple[str, ...] = ()
 
     def __add__(self, other: ThreadChanges) -> ThreadChanges:
@@ -162,16 +165,20 @@ def settle_threads(
     resolve: Collection[int],
     reopen: Collection[int],
     bot_login: str,
+    undo: Collection[int] = (),
 ) -> ThreadChanges:
-    """Resolve the threads rooted at `resolve`, unresolve those at `reopen`; never raises."""
-    if not resolve and not reopen:
+    """Resolve the threads rooted at `resolve`, unresolve those at `reopen`, and resolve again
+    those at `undo` (this run unresolved them, whoever replied since); never raises. When
+    GraphQL fails, the `undo` threads are reported left open: this run opened them."""
+    if not resolve and not reopen and not undo:
         return ThreadChanges()
     try:
-        return _settle(client, repo, number, resolve, reopen, bot_login)
+        return _settle(client, repo, number, (resolve, reopen, undo), bot_login)
     except ReviewbotError as exc:
         log.warning("review threads were left as they are: %s", exc)
         return ThreadChanges(
-            notes=(f"Review threads were left as they are: GitHub's GraphQL API failed ({exc}).",)
+            left_open=tuple(sorted(undo)),
+            notes=(f"Review threads were left as they are: GitHub's GraphQL API failed ({exc}).",),
         )
 
 
@@ -179,19 +186,19 @@ def _settle(
     client: GitHubClient,
     repo: str,
     number: int,
-    resolve: Collection[int],
-    reopen: Collection[int],
+    roots: tuple[Collection[int], Collection[int], Collection[int]],
     bot_login: str,
 ) -> ThreadChanges:
+    resolve, reopen, undo = roots
     by_root = {t.root: t for t in review_threads(client, repo, number) if t.root is not None}
     resolved: list[int] = []
     reopened: list[int] = []
     left_open: list[int] = []
-    for root in sorted(set(resolve) - set(reopen)):
+    for root in sorted({*resolve, *undo} - set(reopen)):
         thread = by_root.get(root)
         if thread is None or thread.resolved:
             continue
-        if thread.answered_by_person(bot_login):
+        if root not in undo and thread.answered_by_person(bot_login):
             left_open.append(root)
             continue
         client.graphql(RESOLVE, {"threadId": thread.id})

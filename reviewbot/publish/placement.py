@@ -24,7 +24,9 @@ ever dropped:
   and its thread unresolved, so the finding keeps one thread. At most `edits` a run (the edits
   the run's resolutions left), most severe first; past them, or when the old comment is gone,
   outdated (GitHub shows it on no line of the current diff) or on other lines, the finding is
-  placed as a new one and the old comment stays resolved, as history.
+  placed as a new one and the old comment stays resolved, as history. A reopen the publisher
+  then cannot make (GitHub refuses the edit) is placed as it would have been had it never been
+  reopenable (`Placement.post_anew`): ranked with the new findings under the same limits.
 
 Ranking, not truncation: nodes are taken most severe first, then confirmed before
 open, then most confident (`priority_key`), so when more are commentable than
@@ -159,7 +161,7 @@ class Placement:
     body: tuple[BodyItem, ...] = ()
     already_posted: tuple[ReviewNode, ...] = ()
     quiet: tuple[ReviewNode, ...] = ()  # resolved or dismissed: listed in the summary only
-    rules: InlineRules | None = None
+    rules: InlineRules
     # Fingerprints already on the PR: a quiet finding among them was posted by an earlier run.
     posted: frozenset[str] = frozenset()
     reopened: tuple[ReopenItem, ...] = ()  # shown again by their own earlier comment
@@ -167,8 +169,6 @@ class Placement:
     def choices(self) -> tuple[str, ...]:
         """Why commentable findings are in the body, one sentence per rule that moved one."""
         rules = self.rules
-        if rules is None:
-            return ()
         moved = dict.fromkeys(BodyReason, 0)
         for item in self.body:
             moved[item.reason] += 1
@@ -222,15 +222,31 @@ class Placement:
         return replace(self, inline=kept, body=(*self.body, *moved))
 
     def post_anew(self, node_ids: Iterable[str]) -> Placement:
-        """Reopened items whose comment could not be edited, posted inline as new instead."""
+        """Reopened items whose comment could not be edited, placed as new findings instead.
+
+        Ranked with the new inline comments by the same rules (`_capped`), as `place_nodes`
+        would have placed them had they not been reopenable: the limits hold and the inline
+        ones stay the most severe; those past them are listed in the body, in rank order.
+        """
         anew = set(node_ids)
-        moved = tuple(
+        moved = [
             InlineItem(node=item.node, target=item.target)
             for item in self.reopened
             if item.node.id in anew
+        ]
+        if not moved:
+            return self
+        inline: list[InlineItem] = []
+        body: list[BodyItem] = []
+        per_file: dict[str, int] = {}
+        for item in sorted((*self.inline, *moved), key=lambda item: priority_key(item.node)):
+            _admit(item, self.rules, inline, body, per_file)
+        return replace(
+            self,
+            inline=tuple(inline),
+            body=tuple(sorted((*self.body, *body), key=lambda item: priority_key(item.node))),
+            reopened=tuple(item for item in self.reopened if item.node.id not in anew),
         )
-        kept = tuple(item for item in self.reopened if item.node.id not in anew)
-        return replace(self, inline=(*self.inline, *moved), reopened=kept)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -350,13 +366,10 @@ def place_nodes(
         if back is not None and len(reopened) < edits:  # no new comment: no inline limit
             reopened.append(ReopenItem(node=node, target=back[0], earlier=back[1]))
             continue
-        if not isinstance(place, BodyReason):
-            place = _capped(node, place, rules, per_file, len(inline))
         if isinstance(place, BodyReason):
             body.append(BodyItem(node=node, reason=place))
         else:
-            inline.append(InlineItem(node=node, target=place))
-            per_file[place.path] = per_file.get(place.path, 0) + 1
+            _admit(InlineItem(node=node, target=place), rules, inline, body, per_file)
     return Placement(
         inline=tuple(inline),
         body=tuple(body),
@@ -375,6 +388,23 @@ def _shown(
     if isinstance(place, BodyReason) or earlier is None or not place.shows(earlier):
         return None
     return place, earlier
+
+
+def _admit(
+    item: InlineItem,
+    rules: InlineRules,
+    inline: list[InlineItem],
+    body: list[BodyItem],
+    per_file: dict[str, int],
+) -> None:
+    """`item` among the inline comments, or in the body when a rule keeps it out (`_capped`);
+    items come most severe first."""
+    place = _capped(item.node, item.target, rules, per_file, len(inline))
+    if isinstance(place, BodyReason):
+        body.append(BodyItem(node=item.node, reason=place))
+    else:
+        inline.append(item)
+        per_file[place.path] = per_file.get(place.path, 0) + 1
 
 
 def _capped(

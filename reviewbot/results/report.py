@@ -212,7 +212,11 @@ class Published(_Model):
         description="Review threads unresolved, by their first comment's id: its finding was reopened.",
     )
     threads_left_open: tuple[int, ...] = Field(
-        default=(), description="Threads of resolved findings left open: a person replied."
+        default=(),
+        description=(
+            "Threads of resolved findings left open: a person replied, or GraphQL failed to "
+            "resolve again one unresolved for a reopen GitHub then refused."
+        ),
     )
     annotated: tuple[str, ...] = Field(
         default=(), description="Node ids carried as annotations of the `reviewbot` check run."

@@ -335,3 +335,47 @@ class TestReopen:
         assert [(i.node.id, i.target.line, i.target.start_line) for i in plan.inline] == [
             ("back", 4, 3)
         ]
+
+    @pytest.mark.parametrize(
+        ("rules", "reason"),
+        [
+            (InlineRules(max_inline=0), BodyReason.OVER_LIMIT),
+            (InlineRules(max_inline=1), BodyReason.OVER_LIMIT),
+            (InlineRules(max_inline=30, max_per_file=1), BodyReason.OVER_FILE_LIMIT),
+            (InlineRules(max_inline=30, held_below=Priority.P2), BodyReason.HELD_BACK),
+        ],
+        ids=["no-inline", "review-cap", "file-cap", "held-back"],
+    )
+    def test_a_reopen_posted_anew_keeps_the_inline_rules(self, rules, reason):
+        """A P3 whose reopen cannot be made is placed as a new finding would be: past the
+        limits (a P1 on the same file inline already) it goes in the body, with the reason."""
+        back = node(id="back", priority=Priority.P3, lines=(3, 4))
+        other = node(id="other", priority=Priority.P1, lines=(6, 6))
+        reopen = {
+            back.fingerprint: resolved_posting(
+                back, DiffLines(path="src/app.py", line=4, start_line=3)
+            )
+        }
+        plan = place_nodes([back, other], make_diff(), max_inline=rules, reopen=reopen, edits=1)
+        assert [i.node.id for i in plan.reopened] == ["back"]
+        anew = plan.post_anew(["back"])
+        assert [i.node.id for i in anew.inline] == ([] if rules.max_inline == 0 else ["other"])
+        assert ("back", reason) in [(i.node.id, i.reason) for i in anew.body]
+        assert anew.choices(), "a finding moved to the body by a rule, the rule unsaid"
+
+    def test_a_reopen_posted_anew_is_ranked_with_the_new_findings(self):
+        """At the cap a returning P0 posted anew takes the inline place of a new P1, as it
+        would have had it never been reopenable; the P1 is listed in the body."""
+        back = node(id="back", priority=Priority.P0, lines=(3, 4))
+        other = node(id="other", priority=Priority.P1, lines=(6, 6))
+        reopen = {
+            back.fingerprint: resolved_posting(
+                back, DiffLines(path="src/app.py", line=4, start_line=3)
+            )
+        }
+        plan = place_nodes([back, other], make_diff(), max_inline=1, reopen=reopen, edits=1)
+        assert [i.node.id for i in plan.inline] == ["other"]
+        anew = plan.post_anew(["back"])
+        assert [i.node.id for i in anew.inline] == ["back"]
+        assert [(i.node.id, i.reason) for i in anew.body] == [("other", BodyReason.OVER_LIMIT)]
+        assert anew == place_nodes([back, other], make_diff(), max_inline=1)

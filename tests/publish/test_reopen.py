@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from reviewbot.github import edits as edits_module
 from reviewbot.github.rest import GitHubUnreachable
 from reviewbot.nodes import ReviewNode, Status
 from reviewbot.publish import resolution as resolution_module
@@ -223,6 +224,81 @@ class TestPostedAnew:
         assert published.threads_reopened == ()
         assert old["id"] in fake.github.repo(REPO).resolved_threads
         assert len(open_threads(fake, n.fingerprint)) == 1
+
+
+def replied(fake: OnePull, root: dict[str, Any]) -> None:
+    """A person answers in the resolved thread: threads.py leaves such a thread open."""
+    fake.add_review_comment(
+        "Thanks, fixed in the next push.", login="alice", in_reply_to=root["id"]
+    )
+
+
+def thread_writes(fake: OnePull, field: str) -> list[int]:
+    return [root for name, root in fake.github.thread_changes if name == field]
+
+
+REFUSED = Response.json(422, {"message": "Validation Failed"})
+
+
+class TestRefusedReopen:
+    """The edit back to open cannot be made: the finding is posted anew and its old thread, a
+    person's reply in it or not, ends as it was (resolved), or is reported left open."""
+
+    def test_a_refused_edit_with_a_persons_reply_leaves_one_open_thread(
+        self, served, fake, publisher, checkout
+    ):
+        """GitHub refuses the edit (422): the thread this run unresolved for it is resolved
+        again, though a person replied in it since it was resolved."""
+        n = finding()
+        resolve_then_return(fake, publisher, checkout, (n,))
+        (old,) = roots(fake, n.fingerprint)
+        replied(fake, old)
+        served.fail_next("PATCH", rf"/pulls/comments/{old['id']}$", REFUSED)
+        start = len(served.snapshot())
+        published = come_back(publisher, checkout, (n,))
+        assert new_inline(served, start) == 1
+        assert published.reopened == ()
+        assert old["id"] in fake.github.repo(REPO).resolved_threads
+        assert len(open_threads(fake, n.fingerprint)) == 1
+        assert (published.threads_reopened, published.threads_left_open) == ((), ())
+
+    def test_a_body_that_cannot_fit_never_unresolves_the_thread(
+        self, served, fake, publisher, checkout, monkeypatch
+    ):
+        """The reopened body cannot fit with every marker: known before any write, so the
+        thread is never touched and the finding is posted anew."""
+        n = finding()
+        resolve_then_return(fake, publisher, checkout, (n,))
+        (old,) = roots(fake, n.fingerprint)
+        replied(fake, old)
+        monkeypatch.setattr(edits_module, "reopened_body", lambda *_, **__: None)
+        start = len(served.snapshot())
+        published = come_back(publisher, checkout, (n,))
+        assert new_inline(served, start) == 1
+        assert edits_of(served, start, old["id"]) == 0
+        assert thread_writes(fake, "unresolveReviewThread") == []
+        assert len(open_threads(fake, n.fingerprint)) == 1
+        assert (published.reopened, published.threads_left_open) == ((), ())
+
+    def test_an_undo_graphql_refuses_is_reported_left_open(self, served, fake, publisher, checkout):
+        """The edit is refused, then so is resolving its thread again: the thread is left
+        open beside the new comment, and `threads_left_open` and a note say so."""
+        n = finding()
+        resolve_then_return(fake, publisher, checkout, (n,))
+        (old,) = roots(fake, n.fingerprint)
+        served.fail_next("PATCH", rf"/pulls/comments/{old['id']}$", REFUSED)
+        forbidden = {"type": "FORBIDDEN", "message": "Resource not accessible by integration"}
+        served.fail_next(
+            "POST",
+            r"/graphql$",
+            Response.json(200, {"data": None, "errors": [forbidden]}),
+            when=lambda r: "mutation" in r.body.decode() and "unresolve" not in r.body.decode(),
+        )
+        published = come_back(publisher, checkout, (n,))
+        assert old["id"] not in fake.github.repo(REPO).resolved_threads
+        assert published.threads_left_open == (old["id"],)
+        assert published.threads_reopened == ()
+        assert any("Review threads were left as they are" in note for note in published.notes)
 
 
 class TestLostAnswer:
