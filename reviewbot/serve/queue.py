@@ -427,8 +427,17 @@ class SharedResults:
             return psycopg.connect(self.url, autocommit=True)
 
 
-# The server answered, but only for now: a restart or a full server is no configuration error.
-_PASSING = ("starting up", "shutting down", "in recovery mode", "too many clients")
+# The server's refusals of a connection that a change of REVIEWBOT_QUEUE_URL (or of the role)
+# cures; any other FATAL (starting up, shutting down, recovery, every slot taken or reserved,
+# an operator's restart) passes, so it is the network's exit: try again later.
+_REFUSED = (
+    "authentication failed",  # password, md5, scram, ident, peer
+    "does not exist",  # the role or the database
+    "no pg_hba.conf entry",
+    "not permitted to log in",
+    "permission denied",
+    "pg_hba.conf rejects",
+)
 # SQLSTATE classes that a change of REVIEWBOT_QUEUE_URL (or the role's rights) cures:
 # invalid authorization, unknown database, unknown schema, insufficient privilege.
 _REFUSALS = ("28", "3D", "3F", "42")
@@ -455,7 +464,7 @@ def _meaning(exc: psycopg.Error, url: str) -> ReviewbotError:
             "(postgresql://USER:PASSWORD@HOST:PORT/DATABASE)"
         )
     fatal = said.partition("FATAL:")[2].strip()  # the server's own refusal of a connection
-    if fatal and not any(passing in fatal for passing in _PASSING):
+    if fatal and any(refused in fatal for refused in _REFUSED):
         return UsageError(
             f"the queue's database at {where} refused the connection: {fatal} "
             "(check REVIEWBOT_QUEUE_URL)"

@@ -19,10 +19,10 @@ import psycopg
 import pytest
 
 from reviewbot.config.file import DEFAULT_MODEL
-from reviewbot.errors import ExitCode
+from reviewbot.errors import ExitCode, NetworkError, UsageError
 from reviewbot.eval.bench import parse_entries
 from reviewbot.eval.cache import CacheKey
-from reviewbot.serve.queue import SharedResults
+from reviewbot.serve.queue import SharedResults, _meaning
 from tests.eval.world import (
     BENCH,
     URL_A,
@@ -222,8 +222,51 @@ class TestQueueThatRefuses:
 # A machine that claims one PR and then hangs until it is killed.
 HOLD = """
 import sys
-from reviewbot.serve.queue import SharedResults
+from reviewbot.serve.queue import SharedResults, _meaning
 with SharedResults(sys.argv[1], sys.argv[2]).claim(sys.argv[3]) as mine:
     print(mine, flush=True)
     sys.stdin.read()
 """
+
+
+class TestRefusedOrBusy:
+    """A server's FATAL at connect: a refusal the URL or the role cures is a usage error (2); a
+    server busy or restarting for now is the network's exit (5), to try again later."""
+
+    URL = "postgresql://eval:pw@db.example:5432/queue"
+
+    @pytest.mark.parametrize(
+        "fatal",
+        [
+            "remaining connection slots are reserved for roles with the SUPERUSER attribute",
+            "remaining connection slots are reserved for non-replication superuser connections",
+            "sorry, too many clients already",
+            "the database system is not yet accepting connections",
+            "the database system is starting up",
+            "terminating connection due to administrator command",
+        ],
+    )
+    def test_a_server_busy_for_now_is_unreachable(self, fatal):
+        exc = psycopg.OperationalError(
+            f'connection to server at "db.example" (10.0.0.1), port 5432 failed: FATAL:  {fatal}'
+        )
+        assert isinstance(_meaning(exc, self.URL), NetworkError)
+
+    @pytest.mark.parametrize(
+        "fatal",
+        [
+            'password authentication failed for user "eval"',
+            'role "eval" does not exist',
+            'database "queue" does not exist',
+            'no pg_hba.conf entry for host "10.0.0.2", user "eval", database "queue"',
+            'role "eval" is not permitted to log in',
+            'permission denied for database "queue"',
+        ],
+    )
+    def test_a_refusal_is_a_usage_error_without_the_password(self, fatal):
+        exc = psycopg.OperationalError(
+            f'connection to server at "db.example" (10.0.0.1), port 5432 failed: FATAL:  {fatal}'
+        )
+        meaning = _meaning(exc, self.URL)
+        assert isinstance(meaning, UsageError)
+        assert "pw" not in str(meaning).replace("password", "")
