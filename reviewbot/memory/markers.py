@@ -30,9 +30,9 @@ verbatim copy of a marker):
 - No marker sets a status on its own. A prior node's status is rebuilt through the
   lifecycle (`apply`): its peers' confirmations (stricter only), and `resolved` only
   from reviewbot's resolution record — a seal bound to the very comment it was
-  edited into, which no copy can carry, or the believed summary's `resolved_here` for a
-  comment too long to edit (the summary, like `resolve_later`, is reviewbot's own record
-  of what a run found fixed). `dismissed` comes only from a `/dismiss`
+  edited into, which no copy can carry, or the believed summary's `resolved_here` for the
+  postings of a comment too long to edit, each named with its comment (the summary, like
+  `resolve_later`, is reviewbot's own record of what a run found fixed). `dismissed` comes only from a `/dismiss`
   reply to a sealed inline comment by a person the adapter's permission lookup says
   has write access, never the PR's author on their own PR (nor the bot's account).
 - The summary is the sealed summary comment edited in place (else the oldest sealed

@@ -31,9 +31,12 @@ finding out of the prior state (it would be posted again), and an unterminated
 `<!--` would hide the rest of the comment. The old seal is stripped first: it is
 re-made over the new body by the caller, and must not count against the limit.
 
-A comment too long for that (a review body packed with markers) is left as it is: its
-findings are resolved in the summary instead, which records them (`resolved_here`) for the
-next run to read back as resolved, and keeps them from run to run.
+An inline comment keeps its banner on top and loses prose instead: its thread is resolved
+too, and the banner is what says so. A comment too long for all that (a review body packed
+with markers) is left as it is and makes no write: its findings are resolved in the summary
+instead, which records each posting with its comment (`resolved_here`) for the next run to
+read back as resolved, and keeps it while the comment is on the PR. Only those postings: a
+finding found again is posted anew, and that posting stands.
 
 Must not: call GitHub or seal (that is `github/edits.py` and `markers.seal_body`).
 """
