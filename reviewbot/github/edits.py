@@ -64,9 +64,8 @@ class CommentEditor:
         self._sealer = sealer
         self._redact = redactor
 
-    def mark_resolved(self, edits: Sequence[Edit], left: int) -> tuple[list[PriorNode], list[str]]:
-        """Make the resolution edits (`publish.resolution.resolution_edits`: one a comment, at
-        most 10 a run; `left` comments past them).
+    def mark_resolved(self, edits: Sequence[Edit]) -> tuple[list[PriorNode], list[str]]:
+        """Make the resolution edits (`publish.resolution.resolution_edits`: one a comment).
 
         Returns this run's resolutions (those of a comment too long to edit too: the summary's
         marker resolves them, `resolved_here`) and notes.
@@ -80,10 +79,6 @@ class CommentEditor:
                 )
                 continue
             self._edit(edit.where, edit.comment_id, edit.body)
-        if left > 0:
-            notes.append(
-                f"{left} more comment(s) with resolved findings will be marked on the next run."
-            )
         return [p for edit in edits for p in edit.priors], notes
 
     def reopen(self, plan: Placement, settle: Settle) -> tuple[Placement, ThreadChanges]:

@@ -204,9 +204,9 @@ class GitHubPublisher:
         # check run's, the annotations, the resolutions) is built before the first write, so
         # nothing can fail between them and leave a review without its summary and check run.
         edits = resolution_edits(settled.now, snapshot.head_sha, redactor=self.redact)
-        plan = self._plan(report, snapshot, prior, edits=edits_left(edits[0]))
+        plan = self._plan(report, snapshot, prior, edits=edits_left(edits))
         annotations = self._annotations(report, snapshot, link_of)
-        marker = self._marker(report, snapshot.head_sha, prior, edits[0])
+        marker = self._marker(report, snapshot.head_sha, prior, edits)
         self._summary_text(report, plan, [p.node for p in settled.now], marker, link_of, ())
         self._check_output(report, plan, link_of, annotations, Dismissal())
         notes = prior_notes(prior)
@@ -253,7 +253,7 @@ class GitHubPublisher:
         marker = SummaryMarker.of(
             report, head_sha=head_sha, redactor=self.redact, posted_at=prior.posted_at()
         )
-        here = resolved_here(prior, report.nodes, edits)
+        here = resolved_here(prior, edits)
         return marker.model_copy(update={"resolved_here": here})
 
     def _plan(
@@ -373,7 +373,7 @@ class GitHubPublisher:
         self,
         report: Report,
         settled: Resolution,
-        edits: tuple[Sequence[Edit], int],
+        edits: Sequence[Edit],
         notes: list[str],
         reopened: ThreadChanges,
     ) -> tuple[list[PriorNode], ThreadChanges]:
@@ -383,7 +383,7 @@ class GitHubPublisher:
         notes.extend(settled.notes)
         if report.review is not None and report.review.resolve_later:  # (this run kept them)
             notes.append(owed_note(len(report.review.resolve_later)))
-        gone, marked = self._edits.mark_resolved(*edits)
+        gone, marked = self._edits.mark_resolved(edits)
         notes.extend(marked)
         threads = reopened + self._settle(
             [p.comment_id for p in gone if p.where is Where.INLINE], ()

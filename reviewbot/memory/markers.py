@@ -30,9 +30,9 @@ verbatim copy of a marker):
 - No marker sets a status on its own. A prior node's status is rebuilt through the
   lifecycle (`apply`): its peers' confirmations (stricter only), and `resolved` only
   from reviewbot's resolution record — a seal bound to the very comment it was
-  edited into, which no copy can carry, or the believed summary's `resolved_here` for a
-  comment too long to edit (the summary, like `resolve_later`, is reviewbot's own record
-  of what a run found fixed). `dismissed` comes only from a `/dismiss`
+  edited into, which no copy can carry, or the believed summary's `resolved_here` for the
+  postings of a comment too long to edit, each named with its comment (the summary, like
+  `resolve_later`, is reviewbot's own record of what a run found fixed). `dismissed` comes only from a `/dismiss`
   reply to a sealed inline comment by a person the adapter's permission lookup says
   has write access, never the PR's author on their own PR (nor the bot's account).
 - The summary is the sealed summary comment edited in place (else the oldest sealed
@@ -90,10 +90,16 @@ MAX_UNSEEN_MARKED = 20  # unseen files the summary marker names (all of them, or
 MAX_UNSEEN_TEXT = 300
 MAX_PATCHES_MARKED = 300  # file digests a summary marker holds (scope/patches.py)
 MAX_OWED_MARKED = 200  # owed resolutions the marker records; past them, they need new evidence
+_RESOLVED_AT = r"^[0-9a-f]{16}@(inline|review|issue):[0-9]+$"  # a `resolved_at` entry
 MAX_AXIS_NODES = 100  # node states one axis records for a re-fold; more: the outcome is kept as is
 # Token shapes only: the default for callers without the run's redactor (tests, tooling).
 # Publishing always passes the run's own `Redactor`, which also knows its secret values.
 SHAPES_ONLY = Redactor()
+
+
+def resolved_at(fingerprint: str, at: str) -> str:
+    """A `resolved_here` entry: the finding's posting in the comment at `at` (`location`)."""
+    return f"{fingerprint}@{at}"
 
 
 class Sealed(StrEnum):
@@ -285,9 +291,11 @@ class SummaryMarker(_Marker):
     resolve_later: tuple[Annotated[str, Field(pattern=r"^[0-9a-f]{16}$")], ...] = Field(
         default=(), max_length=MAX_OWED_MARKED
     )
-    # Findings resolved here, not in their comment (too long to edit without cutting a
-    # marker): read back as resolved; each summary keeps them until one is raised again.
-    resolved_here: tuple[Annotated[str, Field(pattern=r"^[0-9a-f]{16}$")], ...] = Field(
+    # Postings resolved here, not in their comment (too long to edit without cutting a
+    # marker), each `resolved_at(fingerprint, location)`: only the posting in that comment
+    # reads back as resolved, never a later one of the same finding. Each summary keeps
+    # them while their comment is on the PR.
+    resolved_here: tuple[Annotated[str, Field(pattern=_RESOLVED_AT)], ...] = Field(
         default=(), max_length=MAX_OWED_MARKED
     )
 

@@ -26,6 +26,7 @@ from reviewbot.memory.markers import (
     Sealed,
     SummaryMarker,
     find_markers,
+    resolved_at,
     sealed_by,
 )
 from reviewbot.memory.postings import NodeHistory, PriorNode, apply_decisions, decisions_of
@@ -42,7 +43,7 @@ from reviewbot.nodes.history import (
 from reviewbot.nodes.lifecycle import Action, Transition
 from reviewbot.nodes.model import ReviewNode
 from reviewbot.results.report import ReviewRun
-from reviewbot.sources.comments import CommentRecord, Where
+from reviewbot.sources.comments import CommentRecord, Where, location
 from reviewbot.verdict.axes import AxisResult
 from reviewbot.verdict.lattice import Verdict
 
@@ -279,13 +280,23 @@ def read_prior(records: Iterable[CommentRecord], trust: Trust) -> PriorState:
 
 
 def _resolved_here(nodes: list[PriorNode], summary: PriorSummary | None) -> list[PriorNode]:
-    """The postings the summary resolved because their comment was too long to edit."""
+    """`nodes` with the postings the summary resolved (their comment was too long to edit)
+    resolved: those in the very comments it names, never a later posting of the finding.
+
+    Such a comment is not reopened in place either (`shown_at` None): it still says open,
+    and a finding that comes back is posted anew, as after a resolution in a review body.
+    """
     here = frozenset(summary.marker.resolved_here) if summary and summary.marker else frozenset()
     resolve = [Transition(action=Action.RESOLVE, by="reviewbot")]
     return [
-        replace(p, node=apply_all(p.node, resolve)) if p.node.fingerprint in here else p
+        replace(p, node=apply_all(p.node, resolve), shown_at=None) if here_of(p) in here else p
         for p in nodes
     ]
+
+
+def here_of(prior: PriorNode) -> str:
+    """`prior`'s entry in a summary's `resolved_here` (`markers.resolved_at`)."""
+    return resolved_at(prior.node.fingerprint, location(prior.where, prior.comment_id))
 
 
 def _judged(summary: PriorSummary | None) -> tuple[Judged, ...]:

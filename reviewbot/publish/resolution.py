@@ -31,9 +31,12 @@ finding out of the prior state (it would be posted again), and an unterminated
 `<!--` would hide the rest of the comment. The old seal is stripped first: it is
 re-made over the new body by the caller, and must not count against the limit.
 
-A comment too long for that (a review body packed with markers) is left as it is: its
-findings are resolved in the summary instead, which records them (`resolved_here`) for the
-next run to read back as resolved, and keeps them from run to run.
+An inline comment keeps its banner on top and loses prose instead: its thread is resolved
+too, and the banner is what says so. A comment too long for all that (a review body packed
+with markers) is left as it is and makes no write: its findings are resolved in the summary
+instead, which records each posting with its comment (`resolved_here`) for the next run to
+read back as resolved, and keeps it while the comment is on the PR. Only those postings: a
+finding found again is posted anew, and that posting stands.
 
 Must not: call GitHub or seal (that is `github/edits.py` and `markers.seal_body`).
 """
@@ -45,8 +48,7 @@ from dataclasses import dataclass
 
 from reviewbot.memory.markers import MAX_OWED_MARKED, restate, rewrite_status, unsealed
 from reviewbot.memory.postings import PriorNode
-from reviewbot.memory.prior import PriorState
-from reviewbot.nodes.history import OPEN_STATUSES
+from reviewbot.memory.prior import PriorState, here_of
 from reviewbot.nodes.model import ReviewNode, Status
 from reviewbot.publish.body import MAX_BODY, finish
 from reviewbot.redact import Redactor
@@ -77,8 +79,9 @@ class Edit:
 
 def resolution_edits(
     vanished: Sequence[PriorNode], head_sha: str, *, redactor: Redactor
-) -> tuple[tuple[Edit, ...], int]:
-    """The edits of the first `MAX_RESOLVE_EDITS` comments, and how many comments are left.
+) -> tuple[Edit, ...]:
+    """The edits of the comments of `vanished`, one a comment (at most `MAX_RESOLVE_EDITS`
+    comments: `review.resolution.resolution` chose them).
 
     Made before the run's first write (the summary's marker records what cannot be edited).
     """
@@ -86,7 +89,7 @@ def resolution_edits(
     for prior in vanished:
         by_comment.setdefault((prior.where, prior.comment_id), []).append(prior)
     banner = resolved_banner(head_sha)
-    edits = tuple(
+    return tuple(
         Edit(
             where=where,
             comment_id=comment_id,
@@ -99,30 +102,29 @@ def resolution_edits(
                 redactor=redactor,
             ),
         )
-        for (where, comment_id), priors in list(by_comment.items())[:MAX_RESOLVE_EDITS]
+        for (where, comment_id), priors in by_comment.items()
     )
-    return edits, max(len(by_comment) - MAX_RESOLVE_EDITS, 0)
 
 
 def edits_left(edits: Sequence[Edit]) -> int:
-    """The edits a run's resolution `edits` leave for reopens (publish/placement.py)."""
-    return max(MAX_RESOLVE_EDITS - len(edits), 0)
+    """The edits a run's resolution `edits` leave for reopens (publish/placement.py): a
+    comment too long to edit makes no write, so it takes none."""
+    return max(MAX_RESOLVE_EDITS - sum(edit.body is not None for edit in edits), 0)
 
 
-def resolved_here(
-    prior: PriorState, nodes: Sequence[ReviewNode], edits: Sequence[Edit]
-) -> tuple[str, ...]:
-    """The findings this run's summary resolves: those whose comment is too long to edit.
+def resolved_here(prior: PriorState, edits: Sequence[Edit]) -> tuple[str, ...]:
+    """The postings this run's summary resolves (`markers.resolved_at`): those of a comment
+    too long to edit, and the earlier summary's.
 
-    The earlier summary's stay, since their comments still say open, until a run raises
-    one again (then it stands, and is posted again once resolved). A re-fold's report
-    carries them resolved: that is not raising them.
+    Each names its comment, so it resolves that posting only: a finding found again is
+    posted anew, and that posting stands. Kept while the comment is on the PR, since it
+    still says open.
     """
     marker = prior.summary_marker()
     earlier = marker.resolved_here if marker is not None else ()
-    now = [p.node.fingerprint for edit in edits if edit.body is None for p in edit.priors]
-    raised = {node.fingerprint for node in nodes if node.status in OPEN_STATUSES}
-    kept = [fp for fp in dict.fromkeys((*earlier, *now)) if fp not in raised]
+    now = [here_of(p) for edit in edits if edit.body is None for p in edit.priors]
+    on_the_pr = {here_of(p) for p in prior.nodes}
+    kept = [entry for entry in dict.fromkeys((*earlier, *now)) if entry in on_the_pr]
     return tuple(kept[-MAX_OWED_MARKED:])
 
 
@@ -137,23 +139,26 @@ def resolved_body(
 ) -> str | None:
     """`old` with `fingerprints` resolved, unsealed; None when it cannot fit with every marker.
 
-    `on_top`: the whole comment is the finding, the banner goes first; otherwise the
-    banner is shown at each resolved item. When the banners do not fit they are left out
-    (the summary still lists the resolution); then whole lines of prose go, last first.
+    `on_top`: the whole comment is the finding (an inline comment), the banner goes first
+    and stays: it is what says the finding is resolved (its thread is resolved too), so
+    lines of prose go before it. Otherwise the banner is shown at each resolved item; when
+    the banners do not fit they are left out (the summary still lists the resolution), then
+    whole lines of prose go, last first.
     """
     plain = unsealed(old)
-    for shown in (banner, ""):
-        if on_top:
-            new = rewrite_status(plain, fingerprints, Status.RESOLVED, redactor=redactor)
-            new = f"{shown}\n\n{new}" if shown else new
-        else:
-            new = rewrite_status(
-                plain, fingerprints, Status.RESOLVED, banner=shown, redactor=redactor
-            )
+    if on_top:
+        marked = rewrite_status(plain, fingerprints, Status.RESOLVED, redactor=redactor)
+        tries = [f"{banner}\n\n{marked}"]
+    else:
+        tries = [
+            rewrite_status(plain, fingerprints, Status.RESOLVED, banner=shown, redactor=redactor)
+            for shown in (banner, "")
+        ]
+    for new in tries:
         body = finish(new, redactor, limit=limit)
         if _intact(body, new):
             return body
-    return _without_prose(redactor(new), limit)
+    return _without_prose(redactor(tries[-1]), limit, keep_first=on_top)
 
 
 def reopened_body(
@@ -176,12 +181,13 @@ def _intact(cut: str, whole: str) -> bool:
     return all(cut.count(end) == whole.count(end) for end in (_OPENER, _CLOSER))
 
 
-def _without_prose(body: str, limit: int) -> str | None:
-    """`body` with lines that carry no marker dropped from the end until it fits."""
+def _without_prose(body: str, limit: int, *, keep_first: bool = False) -> str | None:
+    """`body` with lines that carry no marker dropped from the end until it fits
+    (`keep_first`: never its first line, the banner)."""
     lines = body.split("\n")
     dropped: set[int] = set()
     size = len(body)
-    for index in reversed(range(len(lines))):
+    for index in reversed(range(int(keep_first), len(lines))):
         if size <= limit:
             break
         if _OPENER not in lines[index]:

@@ -8,19 +8,22 @@ import json
 import pytest
 
 from reviewbot.config.file import PublishConfig
+from reviewbot.config.learnings import Learning
 from reviewbot.coverage.model import Coverage, UnseenFile
-from reviewbot.errors import AuthError, GitHubAPIError
+from reviewbot.errors import AuthError, GitHubAPIError, ReviewbotError
 from reviewbot.github import review_write as review_write_module
+from reviewbot.github.rest import GitHubRefusal
 from reviewbot.memory.markers import node_marker, seal_body
 from reviewbot.memory.postings import apply_decisions
-from reviewbot.nodes import Priority, Status
-from reviewbot.publish import resolution as resolution_module
+from reviewbot.nodes import Priority, ReviewNode, Status
 from reviewbot.publish.body import MAX_BODY, SEAL_ROOM
 from reviewbot.publish.conclusion import check_conclusion
 from reviewbot.redact import MASK, Redactor
+from reviewbot.results.learned import LearnedMatch, LearningsReport
 from reviewbot.results.report import AgentReport, Report
 from reviewbot.results.run import StopReason
-from tests.fakes.github_api import unprocessable
+from reviewbot.review import resolution as review_resolution
+from tests.fakes.github_api import FakePush, unprocessable
 from tests.fakes.server import LoopbackServer, Lost, Response
 from tests.publish.conftest import (
     APP_PATCH,
@@ -39,6 +42,7 @@ from tests.publish.conftest import (
 )
 
 R = f"/repos/{REPO}"
+THIRD = "d" * 40  # a push after NEW_HEAD
 PRIOR_READS = [
     ("GET", f"{R}/pulls/{NUMBER}/comments"),
     ("GET", f"{R}/pulls/{NUMBER}/reviews"),
@@ -55,6 +59,21 @@ def not_accessible() -> Response:
 def publisher(served):
     """`publisher(config=None, redactor=None)`: a publisher talking to the served fake."""
     return functools.partial(make_publisher, served.url)
+
+
+def too_long_to_edit(fake, nodes) -> dict:
+    """A review body listing `nodes`, with a hidden line no edit may drop: nothing can give."""
+    items = "\n".join(f"- item {n.id} {node_marker(n)}" for n in nodes)
+    pad = MAX_BODY - len(items) - 12
+    return fake.add_review(seal_body(f"<!-- {'x' * pad} -->\n\n{items}", SEALER), login=BOT)
+
+
+def postings(fake, fingerprint: str) -> int:
+    """How many reviews and inline comments carry a marker of `fingerprint`."""
+    repo = fake.github.repo(REPO)
+    texts = [r["body"] for r in repo.reviews.get(NUMBER, [])]
+    texts += [c["body"] for c in repo.review_comments.get(NUMBER, [])]
+    return sum(fingerprint in (text or "") for text in texts)
 
 
 def calls(served: LoopbackServer, start=0):
@@ -387,9 +406,7 @@ class TestRerun:
     ):
         """Its findings are resolved in the report and the summary, and stay so on later runs."""
         nodes = every_kind()
-        items = "\n".join(f"- item {n.id} {node_marker(n)}" for n in nodes)
-        pad = MAX_BODY - len(items) - 12  # a hidden line no edit may drop: nothing can give
-        long = fake.add_review(seal_body(f"<!-- {'x' * pad} -->\n\n{items}", SEALER), login=BOT)
+        long = too_long_to_edit(fake, nodes)
         report = make_report((), head_sha=NEW_HEAD)
         published = publisher().publish(report, make_snapshot(checkout, head_sha=NEW_HEAD))
         assert bodies(served, "PUT", f"/pulls/{NUMBER}/reviews/{long['id']}") == []
@@ -627,12 +644,106 @@ class TestFallbacks:
         assert fake.reviews == []
 
 
+class TestResolvedInTheSummary:
+    """A finding whose comment is too long to edit is resolved in the summary (`resolved_here`):
+    that posting only, never a later one of the same finding."""
+
+    def resolve_in_the_summary(self, fake, publisher, checkout) -> ReviewNode:
+        """Every finding resolved in the summary; the one not anchored to a line returned."""
+        nodes = every_kind()
+        too_long_to_edit(fake, nodes)
+        publisher().publish(
+            make_report((), head_sha=NEW_HEAD), make_snapshot(checkout, head_sha=NEW_HEAD)
+        )
+        found = next(n for n in nodes if n.anchor is None)
+        assert postings(fake, found.fingerprint) == 1  # the long body only
+        return found
+
+    def push(self, fake, head_sha: str) -> None:
+        pull = fake.github.repo(REPO).pulls[NUMBER]
+        pull.push(FakePush(head_sha=head_sha, files=pull.files))
+
+    def test_a_rerun_after_the_summary_failed_posts_the_returning_finding_once(
+        self, served, fake, publisher, checkout
+    ):
+        """It comes back on a later head and is posted in that run's review, then the summary's
+        PATCH fails (exit 5): the re-run of that head finds the new posting standing."""
+        back = self.resolve_in_the_summary(fake, publisher, checkout)
+        back = back.model_copy(update={"commit_sha": THIRD})
+        self.push(fake, THIRD)
+        report = make_report((back,), head_sha=THIRD)
+        [summary] = fake.issue_comments
+        served.fail_next(
+            "PATCH", rf"/issues/comments/{summary['id']}$", Response.json(500, {"message": "boom"})
+        )
+        with pytest.raises((ReviewbotError, GitHubRefusal)) as failed:
+            publisher().publish(report, make_snapshot(checkout, head_sha=THIRD))
+        assert "500" in str(failed.value) or "boom" in str(failed.value), failed.value
+        assert postings(fake, back.fingerprint) == 2  # posted in the new review
+
+        publisher().publish(report, make_snapshot(checkout, head_sha=THIRD))  # the re-run
+        assert postings(fake, back.fingerprint) == 2, "the returning finding was posted twice"
+
+    def test_a_suppressed_return_is_listed_once(self, served, fake, publisher, checkout):
+        """It comes back and a learning dismisses it: placement lists it in the body once (not
+        raised open, so the summary keeps its entry); later runs read that listing back as
+        standing, not as resolved, and do not list it again."""
+        found = self.resolve_in_the_summary(fake, publisher, checkout)
+        learning = Learning.model_validate(
+            {
+                "fingerprint": found.fingerprint,
+                "kind": found.kind.value,
+                "title": found.title,
+                "scope": "**",
+                "by": "maintainer",
+                "at": "2026-12-01T09:30:00Z",
+            }
+        )
+        match = LearnedMatch(
+            node_id=found.id,
+            fingerprint=found.fingerprint,
+            priority=found.priority,
+            title=found.title,
+            matched_by="fingerprint",
+            learning=learning,
+        )
+        for head in (THIRD, "e" * 40):
+            back = found.model_copy(update={"commit_sha": head, "status": Status.DISMISSED})
+            report = make_report((back,), head_sha=head).model_copy(
+                update={"learnings": LearningsReport(suppressed=(match,))}
+            )
+            self.push(fake, head)
+            publisher().publish(report, make_snapshot(checkout, head_sha=head))
+        assert postings(fake, found.fingerprint) == 2, "listed again on the second run"
+
+    def test_the_record_names_each_comment_and_goes_with_it(
+        self, served, fake, publisher, checkout
+    ):
+        """Each entry is the finding at its comment; once the comment is deleted the next
+        summary drops it."""
+        self.resolve_in_the_summary(fake, publisher, checkout)
+        long = fake.reviews[0]  # the long body (the run posted a review of its verdict too)
+        marker = publisher().load_prior_state().summary_marker()
+        assert marker is not None
+        assert {entry.partition("@")[2] for entry in marker.resolved_here} == {
+            f"review:{long['id']}"
+        }
+        fake.github.repo(REPO).reviews[NUMBER].remove(long)
+        self.push(fake, THIRD)
+        publisher().publish(
+            make_report((), head_sha=THIRD), make_snapshot(checkout, head_sha=THIRD)
+        )
+        marker = publisher().load_prior_state().summary_marker()
+        assert marker is not None
+        assert marker.resolved_here == ()
+
+
 class TestResolveBudget:
     def test_edits_past_the_budget_wait_for_the_next_run_and_say_so(
         self, served, fake, publisher, checkout, monkeypatch
     ):
-        """Resolution edits are capped per run; the rest are noted, then marked on the next run."""
-        monkeypatch.setattr(resolution_module, "MAX_RESOLVE_EDITS", 1)
+        """Resolutions are capped per run (comments); the rest are noted, then marked on the next run."""
+        monkeypatch.setattr(review_resolution, "MAX_RESOLVE_EDITS", 1)
         nodes = every_kind()
         publisher().publish(make_report(nodes), make_snapshot(checkout))
         kept = tuple(n.model_copy(update={"commit_sha": NEW_HEAD}) for n in (nodes[1], nodes[3]))
@@ -646,8 +757,8 @@ class TestResolveBudget:
             c for c in calls(served, start) if c[0] in {"PATCH", "PUT"} and "/issues/" not in c[1]
         ]
         assert len(edits) == 1
-        assert "1 more comment(s) with resolved findings will be marked on the next run." in (
-            first.notes
+        assert "2 more earlier finding(s) were not reported again, past the 1 comments" in (
+            " ".join(first.notes)
         )
         start = len(served.snapshot())
         second = publisher().publish(report, snapshot)
@@ -655,7 +766,7 @@ class TestResolveBudget:
             c for c in calls(served, start) if c[0] in {"PATCH", "PUT"} and "/issues/" not in c[1]
         ]
         assert len(edits) == 1
-        assert not any("will be marked on the next run" in note for note in second.notes)
+        assert not any("more earlier finding(s)" in note for note in second.notes)
         statuses = {p.node.id: p.node.status for p in publisher().load_prior_state().nodes}
         assert {statuses[i] for i in ("review-1", "review-3", "review-5")} == {Status.RESOLVED}
 

@@ -14,6 +14,7 @@ from reviewbot.memory.markers import (
     SummaryMarker,
     find_markers,
     node_marker,
+    resolved_at,
     rewrite_status,
     summary_marker,
 )
@@ -332,6 +333,27 @@ class TestSeal:
         (prior,) = state.by_fingerprint().values()
         assert (prior.node.status, prior.comment_id) == (Status.OPEN, 2)
         assert state.posted() == {first.fingerprint}
+
+    def test_the_summary_resolves_the_postings_it_names_only(self):
+        """`resolved_here` names inline comment 1: that posting is resolved and is not reopened
+        in place (it still says open); the same finding posted again in comment 2 stands."""
+        found = node(id="n", lines=(3, 3))
+        shown = CommentRecord(
+            id=1, where=Where.INLINE, author=BOT, body=node_marker(found), path="a.py", line=3
+        )
+        here = SummaryMarker(
+            head_sha=HEAD,
+            verdict="hold",
+            resolved_here=(resolved_at(found.fingerprint, "inline:1"),),
+        )
+        summary = sealed(self._bot(5, summary_marker(here), Where.ISSUE))
+        state = read_prior([sealed(shown), summary], TRUST)
+        assert [p.node.status for p in state.nodes] == [Status.RESOLVED]
+        assert state.reopenable() == {}
+        again = sealed(self._bot(2, node_marker(found.model_copy(update={"id": "n2"}))))
+        state = read_prior([sealed(shown), again, summary], TRUST)
+        assert [p.node.status for p in state.nodes] == [Status.RESOLVED, Status.OPEN]
+        assert state.posted() == {found.fingerprint}
 
     def test_the_edited_summary_beats_a_copy_of_its_first_version(self):
         """A verbatim copy of reviewbot's first summary does not replace the one it edits."""

@@ -12,7 +12,7 @@ from reviewbot.memory.markers import (
 )
 from reviewbot.memory.postings import PriorNode
 from reviewbot.memory.prior import PriorState, PriorSummary
-from reviewbot.publish.resolution import reopened_body, resolved_body
+from reviewbot.publish.resolution import Edit, edits_left, reopened_body, resolved_body
 from reviewbot.redact import Redactor
 from reviewbot.results.report import AgentReport
 from reviewbot.results.run import StopReason
@@ -72,6 +72,21 @@ class TestResolvedBody:
         assert statuses(new) == ["resolved"] * len(fingerprints)
         assert new.count("yyy\n") < 4
 
+    def test_an_inline_comment_near_the_limit_keeps_its_banner_and_loses_prose(self):
+        """Its thread is resolved, so its body must say resolved too: the banner on top stays,
+        lines of prose go instead."""
+        n = make_node(id="review-1", line=3)
+        tail = f"\n\n{node_marker(n)}\n"
+        prose = "\n".join(["y" * 99] * (LIMIT // 100))
+        old = seal_body(prose[: LIMIT - 10 - len(tail)] + tail, SEALER)  # no room for a banner
+        new = resolved_body(
+            old, {n.fingerprint}, BANNER, on_top=True, redactor=Redactor(), limit=LIMIT
+        )
+        assert new is not None
+        assert len(new) <= LIMIT
+        assert new.startswith(BANNER)
+        assert statuses(new) == ["resolved"]
+
     def test_markers_alone_over_the_limit_are_not_edited(self):
         old, fingerprints = body_of(0)
         tight = 500  # less than the markers alone
@@ -127,6 +142,15 @@ UNSEEN = Coverage(
     unseen=(UnseenFile(path="src/app.py", reason="r", remedy="m"),),
 )
 REVIEWER = AgentReport(name="review", role="reviewer", model="m", stop_reason=StopReason.FINALIZED)
+
+
+def test_a_comment_too_long_to_edit_leaves_its_edit_to_reopens():
+    """It makes no write (the summary resolves its findings), so it takes none of the edits."""
+    n = make_node(id="review-1", line=3)
+    prior = PriorNode(node=n, comment_id=1, where=Where.REVIEW, body="")
+    unedited = Edit(where=Where.REVIEW, comment_id=1, priors=(prior,), body=None)
+    edited = Edit(where=Where.REVIEW, comment_id=2, priors=(prior,), body="resolved")
+    assert edits_left([unedited, edited]) == MAX_RESOLVE_EDITS - 1
 
 
 class TestResolution:
