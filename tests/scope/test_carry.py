@@ -8,12 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from git import Repo
 
 from reviewbot.nodes.model import Anchor, Finding, Kind, Priority
 from reviewbot.nodes.stamp import stamp
 from reviewbot.scope.carry import Carried, carry_forward
 from reviewbot.sources.diff_index import DiffIndex, index_from_unified_diff
-from reviewbot.sources.git_repo import lines_at, push_since
+from reviewbot.sources.git_repo import diff_index, lines_at, push_since
 from tests.fakes.gitrepo import make_repo
 
 NO_PATCH = DiffIndex(files={})
@@ -113,6 +114,22 @@ class TestCarried:
         (kept,) = out.kept
         assert kept.anchor is not None
         assert (kept.anchor.start_line, kept.anchor.end_line) == (4, 4)
+
+    def test_deleted_lines_around_a_context_line_are_carried_when_nothing_changed(
+        self, tmp_path: Path
+    ):
+        """A LEFT anchor on base lines 2–4, where the PR deletes 2 and 4 and keeps 3 (a context
+        line, commentable on the LEFT side too). The push touched b.py only: carried as it is."""
+        pr = index_from_unified_diff(
+            "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n"
+            "@@ -1,5 +1,3 @@\n def f(x):\n-    y = x + 1\n     return y * 2\n-\n \n"
+        )
+        left = node(2, 4, quote="    y = x + 1\n    return y * 2\n", side="LEFT")
+        out = carried(tmp_path, {"b.py": "b = 2\n"}, left, pr=pr)
+        assert out.rejudge == (), [r.why for r in out.rejudge]
+        (kept,) = out.kept
+        assert kept.anchor is not None
+        assert (kept.anchor.start_line, kept.anchor.end_line, kept.anchor.side) == (2, 4, "LEFT")
 
     def test_lines_that_read_the_same_carry_when_the_reviewed_head_is_gone(self, tmp_path: Path):
         """A force-push: the old head cannot be read, the lines are found by what they say."""
@@ -246,6 +263,30 @@ class TestRenamed:
         assert [n.anchor.path for n in out.kept if n.anchor] == ["d.py"]
         # Without knowing where it was posted, the fingerprint does not check out: re-judged.
         assert carry_forward((here,), **kwargs).kept == ()
+
+
+    def test_a_renamed_file_read_by_content_keeps_its_finding(self, tmp_path: Path):
+        """A force-push (the reviewed head is gone) that also renamed a.py to c.py, its lines
+        untouched: the PR's patch shows the rename, the text is the same, so the finding is
+        carried to c.py, not re-judged (a full review's silence would then resolve it)."""
+        repo = make_repo(tmp_path / "r", base={"a.py": OLD}, head={"a.py": None, "c.py": OLD})
+        since, head = repo.sha("main"), repo.sha("feature")
+        pr = diff_index(Repo(repo.path), since, head)  # the PR's patch against its base
+        assert any(f.old_path == "a.py" and f.path == "c.py" for f in pr)
+        posted = node(2, 3)
+        out = carry_forward(
+            (posted,),
+            moved=None,  # `since` is not in the clone
+            since=since,
+            old_lines=lambda path: None,
+            new_lines=lambda path: lines_at(repo.path, head, path),
+            pr=pr,
+            posted_at={posted.fingerprint: "a.py"},
+        )
+        assert out.rejudge == (), [r.why for r in out.rejudge]
+        (kept,) = out.kept
+        assert kept.anchor is not None
+        assert (kept.anchor.path, kept.anchor.start_line, kept.anchor.end_line) == ("c.py", 2, 3)
 
 
 class TestShiftedBelowAHunk:
