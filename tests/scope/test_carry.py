@@ -203,6 +203,32 @@ class TestRejudged:
         assert out.kept == ()
         assert out.rejudge[0].why == "the PR no longer deletes these lines"
 
+    def test_a_deleted_line_the_push_restored_is_re_judged_though_it_is_context_now(
+        self, tmp_path: Path
+    ):
+        """The PR deleted lines 2 and 4; the push restores line 2. It is a context line of the
+        PR's patch now (LEFT-commentable), but not the deletion the review saw: re-judged."""
+        gone_2_4 = OLD.replace("    y = x + 1\n", "").replace("\n\n\ndef g", "\n\ndef g")
+        repo = make_repo(tmp_path / "r", base={"a.py": OLD}, head={"a.py": gone_2_4})
+        since = repo.sha("feature")
+        repo.write("a.py", OLD.replace("\n\n\ndef g", "\n\ndef g"))
+        repo.git("commit", "--quiet", "--all", "-m", "restore line 2")
+        head = repo.sha("feature")
+        pr = diff_index(Repo(repo.path), repo.sha("main"), head)
+        assert any(line.old_no == 2 for hunk in pr.files["a.py"].hunks for line in hunk.lines)
+        push = push_since(repo.path, since, head)
+        assert not isinstance(push, str)
+        out = carry_forward(
+            (node(2, 2, side="LEFT"),),
+            moved=push.moved,
+            since=since,
+            old_lines=lambda path: lines_at(repo.path, since, path),
+            new_lines=lambda path: lines_at(repo.path, head, path),
+            pr=pr,
+        )
+        assert out.kept == ()
+        assert out.rejudge[0].why == "the PR no longer deletes these lines"
+
     def test_lines_past_the_end_of_the_reviewed_file_are_re_judged(self, tmp_path: Path):
         """An anchor past the end of the file at the reviewed head cannot be checked: re-judged."""
         out = carried(tmp_path, {"b.py": "b = 2\n"}, node(20, 21, quote="gone"))
@@ -264,7 +290,6 @@ class TestRenamed:
         # Without knowing where it was posted, the fingerprint does not check out: re-judged.
         assert carry_forward((here,), **kwargs).kept == ()
 
-
     def test_a_renamed_file_read_by_content_keeps_its_finding(self, tmp_path: Path):
         """A force-push (the reviewed head is gone) that also renamed a.py to c.py, its lines
         untouched: the PR's patch shows the rename, the text is the same, so the finding is
@@ -287,6 +312,43 @@ class TestRenamed:
         (kept,) = out.kept
         assert kept.anchor is not None
         assert (kept.anchor.path, kept.anchor.start_line, kept.anchor.end_line) == ("c.py", 2, 3)
+
+    def test_a_file_the_pr_added_then_renamed_by_a_force_push_keeps_its_finding(
+        self, tmp_path: Path
+    ):
+        """The PR added a.py, and a force-push renamed it to c.py: the PR's patch only adds
+        c.py (no rename to follow), yet its lines read as the finding's: carried there."""
+        repo = make_repo(tmp_path / "r", base={"b.py": "b = 1\n"}, head={"c.py": OLD})
+        head = repo.sha("feature")
+        posted = node(2, 3)
+        out = carry_forward(
+            (posted,),
+            moved=None,
+            since="0" * 40,
+            old_lines=lambda path: None,
+            new_lines=lambda path: lines_at(repo.path, head, path),
+            pr=diff_index(Repo(repo.path), repo.sha("main"), head),
+            posted_at={posted.fingerprint: "a.py"},
+        )
+        assert [n.anchor.path for n in out.kept if n.anchor] == ["c.py"]
+
+    def test_deleted_lines_in_a_file_the_pr_now_renames_are_carried(self, tmp_path: Path):
+        """A LEFT anchor in a.py; a force-push renamed a.py to c.py, still deleting the line:
+        the PR's patch of c.py deletes it, so the finding is carried to c.py."""
+        head_text = OLD.replace("    y = x + 1\n", "")
+        repo = make_repo(tmp_path / "r", base={"a.py": OLD}, head={"a.py": None, "c.py": head_text})
+        head = repo.sha("feature")
+        pr = diff_index(Repo(repo.path), repo.sha("main"), head)
+        assert pr.files["c.py"].old_path == "a.py"
+        out = carry_forward(
+            (node(2, 2, side="LEFT"),),
+            moved=None,
+            since="0" * 40,
+            old_lines=lambda path: None,
+            new_lines=lambda path: lines_at(repo.path, head, path),
+            pr=pr,
+        )
+        assert [(n.anchor.path, n.anchor.start_line) for n in out.kept if n.anchor] == [("c.py", 2)]
 
 
 class TestShiftedBelowAHunk:
