@@ -16,7 +16,9 @@ unchanged: kept" — when:
   `git diff since head` to an unchanged line, they stay consecutive (nothing inserted
   between them), and the new head has the same text there; the anchor moves to the new
   line numbers — and to the new path when the push renamed the file (a rename moves the
-  lines, it does not fix them; edits elsewhere in the file just shift them); or
+  lines, it does not fix them; edits elsewhere in the file just shift them); a file the
+  push deleted is looked for by content in the files it added (a rename git did not
+  detect, the rest of the file rewritten); or
 - it is anchored on the base (LEFT: deleted lines, and the context lines between them)
   and the PR's patch still shows those lines there, of the file or where it renamed it
   (found by their text: after the base branch is merged into the PR its merge base moves,
@@ -29,8 +31,8 @@ finding is carried when the new head still has lines that read as its fingerprin
 (nearest the old numbers first), in its file or where the diffs renamed it (and, when its
 file is gone, in the files they add); only when none do is it re-judged.
 
-Anything else — lines changed, deleted or moved apart, the file deleted or renamed away
-from under deleted lines, lines the PR no longer deletes — is to be **re-judged**: an
+Anything else — lines changed, deleted or moved apart, the file deleted with no new file
+reading as its lines, lines the PR no longer shows on the base side — is to be **re-judged**: an
 incremental review shows it to the agents with the lines it was anchored on. If the
 agents do not raise it again it counts as fixed only where they saw the file (coverage,
 review/resolution.py); elsewhere it stands.
@@ -149,6 +151,9 @@ def _carry(
         return _still_there(node, anchor, new_lines, diffs, made_at=made_at, why=why)
     if touched is None:
         return checked
+    if touched.status is FileStatus.DELETED:  # or renamed too far for git to see a rename
+        why = "the push deleted its file"
+        return _still_there(node, checked, new_lines, diffs, made_at=made_at, why=why)
     mapped = _mapped(touched, anchor.start_line, anchor.end_line)
     if mapped is None:
         return Rejudge(node=node, quote=quote, why="the push changed its lines")

@@ -161,7 +161,7 @@ class TestRejudged:
                 OLD.replace("    y = x + 1\n", "    y = x + 1\n    y += 0\n"),
                 "the push changed its lines",
             ),
-            (None, "the push changed its lines"),
+            (None, "the push deleted its file, and the new head has no such lines"),
         ],
         ids=["edited", "a line inserted between", "file deleted"],
     )
@@ -348,6 +348,16 @@ class TestRenamed:
             new_lines=lambda path: lines_at(repo.path, head, path),
             pr=pr,
         )
+        assert [(n.anchor.path, n.anchor.start_line) for n in out.kept if n.anchor] == [("c.py", 2)]
+
+    def test_a_rename_git_does_not_detect_keeps_the_unchanged_lines_finding(self, tmp_path):
+        """a.py deleted and c.py added with most of it rewritten (too little alike for git to
+        call it a rename), the anchored lines among what stayed: carried to c.py."""
+        rest = "".join(f"def h{n}():\n    return {n}\n" for n in range(12))
+        out = carried(
+            tmp_path, {"a.py": None, "c.py": OLD.split("\n\n\n")[0] + "\n" + rest}, node(2, 3)
+        )
+        assert out.rejudge == (), [r.why for r in out.rejudge]
         assert [(n.anchor.path, n.anchor.start_line) for n in out.kept if n.anchor] == [("c.py", 2)]
 
 
