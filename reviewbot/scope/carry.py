@@ -28,12 +28,14 @@ unchanged: kept" — when:
 When `since` is not in the clone (a force-push rewrote it), or the lines recorded for it
 cannot be read or do not check out against the fingerprint, the rule is conservative: the
 finding is carried when the new head still has lines that read as its fingerprint says
-(nearest the old numbers first), in its file or where the diffs renamed it (and, when its
-file is gone, in the files they add); only when none do is it re-judged.
+(nearest the old numbers first), in its file or where it was renamed since (by the push,
+or by the PR's patch when the push is not known), and, when its file is gone, in the files
+added since; only when none do is it re-judged.
 
 Anything else — lines changed, deleted or moved apart, the file deleted with no new file
-reading as its lines, lines the PR no longer shows on the base side — is to be **re-judged**: an
-incremental review shows it to the agents with the lines it was anchored on. If the
+reading as its lines, lines the PR no longer shows on the base side — is to be
+**re-judged**: an incremental review shows it to the agents with the lines it was
+anchored on. If the
 agents do not raise it again it counts as fixed only where they saw the file (coverage,
 review/resolution.py); elsewhere it stands.
 
@@ -135,7 +137,7 @@ def _carry(
         return None
     if anchor.side == "LEFT":
         return _deleted(node, anchor, pr, moved, made_at=made_at)
-    diffs = (pr,) if moved is None else (moved, pr)
+    diffs = (pr,) if moved is None else (moved,)  # what moved its file since it was seen
     if moved is None:
         why = "the head it was last seen on is not in the clone"
         return _still_there(node, anchor, new_lines, diffs, made_at=made_at, why=why)
