@@ -16,19 +16,26 @@ unchanged: kept" — when:
   `git diff since head` to an unchanged line, they stay consecutive (nothing inserted
   between them), and the new head has the same text there; the anchor moves to the new
   line numbers — and to the new path when the push renamed the file (a rename moves the
-  lines, it does not fix them; edits elsewhere in the file just shift them); or
-- it is anchored on deleted lines (LEFT) and the PR's patch still deletes those lines
+  lines, it does not fix them; edits elsewhere in the file just shift them); a file the
+  push deleted is looked for by content in the files it added (a rename git did not
+  detect, the rest of the file rewritten); or
+- it is anchored on the base (LEFT: deleted lines, and the context lines between them)
+  and the PR's patch still shows those lines there, of the file or where it renamed it
   (found by their text: after the base branch is merged into the PR its merge base moves,
-  and the same deleted lines are numbered as the new base has them).
+  and the same lines are numbered as the new base has them); a context line the push
+  added back is a deletion undone, not a line the review saw.
 
 When `since` is not in the clone (a force-push rewrote it), or the lines recorded for it
 cannot be read or do not check out against the fingerprint, the rule is conservative: the
-finding is carried when the new head's file still has lines that read as its fingerprint
-says (nearest the old numbers first); only when none do is it re-judged.
+finding is carried when the new head still has lines that read as its fingerprint says
+(nearest the old numbers first), in its file or where it was renamed since (by the push,
+or by the PR's patch when the push is not known), and, when its file is gone, in the files
+added since; only when none do is it re-judged.
 
-Anything else — lines changed, deleted or moved apart, the file deleted or renamed away
-from under deleted lines, lines the PR no longer deletes — is to be **re-judged**: an
-incremental review shows it to the agents with the lines it was anchored on. If the
+Anything else — lines changed, deleted or moved apart, the file deleted with no new file
+reading as its lines, lines the PR no longer shows on the base side — is to be
+**re-judged**: an incremental review shows it to the agents with the lines it was
+anchored on. If the
 agents do not raise it again it counts as fixed only where they saw the file (coverage,
 review/resolution.py); elsewhere it stands.
 
@@ -43,7 +50,14 @@ from dataclasses import dataclass
 
 from reviewbot.nodes.fingerprint import fingerprint, fingerprint_at
 from reviewbot.nodes.model import Anchor, ReviewNode
-from reviewbot.sources.diff_index import DiffIndex, FileDiff, FileStatus, Hunk, LineKind
+from reviewbot.sources.diff_index import (
+    DiffIndex,
+    DiffLine,
+    FileDiff,
+    FileStatus,
+    Hunk,
+    LineKind,
+)
 
 Lines = Callable[[str], list[str] | None]  # a file's lines at one commit; None: not a text file
 KEPT = "not raised again, code unchanged: kept"  # the note of a finding its run did not repeat
@@ -122,25 +136,26 @@ def _carry(
     if anchor is None:
         return None
     if anchor.side == "LEFT":
-        return _deleted(node, anchor, pr, made_at=made_at)
+        return _deleted(node, anchor, pr, moved, made_at=made_at)
+    diffs = (pr,) if moved is None else (moved,)  # what moved its file since it was seen
     if moved is None:
         why = "the head it was last seen on is not in the clone"
-        return _still_there(node, anchor, new_lines, made_at=made_at, why=why)
-    renamed = next(
-        (f for f in moved if f.old_path == anchor.path and f.status is FileStatus.RENAMED), None
-    )
-    touched = renamed or moved.get(anchor.path)
+        return _still_there(node, anchor, new_lines, diffs, made_at=made_at, why=why)
+    touched = next(iter(_renamed(moved, anchor.path)), None) or moved.get(anchor.path)
     before = old_lines(anchor.path)
     if before is None or anchor.end_line > len(before):
         why = "its lines could not be read at the reviewed head"
-        return _still_there(node, anchor, new_lines, made_at=made_at, why=why)
+        return _still_there(node, anchor, new_lines, diffs, made_at=made_at, why=why)
     quote = "\n".join(before[anchor.start_line - 1 : anchor.end_line])
     checked = anchor.model_copy(update={"quote": quote})
     if _fingerprint(node, checked, made_at) != node.fingerprint:
         why = "its lines do not match its fingerprint"
-        return _still_there(node, anchor, new_lines, made_at=made_at, why=why)
+        return _still_there(node, anchor, new_lines, diffs, made_at=made_at, why=why)
     if touched is None:
         return checked
+    if touched.status is FileStatus.DELETED:  # or renamed too far for git to see a rename
+        why = "the push deleted its file"
+        return _still_there(node, checked, new_lines, diffs, made_at=made_at, why=why)
     mapped = _mapped(touched, anchor.start_line, anchor.end_line)
     if mapped is None:
         return Rejudge(node=node, quote=quote, why="the push changed its lines")
@@ -158,39 +173,79 @@ def _fingerprint(node: ReviewNode, anchor: Anchor, made_at: str | None) -> str:
 
 
 def _still_there(
-    node: ReviewNode, anchor: Anchor, new_lines: Lines, *, made_at: str | None, why: str
+    node: ReviewNode,
+    anchor: Anchor,
+    new_lines: Lines,
+    diffs: Sequence[DiffIndex],
+    *,
+    made_at: str | None,
+    why: str,
 ) -> Anchor | Rejudge:
-    """The anchor where the new head's file has its lines, nearest first; else re-judged.
+    """The anchor where the new head has its lines, nearest first; else re-judged.
 
-    What decides is the fingerprint (the quoted code), never the line numbers: lines that
-    read the same are the same code, so their finding stands wherever they moved to.
+    What decides is the fingerprint (the quoted code), never the line numbers or the path:
+    lines that read the same are the same code, so their finding stands wherever they moved
+    to. They are looked for in the anchor's file, then where `diffs` renamed it; when it is
+    gone from the head, in the files `diffs` add too (renamed by a push git no longer sees).
     """
-    lines = new_lines(anchor.path)
-    found = _nearest(node, anchor, dict(enumerate(lines or (), start=1)), made_at)
-    if found is not None:
-        return found
+    for path in _where_now(anchor.path, diffs, gone=new_lines(anchor.path) is None):
+        lines = dict(enumerate(new_lines(path) or (), start=1))
+        found = _nearest(node, anchor, lines, made_at)
+        if found is not None:
+            return found.model_copy(update={"path": path})
     return Rejudge(node=node, quote=anchor.quote, why=f"{why}, and the new head has no such lines")
 
 
-def _deleted(
-    node: ReviewNode, anchor: Anchor, pr: DiffIndex, *, made_at: str | None
-) -> Anchor | Rejudge:
-    """A LEFT anchor: the lines the PR's patch still deletes, renumbered as its base has them now.
+def _where_now(path: str, diffs: Sequence[DiffIndex], *, gone: bool) -> list[str]:
+    """Where the lines of `path` may be at the head: itself, its renames, and (`gone`) new files."""
+    renamed = [f.path for diff in diffs for f in _renamed(diff, path)]
+    added = [f.path for diff in diffs for f in diff if f.status is FileStatus.ADDED] if gone else []
+    return list(dict.fromkeys((path, *renamed, *added)))
 
-    Base numbering moves when the base branch is merged into the PR (the merge base moves):
-    the same deleted code is found by its text in the patch, wherever it is numbered now.
+
+def _renamed(diff: DiffIndex, path: str) -> list[FileDiff]:
+    """The files `diff` renamed `path` to."""
+    return [f for f in diff if f.old_path == path and f.status is FileStatus.RENAMED]
+
+
+def _deleted(
+    node: ReviewNode,
+    anchor: Anchor,
+    pr: DiffIndex,
+    moved: DiffIndex | None,
+    *,
+    made_at: str | None,
+) -> Anchor | Rejudge:
+    """A LEFT anchor: base lines the PR's patch still shows, renumbered as its base has them now.
+
+    The LEFT side of a hunk is every base line in it, deleted or context (both take a LEFT
+    comment), so an anchor may span both. A context line the push (`moved`) just added back
+    is not one the review saw: the PR deleted it then. Base numbering moves when the base
+    branch is merged into the PR (the merge base moves): the same code is found by its text
+    in the patch, wherever it is numbered now, in the anchor's file or where the PR renamed it.
     """
-    change = pr.get(anchor.path)
-    deleted = {
-        line.old_no: line.text
-        for hunk in (change.hunks if change is not None else ())
-        for line in hunk.lines
-        if line.kind is LineKind.DELETED and line.old_no is not None
-    }
-    found = _nearest(node, anchor, deleted, made_at)
-    if found is not None:
-        return found
+    for change in _changes(pr, anchor.path):
+        pushed = moved.get(change.path) if moved is not None else None
+        restored = {line.new_no for line in _lines(pushed) if line.kind is LineKind.ADDED}
+        left = {
+            line.old_no: line.text
+            for line in _lines(change)
+            if line.old_no is not None and line.new_no not in restored
+        }
+        found = _nearest(node, anchor, left, made_at)
+        if found is not None:
+            return found.model_copy(update={"path": change.path})
     return Rejudge(node=node, quote=anchor.quote, why="the PR no longer deletes these lines")
+
+
+def _changes(diff: DiffIndex, path: str) -> list[FileDiff]:
+    """The change `diff` makes to `path`, then those of the files it renamed `path` to."""
+    here = diff.get(path)
+    return [*(() if here is None else (here,)), *_renamed(diff, path)]
+
+
+def _lines(change: FileDiff | None) -> list[DiffLine]:
+    return [line for hunk in (change.hunks if change else ()) for line in hunk.lines]
 
 
 def _nearest(

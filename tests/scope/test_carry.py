@@ -8,12 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from git import Repo
 
 from reviewbot.nodes.model import Anchor, Finding, Kind, Priority
 from reviewbot.nodes.stamp import stamp
 from reviewbot.scope.carry import Carried, carry_forward
 from reviewbot.sources.diff_index import DiffIndex, index_from_unified_diff
-from reviewbot.sources.git_repo import lines_at, push_since
+from reviewbot.sources.git_repo import diff_index, lines_at, push_since
 from tests.fakes.gitrepo import make_repo
 
 NO_PATCH = DiffIndex(files={})
@@ -114,6 +115,22 @@ class TestCarried:
         assert kept.anchor is not None
         assert (kept.anchor.start_line, kept.anchor.end_line) == (4, 4)
 
+    def test_deleted_lines_around_a_context_line_are_carried_when_nothing_changed(
+        self, tmp_path: Path
+    ):
+        """A LEFT anchor on base lines 2–4, where the PR deletes 2 and 4 and keeps 3 (a context
+        line, commentable on the LEFT side too). The push touched b.py only: carried as it is."""
+        pr = index_from_unified_diff(
+            "diff --git a/a.py b/a.py\n--- a/a.py\n+++ b/a.py\n"
+            "@@ -1,5 +1,3 @@\n def f(x):\n-    y = x + 1\n     return y * 2\n-\n \n"
+        )
+        left = node(2, 4, quote="    y = x + 1\n    return y * 2\n", side="LEFT")
+        out = carried(tmp_path, {"b.py": "b = 2\n"}, left, pr=pr)
+        assert out.rejudge == (), [r.why for r in out.rejudge]
+        (kept,) = out.kept
+        assert kept.anchor is not None
+        assert (kept.anchor.start_line, kept.anchor.end_line, kept.anchor.side) == (2, 4, "LEFT")
+
     def test_lines_that_read_the_same_carry_when_the_reviewed_head_is_gone(self, tmp_path: Path):
         """A force-push: the old head cannot be read, the lines are found by what they say."""
         out = carried(tmp_path, {"a.py": "import os\n\n" + OLD}, node(2, 3), gone=True)
@@ -144,7 +161,7 @@ class TestRejudged:
                 OLD.replace("    y = x + 1\n", "    y = x + 1\n    y += 0\n"),
                 "the push changed its lines",
             ),
-            (None, "the push changed its lines"),
+            (None, "the push deleted its file, and the new head has no such lines"),
         ],
         ids=["edited", "a line inserted between", "file deleted"],
     )
@@ -183,6 +200,32 @@ class TestRejudged:
         """A LEFT anchor whose line the PR's patch does not delete any more (it was restored)."""
         pr = deleting(3, "    return y * 2")
         out = carried(tmp_path, {"b.py": "b = 2\n"}, node(2, 2, side="LEFT"), pr=pr)
+        assert out.kept == ()
+        assert out.rejudge[0].why == "the PR no longer deletes these lines"
+
+    def test_a_deleted_line_the_push_restored_is_re_judged_though_it_is_context_now(
+        self, tmp_path: Path
+    ):
+        """The PR deleted lines 2 and 4; the push restores line 2. It is a context line of the
+        PR's patch now (LEFT-commentable), but not the deletion the review saw: re-judged."""
+        gone_2_4 = OLD.replace("    y = x + 1\n", "").replace("\n\n\ndef g", "\n\ndef g")
+        repo = make_repo(tmp_path / "r", base={"a.py": OLD}, head={"a.py": gone_2_4})
+        since = repo.sha("feature")
+        repo.write("a.py", OLD.replace("\n\n\ndef g", "\n\ndef g"))
+        repo.git("commit", "--quiet", "--all", "-m", "restore line 2")
+        head = repo.sha("feature")
+        pr = diff_index(Repo(repo.path), repo.sha("main"), head)
+        assert any(line.old_no == 2 for hunk in pr.files["a.py"].hunks for line in hunk.lines)
+        push = push_since(repo.path, since, head)
+        assert not isinstance(push, str)
+        out = carry_forward(
+            (node(2, 2, side="LEFT"),),
+            moved=push.moved,
+            since=since,
+            old_lines=lambda path: lines_at(repo.path, since, path),
+            new_lines=lambda path: lines_at(repo.path, head, path),
+            pr=pr,
+        )
         assert out.kept == ()
         assert out.rejudge[0].why == "the PR no longer deletes these lines"
 
@@ -246,6 +289,76 @@ class TestRenamed:
         assert [n.anchor.path for n in out.kept if n.anchor] == ["d.py"]
         # Without knowing where it was posted, the fingerprint does not check out: re-judged.
         assert carry_forward((here,), **kwargs).kept == ()
+
+    def test_a_renamed_file_read_by_content_keeps_its_finding(self, tmp_path: Path):
+        """A force-push (the reviewed head is gone) that also renamed a.py to c.py, its lines
+        untouched: the PR's patch shows the rename, the text is the same, so the finding is
+        carried to c.py, not re-judged (a full review's silence would then resolve it)."""
+        repo = make_repo(tmp_path / "r", base={"a.py": OLD}, head={"a.py": None, "c.py": OLD})
+        since, head = repo.sha("main"), repo.sha("feature")
+        pr = diff_index(Repo(repo.path), since, head)  # the PR's patch against its base
+        assert any(f.old_path == "a.py" and f.path == "c.py" for f in pr)
+        posted = node(2, 3)
+        out = carry_forward(
+            (posted,),
+            moved=None,  # `since` is not in the clone
+            since=since,
+            old_lines=lambda path: None,
+            new_lines=lambda path: lines_at(repo.path, head, path),
+            pr=pr,
+            posted_at={posted.fingerprint: "a.py"},
+        )
+        assert out.rejudge == (), [r.why for r in out.rejudge]
+        (kept,) = out.kept
+        assert kept.anchor is not None
+        assert (kept.anchor.path, kept.anchor.start_line, kept.anchor.end_line) == ("c.py", 2, 3)
+
+    def test_a_file_the_pr_added_then_renamed_by_a_force_push_keeps_its_finding(
+        self, tmp_path: Path
+    ):
+        """The PR added a.py, and a force-push renamed it to c.py: the PR's patch only adds
+        c.py (no rename to follow), yet its lines read as the finding's: carried there."""
+        repo = make_repo(tmp_path / "r", base={"b.py": "b = 1\n"}, head={"c.py": OLD})
+        head = repo.sha("feature")
+        posted = node(2, 3)
+        out = carry_forward(
+            (posted,),
+            moved=None,
+            since="0" * 40,
+            old_lines=lambda path: None,
+            new_lines=lambda path: lines_at(repo.path, head, path),
+            pr=diff_index(Repo(repo.path), repo.sha("main"), head),
+            posted_at={posted.fingerprint: "a.py"},
+        )
+        assert [n.anchor.path for n in out.kept if n.anchor] == ["c.py"]
+
+    def test_deleted_lines_in_a_file_the_pr_now_renames_are_carried(self, tmp_path: Path):
+        """A LEFT anchor in a.py; a force-push renamed a.py to c.py, still deleting the line:
+        the PR's patch of c.py deletes it, so the finding is carried to c.py."""
+        head_text = OLD.replace("    y = x + 1\n", "")
+        repo = make_repo(tmp_path / "r", base={"a.py": OLD}, head={"a.py": None, "c.py": head_text})
+        head = repo.sha("feature")
+        pr = diff_index(Repo(repo.path), repo.sha("main"), head)
+        assert pr.files["c.py"].old_path == "a.py"
+        out = carry_forward(
+            (node(2, 2, side="LEFT"),),
+            moved=None,
+            since="0" * 40,
+            old_lines=lambda path: None,
+            new_lines=lambda path: lines_at(repo.path, head, path),
+            pr=pr,
+        )
+        assert [(n.anchor.path, n.anchor.start_line) for n in out.kept if n.anchor] == [("c.py", 2)]
+
+    def test_a_rename_git_does_not_detect_keeps_the_unchanged_lines_finding(self, tmp_path):
+        """a.py deleted and c.py added with most of it rewritten (too little alike for git to
+        call it a rename), the anchored lines among what stayed: carried to c.py."""
+        rest = "".join(f"def h{n}():\n    return {n}\n" for n in range(12))
+        out = carried(
+            tmp_path, {"a.py": None, "c.py": OLD.split("\n\n\n")[0] + "\n" + rest}, node(2, 3)
+        )
+        assert out.rejudge == (), [r.why for r in out.rejudge]
+        assert [(n.anchor.path, n.anchor.start_line) for n in out.kept if n.anchor] == [("c.py", 2)]
 
 
 class TestShiftedBelowAHunk:
