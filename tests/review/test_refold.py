@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from reviewbot.config.file import ReviewConfig, ReviewerConfig
 from reviewbot.coverage.model import Coverage
 from reviewbot.memory.markers import (
@@ -40,6 +42,9 @@ def _sealed(id: int, where: Where, body: str, author: str = BOT, **fields) -> Co
 
 
 FULL = Coverage(files_total=1, files_in_context=1, partial=False)
+UNVERIFIED = AxisResult(
+    name="verifier", gated=True, outcome=Outcome.NOT_RUN, detail="1 finding(s) not verified"
+)
 
 
 def prior_of(
@@ -102,10 +107,9 @@ class TestRefold:
 
     def test_a_verifier_that_could_not_run_still_holds_the_refold(self):
         """The review recorded the verifier's not_run axis: a green CI re-fold holds as it did."""
-        unverified = AxisResult(
-            name="verifier", gated=True, outcome=Outcome.NOT_RUN, detail="1 finding(s) not verified"
+        snap, report, records = prior_of(
+            None, nodes=(make_node(),), axes=(REVIEW_PASSED, UNVERIFIED)
         )
-        snap, report, records = prior_of(None, axes=(REVIEW_PASSED, unverified))
         assert report.verdict is Verdict.HOLD
         after = refold(snap, prior=read_prior(records, TRUST), axes=CI)
         assert after.verdict is Verdict.HOLD
@@ -166,6 +170,23 @@ class TestHumanDecisionsInARefold:
             ("ci", Outcome.PASSED),
         ]
         assert (after.verdict, after.nodes[0].status) == (Verdict.SHIP, Status.DISMISSED)
+
+    @pytest.mark.parametrize(
+        ("body", "status"),
+        [("/dismiss false positive", Status.DISMISSED), ("/confirm real", Status.CONSENSUS_READY)],
+    )
+    def test_a_writers_decision_judges_what_the_verifier_left(self, body: str, status: Status):
+        """The verifier left the P1 unverified (Hold); a maintainer decided on it: the decision
+        is the evidence, so the re-fold has no `verifier` axis any more."""
+        p1 = make_node()
+        snap, report, records = prior_of(None, nodes=(p1,), axes=(REVIEW_PASSED, UNVERIFIED))
+        assert report.verdict is Verdict.HOLD
+        undecided = refold(snap, prior=read_prior(records, TRUST), axes=CI)
+        assert [a.name for a in undecided.axes if a.outcome is Outcome.NOT_RUN] == ["verifier"]
+        prior = read_prior([*records, self._reply("maintainer", body)], TRUST)
+        after = refold(snap, prior=prior, axes=CI)
+        assert [a.name for a in after.axes] == ["review", "ci"]
+        assert after.nodes[0].status is status
 
     def test_a_dismiss_without_write_access_changes_nothing(self):
         """A read-only account's /dismiss leaves the confirmed P0 blocking."""
