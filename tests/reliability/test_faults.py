@@ -29,7 +29,7 @@ from tests.fakes.messages_api import (
 from tests.fakes.runs import CliRun
 from tests.fakes.scenario import HEAD_APP, HEAD_UTIL, UTIL_QUOTE, block_script, finding
 from tests.fakes.server import HUNG_UP, Hangup, Request, Response
-from tests.fakes.world import NUMBER, World
+from tests.fakes.world import NUMBER, REPO, World
 
 REVIEWS = rf"/pulls/{NUMBER}/reviews$"
 MESSAGES = r"^/v1/messages$"
@@ -234,12 +234,19 @@ class TestMessagesAPIFaults:
         [summary] = world.issue_comments()
         assert "gated axis `verifier` could not run" in summary["body"]
 
-    def test_an_unverified_finding_carried_to_the_next_head_still_holds(self, world: World) -> None:
+    @pytest.mark.parametrize("kind", ["incremental", "full"])
+    def test_an_unverified_finding_carried_to_the_next_head_still_holds(
+        self, world: World, kind: str
+    ) -> None:
         """Run 1 leaves a P1 unverified; a push elsewhere, the model silent: the carried P1 is
         given to the verifier again, which is refused again: still Hold, never Ship."""
         _left_unverified(world)
+        if kind == "full":  # a maintainer asks for it
+            world.github.repo(REPO).permissions["maintainer"] = "write"
+            world.github.add_issue_comment(REPO, NUMBER, "/review full", "maintainer", "MEMBER")
         world.api.add(reply(text("Nothing to report.")), _TOO_LONG)
         second = world.review("--post", "--fail-on", "none")
+        assert second.report["review"]["kind"] == kind
         kept = [n for n in second.report["nodes"] if n["title"] == "eval is risky"]
         assert [n["status"] for n in kept] == ["open"], second.report["nodes"]
         assert second.verdict != "ship", (second.report["axes"], second.report["reasons"])
@@ -258,6 +265,7 @@ class TestMessagesAPIFaults:
         second = world.review("--post", "--fail-on", "none")
         assert [a["name"] for a in second.report["axes"]] == ["review", "ci"], second.report["axes"]
         assert second.verdict == "ship", second.report["reasons"]
+        assert second.report["agents"][-1]["stop_reason"] == "finalized"  # it judged its one
         world.push({"newer.py": "VALUE = 2\n"})
         world.api.add(reply(text("Nothing to report.")))
         third = world.review("--post", "--fail-on", "none")

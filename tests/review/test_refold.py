@@ -20,6 +20,7 @@ from reviewbot.memory.markers import (
 from reviewbot.memory.prior import Trust, read_prior
 from reviewbot.memory.seal import Sealer
 from reviewbot.nodes.model import Priority, Status
+from reviewbot.results.report import ReviewKind, ReviewRun
 from reviewbot.results.run import Usage
 from reviewbot.review.pipeline import build_report, refold
 from reviewbot.sources.comments import CommentRecord, Where
@@ -54,6 +55,7 @@ def prior_of(
     nodes=(),
     axes=(REVIEW_PASSED,),
     coverage: Coverage | None = FULL,
+    run: ReviewRun | None = None,
 ):
     """The prior state a PR holds after a review of `head` whose agents proposed `proposed`."""
     snap = replace(snapshot(Path("/nonexistent"), index()), head_sha=head)
@@ -66,6 +68,7 @@ def prior_of(
         agents=(),
         usage=Usage(),
         coverage=coverage,
+        run=run,
     )
     marker = summary_marker(SummaryMarker.of(report, head_sha=head))
     records = [_sealed(1, Where.ISSUE, marker + "\nsummary")]
@@ -187,6 +190,22 @@ class TestHumanDecisionsInARefold:
         after = refold(snap, prior=prior, axes=CI)
         assert [a.name for a in after.axes] == ["review", "ci"]
         assert after.nodes[0].status is status
+
+    def test_only_the_findings_recorded_unverified_hold(self):
+        """The verifier disputed one P1 and left the other: once the left one is dismissed,
+        the disputed one (open, but judged) holds nothing, and the record forgets both."""
+        disputed, left = make_node(id="review-1"), make_node(id="review-2", line=9, title="Other")
+        run = ReviewRun(kind=ReviewKind.FULL, reason="test", unverified=(left.fingerprint,))
+        axes = (REVIEW_PASSED, UNVERIFIED)
+        snap, _, records = prior_of(None, nodes=(disputed, left), axes=axes, run=run)
+        dismiss = CommentRecord(
+            id=99, where=Where.INLINE, author="maintainer", body="/dismiss no", in_reply_to=11
+        )
+        after = refold(snap, prior=read_prior([*records, dismiss], TRUST), axes=CI)
+        assert [a.name for a in after.axes] == ["review", "ci"]
+        assert after.verdict is Verdict.SHIP
+        assert after.review is not None
+        assert after.review.unverified == ()
 
     def test_a_dismiss_without_write_access_changes_nothing(self):
         """A read-only account's /dismiss leaves the confirmed P0 blocking."""
