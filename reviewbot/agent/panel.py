@@ -17,7 +17,8 @@ and it reads results from the node store, never from what an agent says.
                          depend on which agent finished first
                     ──▶ the verifier: a separate agent with a skeptical brief and the
                          confirm/dispute verbs, given the open nodes of the configured
-                         priorities (skipped when there are none)
+                         priorities, with the earlier ones carried to this head that no
+                         verifier or person judged (`recheck`; skipped when there are none)
                     ──▶ human decisions (`carry`), then one axis per reviewer, from the
                          nodes IT raised (first or again) after verification
 
@@ -41,10 +42,11 @@ A reviewer's axis is `not_run` when there is no model client (no credentials) or
 its loop stopped on an error, a budget, the timeout or a refusal; otherwise it is
 `axis_outcome` over its nodes — a reviewer that ended normally without nodes or
 without `finalize_review` passes (review mode requires no output verb: a clean PR has no nodes).
-The verifier has an axis only when it stopped (an API error, a budget, the timeout)
-before judging the findings it was given: `verifier`, `not_run`, gated when a gated
-reviewer raised one of them — the confirmations it would have given are missing
-evidence, so the review holds instead of passing without them.
+The verifier has an axis only when findings it was given are left unjudged, whatever
+stopped it (an API error, a budget, the timeout, or a normal end without judging them):
+`verifier`, `not_run`, gated when a gated reviewer raised one of them — the
+confirmations it would have given are missing evidence, so the review holds instead of
+passing without them (verdict/verified.py; the summary records them for the next run).
 Turns are budgeted per agent; tokens, cost and wall time for the whole panel.
 This module must not publish, fold the final verdict or import `anthropic`.
 """
@@ -88,6 +90,7 @@ from reviewbot.tools.store import NodeStore
 from reviewbot.verdict.axes import VERIFIER_AXIS, AxisResult, Outcome
 from reviewbot.verdict.fold import axis_outcome, findings_detail
 from reviewbot.verdict.lattice import Verdict
+from reviewbot.verdict.verified import unverified, unverified_axis
 
 NO_CREDENTIALS = "ANTHROPIC_API_KEY is not set"
 _SELF_EXPLAINED = frozenset(
@@ -99,8 +102,9 @@ _SELF_EXPLAINED = frozenset(
 class PanelOutcome:
     nodes: tuple[ReviewNode, ...]
     discarded: tuple[Discarded, ...]
-    # One per reviewer, in config order; then the verifier's when it stopped before judging.
+    # One per reviewer, in config order; then the verifier's when it left findings unjudged.
     axes: tuple[AxisResult, ...]
+    given: frozenset[str]  # the fingerprints of the findings the verifier was given
     agents: tuple[AgentReport, ...]  # every agent run, the verifier last
     proposals: tuple[Verdict, ...]  # the verdicts proposed with finalize_review
     usage: Usage
@@ -125,12 +129,15 @@ def run_panel(
     clock: Callable[[], float] = time.monotonic,
     carry: Carry | None = None,
     packed: PackedContext | None = None,
+    recheck: Sequence[ReviewNode] = (),
 ) -> PanelOutcome:
     """Run every reviewer, then the verifier; never raises for a model or tool failure.
 
     `carry` applies what people and earlier runs decided (human `/confirm`, `/dismiss`)
     to the nodes through the lifecycle BEFORE the axes are judged from them. `packed`:
     a context packed by the caller (what the review's scope shows) instead of the PR's.
+    `recheck`: earlier findings carried to this head that no verifier or person judged:
+    the verifier is given them with this run's own.
     """
     limits = Limits.of(config.budget, started=clock())
     packed = packed or pack_context(
@@ -151,7 +158,7 @@ def run_panel(
         limits=limits,
         packed=packed,
     )
-    return panel.run(carry or tuple)
+    return panel.run(carry or tuple, recheck)
 
 
 class _Panel:
@@ -181,14 +188,19 @@ class _Panel:
             checkout=snapshot.checkout, head_sha=snapshot.head_sha, diff=snapshot.diff
         )
         self.ledger = Ledger(limits.totals, clock=clock)
-        self.targets: frozenset[str] = frozenset()  # the ids the verifier was given
+        self.targets: frozenset[str] = frozenset()  # the fingerprints the verifier was given
         # Rendered once: every agent's first message opens with these same bytes.
         self.guidelines = guidelines_text(
             snapshot.guidelines, base_ref=snapshot.base_ref, redactor=redactor
         )
 
-    def run(self, carry: Carry) -> PanelOutcome:
+    def run(self, carry: Carry, recheck: Sequence[ReviewNode]) -> PanelOutcome:
         reviewers = self._reviewers()
+        for (
+            node
+        ) in recheck:  # in the store, so the verifier may judge them; `carry` keeps them once
+            if self.store.by_fingerprint(node.fingerprint) is None:
+                self.store.add(node)
         verifier = self._verify()
         runs = (*reviewers, verifier)
         nodes = tuple(carry(tuple(self.store.all())))
@@ -206,6 +218,7 @@ class _Panel:
             nodes=nodes,
             discarded=tuple(self.store.discarded),
             axes=axes,
+            given=self.targets,
             agents=tuple(run.report for run in runs),
             proposals=tuple(run.proposal for run in runs if run.proposal is not None),
             usage=usage,
@@ -280,7 +293,7 @@ class _Panel:
         targets = [
             n
             for n in self.store.all()
-            if n.priority in settings.priorities and n.status is Status.OPEN
+            if n.priority in settings.verifies and n.status is Status.OPEN
         ]
         if not settings.enabled or (self.client is not None and not targets):
             why = "disabled in .reviewbot.toml" if not settings.enabled else "no finding to verify"
@@ -290,7 +303,7 @@ class _Panel:
         nodes = render(
             "prompts/verifier_nodes.j2", nodes=[shown_node(n, self.redactor) for n in targets]
         )
-        self.targets = frozenset(n.id for n in targets)
+        self.targets = frozenset(n.fingerprint for n in targets)
         return self._run_agent(
             name=VERIFIER_AXIS,
             role=Role.VERIFIER,
@@ -384,30 +397,20 @@ class _Panel:
     # -- axes ---------------------------------------------------------------------------
 
     def _unverified(self, report: AgentReport, nodes: Sequence[ReviewNode]) -> AxisResult | None:
-        """The verifier's axis, only when it stopped before judging the findings it was given.
+        """The verifier's axis, only when findings it was given are left unjudged.
 
         Its confirmation is the evidence the rules for confirmed findings wait for: a verifier
-        the API, a budget or the timeout stopped leaves that evidence missing, so the review
-        may not pass as if it had judged them. A finding a person decided on meanwhile (the
-        carry) is judged. Gated when a gated reviewer raised one of those left.
+        the API, a budget or the timeout stopped, or one that ended without judging them,
+        leaves that evidence missing, so the review may not pass as if it had judged them. A
+        finding a person decided on meanwhile (the carry) is judged (verdict/verified.py).
         """
-        left = [
-            n
-            for n in nodes
-            if n.id in self.targets
-            and n.status is Status.OPEN
-            and report.name not in n.confirmed_by
-            and all(d.by != report.name for d in n.disputes)
-        ]
-        if report.stop_reason.completed or not left:
-            return None
-        gated = {r.name for r in self.config.all_reviewers if r.gated}
-        return AxisResult(
-            name=VERIFIER_AXIS,
-            gated=any(gated.intersection(n.raisers) for n in left),
-            outcome=Outcome.NOT_RUN,
-            detail=f"{len(left)} finding(s) not verified: {_stopped(report)}",
+        left = unverified(nodes, wanted=self.targets, priorities=self.config.verifier.verifies)
+        why = (
+            "the verifier ended without judging them"
+            if report.stop_reason.completed
+            else _stopped(report)
         )
+        return unverified_axis(left, gated=self.config.gated_reviewers, why=why)
 
     def _axis(
         self, reviewer: ReviewerConfig, report: AgentReport, nodes: Sequence[ReviewNode]

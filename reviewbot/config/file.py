@@ -125,6 +125,11 @@ class VerifierConfig(_Section):
     )
     model: str | None = None
 
+    @property
+    def verifies(self) -> frozenset[Priority]:
+        """The priorities whose findings wait for a judgement: none when it is disabled."""
+        return self.priorities if self.enabled else frozenset()
+
 
 class RuleConfig(_Section):
     status: Status = _LAX
@@ -301,6 +306,10 @@ class ReviewConfig(_Section):
     def all_reviewers(self) -> tuple[ReviewerConfig, ...]:
         general = ReviewerConfig(name=GENERAL_REVIEWER, model=None, gated=True)
         return (general, *self.reviewers)
+
+    @property
+    def gated_reviewers(self) -> frozenset[str]:
+        return frozenset(r.name for r in self.all_reviewers if r.gated)
 
 
 CONFIG_FILE = ".reviewbot.toml"

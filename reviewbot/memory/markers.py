@@ -299,6 +299,12 @@ class SummaryMarker(_Marker):
         default=(), max_length=MAX_OWED_MARKED
     )
 
+    # Findings nobody judged that the verifier should have (verdict/verified.py): they hold
+    # later runs too. None: not recorded (an older summary, or too many to record).
+    unverified: tuple[Annotated[str, Field(pattern=r"^[0-9a-f]{16}$")], ...] | None = Field(
+        default=None, max_length=MAX_OWED_MARKED
+    )
+
     @classmethod
     def of(
         cls,
@@ -320,6 +326,7 @@ class SummaryMarker(_Marker):
             base_sha=run.base_sha if run else None,
             patches=run.patches if run else None,
             resolve_later=run.resolve_later[:MAX_OWED_MARKED] if run else (),
+            unverified=run.unverified if run and len(run.unverified) <= MAX_OWED_MARKED else None,
             head_sha=head_sha,
             verdict=report.verdict.label,
             axes=tuple(AxisMarker.of(axis, redactor=redactor) for axis in report.axes),

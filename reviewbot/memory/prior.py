@@ -44,7 +44,7 @@ from reviewbot.nodes.lifecycle import Action, Transition
 from reviewbot.nodes.model import ReviewNode
 from reviewbot.results.report import ReviewRun
 from reviewbot.sources.comments import CommentRecord, Where, location
-from reviewbot.verdict.axes import AxisResult
+from reviewbot.verdict.axes import VERIFIER_AXIS, AxisResult
 from reviewbot.verdict.lattice import Verdict
 
 
@@ -111,6 +111,21 @@ class PriorState(NodeHistory):
         """Findings the last review found fixed but did not mark (past its edits): owed."""
         marker = self.summary_marker()
         return frozenset(marker.resolve_later) if marker is not None else frozenset()
+
+    def unverified(self) -> frozenset[str]:
+        """Findings the last recorded review left unverified: they wait for a judgement still.
+
+        A summary that recorded the verifier's axis but not which findings (an older one, or
+        too many to record) may have left any of the PR's findings unverified.
+        """
+        marker = self.summary_marker()
+        if marker is None:
+            return frozenset()
+        if marker.unverified is not None:
+            return frozenset(marker.unverified)
+        if all(axis.name != VERIFIER_AXIS for axis in marker.axes):
+            return frozenset()
+        return frozenset(self.by_fingerprint())
 
     def summary_marker(self) -> SummaryMarker | None:
         """The last recorded review's summary marker, whatever head it names."""

@@ -153,6 +153,13 @@ class ReviewRun(_Model):
             "marks resolved: they stand in this report, and the next run marks them."
         ),
     )
+    unverified: tuple[str, ...] = Field(
+        default=(),
+        description=(
+            "Fingerprints of the findings of a verified priority that neither the verifier nor "
+            "a person judged: each holds the verdict of every run until it is judged."
+        ),
+    )
     # Digests of every file's PR patch (scope/patches.py), for the summary marker only.
     patches: tuple[str, ...] | None = Field(default=None, exclude=True)
 

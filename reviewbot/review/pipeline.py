@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from reviewbot import __version__
 from reviewbot.agent.messages import ModelClient
 from reviewbot.agent.packer import ContextPacker
-from reviewbot.agent.panel import run_panel
+from reviewbot.agent.panel import PanelOutcome, run_panel
 from reviewbot.agent.progress import Progress
 from reviewbot.config.file import is_excluded
 from reviewbot.coverage.model import Coverage
@@ -49,10 +49,11 @@ from reviewbot.scope.standing import Standing
 from reviewbot.sources.forge import AxisSource
 from reviewbot.sources.snapshot import PRSnapshot
 from reviewbot.tools.ask_user import Operator
-from reviewbot.verdict.axes import VERIFIER_AXIS, AxisResult, Outcome
+from reviewbot.verdict.axes import AxisResult, Outcome
 from reviewbot.verdict.fold import axis_outcome, finalize
 from reviewbot.verdict.lattice import Verdict
 from reviewbot.verdict.policy import NodePolicy
+from reviewbot.verdict.verified import unverified, unverified_axis
 
 _STANDING = frozenset({Status.OPEN, Status.CONSENSUS_READY})
 
@@ -92,6 +93,8 @@ def review_snapshot(
 
     packer = ContextPacker(snapshot=snapshot, excluded=excluded, redactor=agents.redactor)
     learner = Learner.of(snapshot, prior)
+    earlier = prior.unverified() if prior is not None else frozenset()
+    verifies = config.verifier.verifies
     panel = run_panel(
         snapshot,
         config,
@@ -105,27 +108,36 @@ def review_snapshot(
         # Carried-forward findings count for their raisers' axes like this run's own.
         carry=learner.after(plan.carry(prior)),  # learnings last: review/learned.py
         packed=plan.shown(packer),
+        recheck=unverified(plan.carried().kept, wanted=earlier, priorities=verifies),
     )
     coverage = plan.coverage(panel.coverage, snapshot.diff)
-    nodes = panel.nodes
-    owed: tuple[ReviewNode, ...] = ()
-    if prior is not None:
-        nodes = (*nodes, *unseen_standing(prior, nodes, coverage))
-        owed = owed_standing(prior, nodes, coverage, panel.agents, head_sha=snapshot.head_sha)
-    discarded = (*panel.discarded, *(prior.discarded if prior else ()))
-    run = plan.recorded(snapshot)
+    nodes, owed = _standing(prior, panel, coverage, head_sha=snapshot.head_sha)
+    left = unverified((*nodes, *owed), wanted=panel.given | earlier, priorities=verifies)
+    run = plan.recorded(snapshot).model_copy(
+        update={"resolve_later": _fingerprints(owed), "unverified": _fingerprints(left)}
+    )
     return build_report(
         snapshot,
         proposed=panel.proposed,
         axes=(*panel.axes, *external),
         nodes=(*nodes, *owed),
-        discarded=discarded,
+        discarded=(*panel.discarded, *(prior.discarded if prior else ())),
         agents=panel.agents,
         usage=panel.usage,
         coverage=coverage,
-        run=run.model_copy(update={"resolve_later": tuple(n.fingerprint for n in owed)}),
+        run=run,
         learnings=learner.report(),
     )
+
+
+def _standing(
+    prior: PriorState | None, panel: PanelOutcome, coverage: Coverage, *, head_sha: str
+) -> tuple[tuple[ReviewNode, ...], tuple[ReviewNode, ...]]:
+    """The panel's nodes with the earlier ones this run did not see, and those owed."""
+    if prior is None:
+        return panel.nodes, ()
+    nodes = (*panel.nodes, *unseen_standing(prior, panel.nodes, coverage))
+    return nodes, owed_standing(prior, nodes, coverage, panel.agents, head_sha=head_sha)
 
 
 def _full(snapshot: PRSnapshot, prior: PriorState | None) -> FullScope:
@@ -148,8 +160,9 @@ def refold(
     and neither does no summary: each reviewer axis is then `not_run` — absence of
     evidence never turns a gate green. Nodes found on earlier heads still count (they
     can only make the verdict stricter). A recorded axis is judged again from the nodes
-    it was folded from, with today's human decisions applied first; a recorded `verifier`
-    axis (it stopped before judging its findings) stays as it was.
+    it was folded from, with today's human decisions applied first; so is the `verifier`
+    axis: it holds while a finding the last review left unverified is still unjudged (a
+    person's `/confirm` or `/dismiss` judges it).
     """
     config = snapshot.config
     head = snapshot.head_sha
@@ -163,22 +176,36 @@ def refold(
         )
         for r in config.all_reviewers
     )
-    # A verifier that could not judge its findings left them unverified: it still holds.
-    unverified = tuple(axis for name, axis in remembered.items() if name == VERIFIER_AXIS)
     learner = Learner.of(snapshot, prior)  # applied again, as the review of this head did
     learned = learner.after(None) or tuple
+    nodes = tuple(learned(prior.review_nodes(head)))
+    left = unverified(nodes, wanted=prior.unverified(), priorities=config.verifier.verifies)
+    reviewed = (prior.reviewed_head() or "an earlier head")[:12]
+    why = (
+        f"left unverified by the review of {reviewed}; a person's /confirm or /dismiss judges them"
+    )
+    verifier = unverified_axis(left, gated=config.gated_reviewers, why=why)
+    run = prior.recorded_run(head)
     return build_report(
         snapshot,
         proposed=prior.proposed(head),
-        axes=(*reviewer_axes, *unverified, *(source(config) for source in axes)),
-        nodes=tuple(learned(prior.review_nodes(head))),
+        axes=(*reviewer_axes, *_some(verifier), *(source(config) for source in axes)),
+        nodes=nodes,
         discarded=prior.discarded,
         agents=(),
         usage=Usage(),
         coverage=prior.coverage(head),
-        run=prior.recorded_run(head),
+        run=run.model_copy(update={"unverified": _fingerprints(left)}) if run else None,
         learnings=learner.report(),
     )
+
+
+def _fingerprints(nodes: Sequence[ReviewNode]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(n.fingerprint for n in nodes))
+
+
+def _some(axis: AxisResult | None) -> tuple[AxisResult, ...]:
+    return (axis,) if axis is not None else ()
 
 
 def unseen_standing(

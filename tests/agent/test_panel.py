@@ -378,6 +378,20 @@ class TestVerifier:
             "review-2": Status.OPEN,
         }
 
+    def test_a_verifier_that_ends_without_judging_its_nodes_holds(self, checkout, messages_api):
+        """The verifier answers text (end_turn) and judges nothing: its P1 is unverified, Hold."""
+        fake = messages_api(
+            reply(tool_use("add_review_node", node("P1"))),
+            reply(finalize_call("ship")),
+            reply(text("Nothing here needs a judgement.")),
+        )
+        outcome = review(checkout, fake)
+        assert outcome.agents[-1].stop_reason.completed
+        [axis] = [a for a in outcome.axes if a.name == VERIFIER]
+        assert (axis.outcome, axis.gated) == (Outcome.NOT_RUN, True)
+        assert "1 finding(s) not verified" in axis.detail
+        assert verdict_of(outcome) is Verdict.HOLD
+
     def test_a_refused_judgement_does_not_end_the_verifier(self, checkout, messages_api):
         """A judgement the store refuses (an unknown id) leaves the node to judge: the run goes on."""
         fake = messages_api(

@@ -26,9 +26,10 @@ from tests.fakes.messages_api import (
     tool_use,
     unauthorized,
 )
+from tests.fakes.runs import CliRun
 from tests.fakes.scenario import HEAD_APP, HEAD_UTIL, UTIL_QUOTE, block_script, finding
 from tests.fakes.server import HUNG_UP, Hangup, Request, Response
-from tests.fakes.world import NUMBER, World
+from tests.fakes.world import NUMBER, REPO, World
 
 REVIEWS = rf"/pulls/{NUMBER}/reviews$"
 MESSAGES = r"^/v1/messages$"
@@ -233,6 +234,44 @@ class TestMessagesAPIFaults:
         [summary] = world.issue_comments()
         assert "gated axis `verifier` could not run" in summary["body"]
 
+    @pytest.mark.parametrize("kind", ["incremental", "full"])
+    def test_an_unverified_finding_carried_to_the_next_head_still_holds(
+        self, world: World, kind: str
+    ) -> None:
+        """Run 1 leaves a P1 unverified; a push elsewhere, the model silent: the carried P1 is
+        given to the verifier again, which is refused again: still Hold, never Ship."""
+        _left_unverified(world)
+        if kind == "full":  # a maintainer asks for it
+            world.github.repo(REPO).permissions["maintainer"] = "write"
+            world.github.add_issue_comment(REPO, NUMBER, "/review full", "maintainer", "MEMBER")
+        world.api.add(reply(text("Nothing to report.")), _TOO_LONG)
+        second = world.review("--post", "--fail-on", "none")
+        assert second.report["review"]["kind"] == kind
+        kept = [n for n in second.report["nodes"] if n["title"] == "eval is risky"]
+        assert [n["status"] for n in kept] == ["open"], second.report["nodes"]
+        assert second.verdict != "ship", (second.report["axes"], second.report["reasons"])
+        assert second.axis("verifier")["outcome"] == "not_run"
+        assert "1 finding(s) not verified" in second.axis("verifier")["detail"]
+
+    def test_a_carried_finding_the_verifier_judges_later_stops_holding(self, world: World) -> None:
+        """The next run's verifier disputes the carried P1: judged, so Ship; the run after it
+        does not ask the verifier again."""
+        first = _left_unverified(world)
+        carried = f"{first.report['pr']['head_sha'][:12]}:{first.report['nodes'][0]['id']}"
+        dispute = {"id": carried, "reason": "the input is a constant"}
+        world.api.add(
+            reply(text("Nothing to report.")), reply(tool_use("dispute_review_node", dispute))
+        )
+        second = world.review("--post", "--fail-on", "none")
+        assert [a["name"] for a in second.report["axes"]] == ["review", "ci"], second.report["axes"]
+        assert second.verdict == "ship", second.report["reasons"]
+        assert second.report["agents"][-1]["stop_reason"] == "finalized"  # it judged its one
+        world.push({"newer.py": "VALUE = 2\n"})
+        world.api.add(reply(text("Nothing to report.")))
+        third = world.review("--post", "--fail-on", "none")
+        assert third.verdict == "ship", (third.report["axes"], third.report["reasons"])
+        assert [a["stop_reason"] for a in third.report["agents"]][-1] == "skipped"
+
     def test_rejected_key_publishes_hold_then_exits_3(self, world: World) -> None:
         """A rejected ANTHROPIC_API_KEY: Hold is published, no agent retries it, and the step fails with 3."""
         world.build()
@@ -358,3 +397,21 @@ class TestMessagesAPIFaults:
         assert run.report["discarded"] == []
         assert run.report["verdict"] == "block"
         _assert_posted_once(world, "CHANGES_REQUESTED")
+
+
+_TOO_LONG = Failure(400, "invalid_request_error", "prompt is too long")
+
+
+def _left_unverified(world: World) -> CliRun:
+    """Run 1: the verifier is refused with a P1 to judge (Hold); then a push elsewhere."""
+    world.build()
+    world.seed()
+    world.serve(
+        reply(tool_use("add_review_node", finding(priority="P1", title="eval is risky"))),
+        reply(tool_use("finalize_review", {"summary": "One P1.", "verdict": "ship"})),
+        _TOO_LONG,
+    )
+    first = world.review("--post", "--fail-on", "none")
+    assert first.verdict == "hold", first.report
+    world.push({"new.py": "VALUE = 1\n"})
+    return first

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from reviewbot.config.file import ReviewConfig, ReviewerConfig
 from reviewbot.coverage.model import Coverage
 from reviewbot.memory.markers import (
@@ -18,6 +20,7 @@ from reviewbot.memory.markers import (
 from reviewbot.memory.prior import Trust, read_prior
 from reviewbot.memory.seal import Sealer
 from reviewbot.nodes.model import Priority, Status
+from reviewbot.results.report import ReviewKind, ReviewRun
 from reviewbot.results.run import Usage
 from reviewbot.review.pipeline import build_report, refold
 from reviewbot.sources.comments import CommentRecord, Where
@@ -40,6 +43,9 @@ def _sealed(id: int, where: Where, body: str, author: str = BOT, **fields) -> Co
 
 
 FULL = Coverage(files_total=1, files_in_context=1, partial=False)
+UNVERIFIED = AxisResult(
+    name="verifier", gated=True, outcome=Outcome.NOT_RUN, detail="1 finding(s) not verified"
+)
 
 
 def prior_of(
@@ -49,6 +55,7 @@ def prior_of(
     nodes=(),
     axes=(REVIEW_PASSED,),
     coverage: Coverage | None = FULL,
+    run: ReviewRun | None = None,
 ):
     """The prior state a PR holds after a review of `head` whose agents proposed `proposed`."""
     snap = replace(snapshot(Path("/nonexistent"), index()), head_sha=head)
@@ -61,6 +68,7 @@ def prior_of(
         agents=(),
         usage=Usage(),
         coverage=coverage,
+        run=run,
     )
     marker = summary_marker(SummaryMarker.of(report, head_sha=head))
     records = [_sealed(1, Where.ISSUE, marker + "\nsummary")]
@@ -102,10 +110,9 @@ class TestRefold:
 
     def test_a_verifier_that_could_not_run_still_holds_the_refold(self):
         """The review recorded the verifier's not_run axis: a green CI re-fold holds as it did."""
-        unverified = AxisResult(
-            name="verifier", gated=True, outcome=Outcome.NOT_RUN, detail="1 finding(s) not verified"
+        snap, report, records = prior_of(
+            None, nodes=(make_node(),), axes=(REVIEW_PASSED, UNVERIFIED)
         )
-        snap, report, records = prior_of(None, axes=(REVIEW_PASSED, unverified))
         assert report.verdict is Verdict.HOLD
         after = refold(snap, prior=read_prior(records, TRUST), axes=CI)
         assert after.verdict is Verdict.HOLD
@@ -166,6 +173,39 @@ class TestHumanDecisionsInARefold:
             ("ci", Outcome.PASSED),
         ]
         assert (after.verdict, after.nodes[0].status) == (Verdict.SHIP, Status.DISMISSED)
+
+    @pytest.mark.parametrize(
+        ("body", "status"),
+        [("/dismiss false positive", Status.DISMISSED), ("/confirm real", Status.CONSENSUS_READY)],
+    )
+    def test_a_writers_decision_judges_what_the_verifier_left(self, body: str, status: Status):
+        """The verifier left the P1 unverified (Hold); a maintainer decided on it: the decision
+        is the evidence, so the re-fold has no `verifier` axis any more."""
+        p1 = make_node()
+        snap, report, records = prior_of(None, nodes=(p1,), axes=(REVIEW_PASSED, UNVERIFIED))
+        assert report.verdict is Verdict.HOLD
+        undecided = refold(snap, prior=read_prior(records, TRUST), axes=CI)
+        assert [a.name for a in undecided.axes if a.outcome is Outcome.NOT_RUN] == ["verifier"]
+        prior = read_prior([*records, self._reply("maintainer", body)], TRUST)
+        after = refold(snap, prior=prior, axes=CI)
+        assert [a.name for a in after.axes] == ["review", "ci"]
+        assert after.nodes[0].status is status
+
+    def test_only_the_findings_recorded_unverified_hold(self):
+        """The verifier disputed one P1 and left the other: once the left one is dismissed,
+        the disputed one (open, but judged) holds nothing, and the record forgets both."""
+        disputed, left = make_node(id="review-1"), make_node(id="review-2", line=9, title="Other")
+        run = ReviewRun(kind=ReviewKind.FULL, reason="test", unverified=(left.fingerprint,))
+        axes = (REVIEW_PASSED, UNVERIFIED)
+        snap, _, records = prior_of(None, nodes=(disputed, left), axes=axes, run=run)
+        dismiss = CommentRecord(
+            id=99, where=Where.INLINE, author="maintainer", body="/dismiss no", in_reply_to=11
+        )
+        after = refold(snap, prior=read_prior([*records, dismiss], TRUST), axes=CI)
+        assert [a.name for a in after.axes] == ["review", "ci"]
+        assert after.verdict is Verdict.SHIP
+        assert after.review is not None
+        assert after.review.unverified == ()
 
     def test_a_dismiss_without_write_access_changes_nothing(self):
         """A read-only account's /dismiss leaves the confirmed P0 blocking."""
