@@ -17,8 +17,8 @@ from tests.serve.world import (
     free_port,
     get,
     queue_url_as,
+    refusals,
     reviews,
-    role_without_create,
     start_server,
     stopped,
     wait_until,
@@ -42,18 +42,7 @@ def serve(env: Mapping[str, str]) -> subprocess.CompletedProcess[str]:
 class TestStartUp:
     @pytest.mark.parametrize(
         ("refused", "said"),
-        [
-            (
-                lambda url: queue_url_as(url, user="nobody:s3cret-pw"),
-                'role "nobody" does not exist',
-            ),
-            (
-                lambda url: queue_url_as(url, database="no_such_db"),
-                'database "no_such_db" does not exist',
-            ),
-            (lambda url: role_without_create(url, "servenocreate"), "permission denied for schema"),
-        ],
-        ids=["unknown-role", "missing-database", "permission-denied"],
+        refusals("servenocreate"),
     )
     def test_a_database_that_refuses_is_one_line_and_exit_2(self, module_world, refused, said):
         done = serve(module_world.env(REVIEWBOT_QUEUE_URL=refused(module_world.queue_url)))

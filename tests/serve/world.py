@@ -33,6 +33,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import psycopg
+import pytest
 
 from reviewbot.serve.cluster import Cluster, find_bindir, run_as_of
 from reviewbot.serve.signature import sign
@@ -115,6 +116,28 @@ def role_without_create(queue_url: str, role: str) -> str:
         conn.execute(f"CREATE ROLE {role} LOGIN PASSWORD '{role}-pw'")
         conn.execute("REVOKE CREATE ON SCHEMA public FROM PUBLIC")
     return queue_url_as(queue_url, user=f"{role}:{role}-pw")
+
+
+def refusals(role: str) -> list[Any]:
+    """The server's refusals of the queue's URL, as `(make_url, said)` parameters: an unknown role
+    (its password in the URL), a missing database, a `role` that may not create the tables."""
+    return [
+        pytest.param(
+            lambda url: queue_url_as(url, user="nobody:s3cret-pw"),
+            'role "nobody" does not exist',
+            id="unknown-role",
+        ),
+        pytest.param(
+            lambda url: queue_url_as(url, database="no_such_db"),
+            'database "no_such_db" does not exist',
+            id="missing-database",
+        ),
+        pytest.param(
+            lambda url: role_without_create(url, role),
+            "permission denied for schema public",
+            id="permission-denied",
+        ),
+    ]
 
 
 class Model:
